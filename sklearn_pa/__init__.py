@@ -1,0 +1,15 @@
+"""Passive-Aggressive and related online learners, scikit-learn compatible.
+
+Every estimator is importable from the top of the package::
+
+    from sklearn_pa import PassiveAggressiveClassifier
+"""
+
+from ._passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "PassiveAggressiveClassifier",
+    "PassiveAggressiveRegressor",
+]

@@ -1,0 +1,505 @@
+"""The online-linear base: parameters, fit/partial_fit, epochs, averaging.
+
+Python owns the bookkeeping (validation, classes, shuffling, stopping, the swap
+to averaged weights); one call into a compiled kernel runs one epoch.  The
+weights live feature-major, ``W[n_features, n_columns]``; ``coef_`` is the
+transposed view, in scikit-learn's shape.
+"""
+
+import time
+import warnings
+from contextlib import contextmanager
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import type_of_target, unique_labels
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from ._kernels import _first_order
+from ._kernels._rules import Rule
+
+__all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
+
+
+@contextmanager
+def atomic_update(estimator):
+    """Leave ``estimator`` exactly as it was if the block raises.
+
+    Validation only ever assigns attributes (it never writes into an existing
+    array), and the kernel runs after every check has passed, so restoring the
+    attribute dictionary restores the fitted state.
+    """
+    saved = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
+
+
+class _RowView:
+    """The kernel's view of a validated float64 dense or CSR matrix."""
+
+    __slots__ = ("data", "dense", "indices", "indptr", "n_features")
+
+    def __init__(self, X):
+        if sp.issparse(X):
+            X = X.tocsr() if X.format != "csr" else X
+            idx_dtype = np.int64 if X.indices.dtype == np.int64 else np.int32
+            if X.indptr.dtype != X.indices.dtype:
+                idx_dtype = np.int64
+            self.data = np.ascontiguousarray(X.data, dtype=np.float64)
+            self.indices = np.ascontiguousarray(X.indices, dtype=idx_dtype)
+            self.indptr = np.ascontiguousarray(X.indptr, dtype=idx_dtype)
+            self.dense = False
+        else:
+            n_features = X.shape[1]
+            idx_dtype = np.int32 if n_features < np.iinfo(np.int32).max else np.int64
+            self.data = np.ascontiguousarray(X, dtype=np.float64).reshape(-1)
+            self.indices = np.arange(max(n_features, 1), dtype=idx_dtype)
+            self.indptr = np.zeros(1, dtype=idx_dtype)
+            self.dense = True
+        self.n_features = X.shape[1]
+        if self.data.shape[0] == 0:
+            # the kernels take the address of element 0
+            self.data = np.zeros(1)
+            self.indices = np.zeros(1, dtype=self.indptr.dtype)
+
+
+class BaseOnlineLinear(BaseEstimator):
+    """Shared machinery of the first-order online linear estimators.
+
+    Subclasses provide ``_rule()``, ``_slack()``, ``_targets(y)`` and the
+    estimator-specific parameters; this class runs the epochs.
+    """
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, None, None, closed="neither"), None],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+        "average": [Interval(Integral, 0, None, closed="neither"), "boolean"],
+    }
+
+    # ------------------------------------------------------------------ state
+    def _state_arrays(self):
+        """(W, b) the kernel updates in place: the standard (non-averaged)
+        weights, feature-major.  Built from the public attributes, so a user
+        who assigns ``coef_`` continues from it."""
+        if self._averaging_state():
+            coef, intercept = self._standard_coef, self._standard_intercept
+        else:
+            coef, intercept = self.coef_, self.intercept_
+        if sp.issparse(coef):
+            coef = coef.toarray()
+        coef = np.asarray(coef, dtype=np.float64)
+        if coef.ndim == 1:
+            coef = coef.reshape(1, -1)
+        W = coef.T
+        if not W.flags.c_contiguous:
+            W = np.ascontiguousarray(W)
+        b = np.ascontiguousarray(np.atleast_1d(intercept), dtype=np.float64)
+        return W, b
+
+    def _averaging_state(self):
+        return getattr(self, "_average_accum", None) is not None
+
+    def _average_start(self):
+        return 1 if self.average is True else int(self.average)
+
+    def _publish(self, W, b, U=None, bu=None):
+        """Expose the kernel state as coef_ / intercept_ (averaged if asked)."""
+        if U is None:
+            self._average_accum = self._average_intercept_accum = None
+            self._standard_coef = self._standard_intercept = None
+            self.coef_ = self._shape_coef(W.T)
+            self.intercept_ = b
+            return
+        self._average_accum, self._average_intercept_accum = U, bu
+        self._standard_coef, self._standard_intercept = self._shape_coef(W.T), b
+        n_avg = self.t_ - self._average_start()  # averaged steps so far
+        if n_avg >= 1:
+            self.coef_ = self._shape_coef((W - U / n_avg).T.copy())
+            self.intercept_ = b - bu / n_avg
+        else:
+            self.coef_ = self._shape_coef(W.T.copy())
+            self.intercept_ = b.copy()
+
+    def _shape_coef(self, coef):
+        return coef
+
+    # -------------------------------------------------------------- hooks
+    def _rule(self):
+        raise NotImplementedError
+
+    def _slack(self):
+        raise NotImplementedError
+
+    def _n_columns(self):
+        return 1
+
+    def _kernel_extras(self, n_columns):
+        """(weight_pos, weight_neg, margins) for the kernel."""
+        one = np.ones(n_columns)
+        return one, one, np.ones((1, 1))
+
+    def _score_for_stopping(self, X, y, sample_weight):
+        return self.score(X, y, sample_weight=sample_weight)
+
+    # ------------------------------------------------------------ fitting
+    def _validate_batch(self, X, y, sample_weight, reset):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            reset=reset,
+            y_numeric=not is_classifier(self),
+            multi_output=False,
+        )
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError(
+                "sample_weight must be finite and non-negative; it multiplies C "
+                "for each sample."
+            )
+        return X, y, sample_weight
+
+    def _allocate(self, n_features, n_columns, coef_init, intercept_init):
+        W = np.zeros((n_features, n_columns), dtype=np.float64)
+        b = np.zeros(n_columns, dtype=np.float64)
+        if coef_init is not None:
+            coef_init = np.asarray(coef_init, dtype=np.float64)
+            expected = (n_columns, n_features)
+            if coef_init.size != n_columns * n_features or (
+                coef_init.ndim == 2 and coef_init.shape != expected
+            ) or coef_init.ndim > 2:
+                raise ValueError(
+                    f"coef_init has shape {coef_init.shape}; expected "
+                    f"{self._shape_coef(np.empty(expected)).shape}."
+                )
+            if not np.all(np.isfinite(coef_init)):
+                raise ValueError("coef_init contains NaN or infinity.")
+            W[:] = coef_init.reshape(expected).T
+        if intercept_init is not None:
+            intercept_init = np.atleast_1d(np.asarray(intercept_init, dtype=np.float64))
+            if intercept_init.shape != (n_columns,):
+                raise ValueError(
+                    f"intercept_init has shape {intercept_init.shape}; expected "
+                    f"({n_columns},)."
+                )
+            if not np.all(np.isfinite(intercept_init)):
+                raise ValueError("intercept_init contains NaN or infinity.")
+            b[:] = intercept_init
+        return W, b
+
+    def _validation_split(self, y, sample_weight):
+        n_samples = y.shape[0]
+        if not self.early_stopping:
+            return np.arange(n_samples), None
+        splitter = StratifiedShuffleSplit if is_classifier(self) else ShuffleSplit
+        cv = splitter(test_size=self.validation_fraction, random_state=self.random_state)
+        idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1)), y))
+        if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
+            raise ValueError(
+                f"Splitting {n_samples} samples with validation_fraction="
+                f"{self.validation_fraction!r} leaves an empty training or "
+                "validation set; change validation_fraction, add samples, or "
+                "set early_stopping=False."
+            )
+        if not np.any(sample_weight[idx_val]):
+            raise ValueError(
+                "The sample weights of the validation set are all zero; use a "
+                "different random_state."
+            )
+        return idx_train, idx_val
+
+    def _run(self, X, y, sample_weight, W, b, U, bu, *, max_iter, train_idx, val_idx,
+             rng, stopping, t_start):
+        """Run up to ``max_iter`` epochs; returns (n_iter, t_end)."""
+        rows = _RowView(X)
+        labels, targets = self._targets(y)
+        n_columns = W.shape[1]
+        weight_pos, weight_neg, margins = self._kernel_extras(n_columns)
+        rule, slack = int(self._rule()), int(self._slack())
+        ovr = rule == Rule.OVR
+        n_loss = n_columns if ovr else 1
+        active = np.ones(n_columns, dtype=np.uint8)
+        best = np.full(n_loss, np.inf)
+        no_improve = np.zeros(n_loss, dtype=np.int64)
+        best_score, score_no_improve = -np.inf, 0
+        C = float(self.C)
+        epsilon = float(getattr(self, "epsilon", 0.0))
+        avg_start = self._average_start() if U is not None else 0
+        U_ = U if U is not None else np.zeros((0, n_columns))
+        bu_ = bu if bu is not None else np.zeros(0)
+        n_train = train_idx.shape[0]
+        n_jobs = effective_n_jobs(getattr(self, "n_jobs", None)) if ovr else 1
+        n_jobs = max(1, min(n_jobs, n_columns))
+        tic = time.perf_counter()
+        t = t_start
+        n_iter = 0
+        for epoch in range(max_iter):
+            order = rng.permutation(train_idx) if self.shuffle else train_idx
+            order = np.ascontiguousarray(order, dtype=np.int64)
+            loss = np.zeros(n_loss)
+
+            def run(c0, c1, loss=loss, order=order, t=t):
+                return _first_order.epoch(
+                    rows.data, rows.indices, rows.indptr, rows.dense,
+                    rows.n_features, order, labels, targets, sample_weight,
+                    W, b, U_, bu_, weight_pos, weight_neg, margins, active,
+                    rule, slack, C, epsilon, bool(self.fit_intercept),
+                    int(t), int(avg_start), loss, c0, c1,
+                )
+
+            if n_jobs > 1:
+                bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
+                results = Parallel(n_jobs=n_jobs, prefer="threads")(
+                    delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
+                )
+                mistakes = -1
+                n_updates = sum(r[1] for r in results)
+                n_skipped = max(r[2] for r in results)
+            else:
+                mistakes, n_updates, n_skipped = run(0, n_columns)
+            if n_skipped:
+                warnings.warn(
+                    f"{n_skipped} rows were skipped at epoch {epoch + 1} because "
+                    "their squared norm or scores overflowed; scale the input "
+                    "(StandardScaler, MaxAbsScaler).",
+                    RuntimeWarning,
+                )
+            t += n_train
+            n_iter = epoch + 1
+            if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b))):
+                raise ValueError(
+                    f"Floating-point overflow at epoch {n_iter}: the weights are "
+                    "no longer finite. Scale the input (StandardScaler, "
+                    "MaxAbsScaler) or lower C."
+                )
+            objective = loss / max(n_train, 1)
+            val_score = None
+            if stopping and self.early_stopping:
+                self.t_ = float(t) + 1.0
+                self._publish(W, b, U, bu)
+                val_score = self._score_for_stopping(
+                    X[val_idx], y[val_idx], sample_weight[val_idx]
+                )
+            if self.verbose:
+                self._report(epoch, objective, mistakes, n_train, n_updates, W, b,
+                             t, val_score, time.perf_counter() - tic)
+            if not stopping:
+                continue
+            if self.early_stopping:
+                if self.tol is not None and val_score < best_score + self.tol:
+                    score_no_improve += 1
+                else:
+                    score_no_improve = 0
+                best_score = max(best_score, val_score)
+                done = score_no_improve >= self.n_iter_no_change
+            else:
+                if self.tol is not None:
+                    worse = objective > best - self.tol
+                    no_improve = np.where(worse, no_improve + 1, 0)
+                best = np.minimum(best, objective)
+                stopped = no_improve >= self.n_iter_no_change
+                if ovr:
+                    active[stopped] = 0
+                    done = not active.any()
+                else:
+                    done = bool(stopped[0])
+            if done:
+                if self.verbose:
+                    print(
+                        f"Convergence after {n_iter} epochs took "
+                        f"{time.perf_counter() - tic:.2f} seconds"
+                    )
+                break
+        return n_iter, t
+
+    def _report(self, epoch, objective, mistakes, n_train, n_updates, W, b, t,
+                val_score, elapsed):
+        parts = [f"-- Epoch {epoch + 1}", f"Avg. loss: {float(np.sum(objective)):.6f}"]
+        if mistakes >= 0:
+            parts.append(f"Mistakes: {mistakes}/{n_train}")
+        parts += [
+            f"Updates: {n_updates}",
+            f"Norm: {np.linalg.norm(W):.2f}",
+            f"NNZs: {np.count_nonzero(W)}",
+            f"Bias: {float(b.mean()) if b.size else 0.0:.6f}",
+            f"T: {t}",
+        ]
+        if val_score is not None:
+            parts.append(f"Validation score: {val_score:.6f}")
+        parts.append(f"Time: {elapsed:.2f} s")
+        print(", ".join(parts), flush=True)
+
+    def _fit(self, X, y, coef_init, intercept_init, sample_weight):
+        X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
+        self._prepare_targets(y, classes=None, first_call=True, fitting=True)
+        n_columns = self._n_columns()
+        if self.warm_start and hasattr(self, "coef_") and coef_init is None:
+            W0, b0 = self._state_arrays()
+            if W0.shape == (X.shape[1], n_columns):
+                coef_init, intercept_init = W0.T, b0
+        W, b = self._allocate(X.shape[1], n_columns, coef_init, intercept_init)
+        train_idx, val_idx = self._validation_split(y, sample_weight)
+        U = np.zeros_like(W) if self.average else None
+        bu = np.zeros_like(b) if self.average else None
+        rng = check_random_state(self.random_state)
+        n_iter, t = self._run(
+            X, y, sample_weight, W, b, U, bu, max_iter=self.max_iter,
+            train_idx=train_idx, val_idx=val_idx, rng=rng, stopping=True, t_start=0,
+        )
+        self._rng = rng
+        self.n_iter_ = n_iter
+        self.t_ = float(t) + 1.0
+        self._publish(W, b, U, bu)
+        if self.tol is not None and n_iter == self.max_iter:
+            warnings.warn(
+                "Maximum number of iteration reached before convergence. Consider "
+                "increasing max_iter to improve the fit.",
+                ConvergenceWarning,
+            )
+        return self
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        first_call = not hasattr(self, "coef_")
+        X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=first_call)
+        self._prepare_targets(y, classes=classes, first_call=first_call, fitting=False)
+        n_columns = self._n_columns()
+        if first_call:
+            W, b = self._allocate(X.shape[1], n_columns, None, None)
+            U = np.zeros_like(W) if self.average else None
+            bu = np.zeros_like(b) if self.average else None
+            self._rng = check_random_state(self.random_state)
+            t_start = 0
+        else:
+            W, b = self._state_arrays()
+            if self.average:
+                if self._averaging_state():
+                    U, bu = self._average_accum, self._average_intercept_accum
+                else:
+                    U, bu = np.zeros_like(W), np.zeros_like(b)
+            else:
+                U = bu = None
+            t_start = int(self.t_) - 1
+        n_iter, t = self._run(
+            X, y, sample_weight, W, b, U, bu, max_iter=1,
+            train_idx=np.arange(X.shape[0]), val_idx=None, rng=self._rng,
+            stopping=False, t_start=t_start,
+        )
+        self.n_iter_ = n_iter
+        self.t_ = float(t) + 1.0
+        self._publish(W, b, U, bu)
+        return self
+
+    def _check_fitted_weights(self):
+        check_is_fitted(self, ["coef_", "intercept_"])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class OnlineLinearClassifierMixin:
+    """Classes, class weights and label encoding for the classifiers."""
+
+    def _prepare_targets(self, y, *, classes, first_call, fitting):
+        if type_of_target(y) not in ("binary", "multiclass"):
+            raise ValueError(
+                f"Unknown label type: {type_of_target(y)!r}. This estimator takes "
+                "binary or multiclass targets."
+            )
+        if fitting:
+            classes_ = unique_labels(y)
+        elif first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: "
+                    "the list of every label the stream may contain, e.g. "
+                    "classes=np.unique(y_all)."
+                )
+            classes_ = unique_labels(classes)
+            if self.class_weight == "balanced":
+                raise ValueError(
+                    "class_weight='balanced' is not supported by partial_fit: the "
+                    "class frequencies of the whole stream are unknown. Compute "
+                    "weights on a representative sample with "
+                    "sklearn.utils.compute_class_weight('balanced', ...) and pass "
+                    "them as a dict."
+                )
+        else:
+            classes_ = self.classes_
+            if classes is not None and not np.array_equal(
+                classes_, unique_labels(classes)
+            ):
+                raise ValueError(
+                    f"classes={classes!r} is not the same as on the first call to "
+                    f"partial_fit, which was {classes_!r}."
+                )
+        if classes_.shape[0] < 2:
+            raise ValueError(
+                "The number of classes has to be greater than one; got "
+                f"{classes_.shape[0]} class."
+            )
+        unknown = np.setdiff1d(np.unique(y), classes_)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()!r} that are not in classes "
+                f"{classes_.tolist()!r}."
+            )
+        cw = compute_class_weight(self.class_weight, classes=classes_, y=y) if (
+            self.class_weight is not None
+        ) else np.ones(classes_.shape[0])
+        if isinstance(self.class_weight, dict) and not fitting and not first_call:
+            cw = self._expanded_class_weight
+        self.classes_ = classes_
+        self._expanded_class_weight = np.ascontiguousarray(cw, dtype=np.float64)
+
+    def _targets(self, y):
+        labels = np.searchsorted(self.classes_, y).astype(np.int32)
+        return np.ascontiguousarray(labels), np.zeros(1)
+
+    def _n_columns(self):
+        n_classes = self.classes_.shape[0]
+        return 1 if n_classes == 2 else n_classes
+
+    def _shape_coef(self, coef):
+        return coef
+
+    def _kernel_extras(self, n_columns):
+        cw = self._expanded_class_weight
+        K = self.classes_.shape[0]
+        margins = np.ones((K, K)) - np.eye(K)
+        if n_columns == 1:
+            return cw, cw, margins
+        if self._rule() == Rule.OVR:
+            # scikit-learn's one-vs-rest: the class weight scales the positive
+            # examples of its own column only
+            return cw, np.ones(n_columns), margins
+        return cw, cw, margins

@@ -1,0 +1,381 @@
+# cython: language_level=3
+"""One epoch of first-order online updates ``W[:, k] += tau_k * x``.
+
+Every rule here is the closed-form solution of a small quadratic problem
+
+    min_W  1/2 ||W - W_old||^2 + C * xi   (PA-I)   or  + C * xi ** 2  (PA-II)
+    s.t.   margin constraints on the example just seen, each >= m - xi
+
+(``C = inf`` is plain PA: the constraints hold exactly).  Writing the change as
+``Delta w_y = T x`` and ``Delta w_u = -tau_u x`` the dual of every multiclass
+variant is
+
+    max_{tau >= 0}  sum_u tau_u l_u - s/2 sum_u tau_u^2 - a/2 T^2 (- 0 ...)
+    with s = ||x||^2 (+1 for the intercept), T = sum_u tau_u,
+         a = s (+ 1/(2C) for PA-II),   and T <= C for PA-I,
+
+whose KKT conditions give ``tau_u = [l_u - theta]_+ / s``: the support classes
+are the largest losses, found by sorting.  ``tests/test_oracle.py`` checks each
+rule against a generic solver of its primal problem.
+
+Weights are feature-major (``W[n_features, n_columns]``) so one sparse row
+reads and writes contiguous rows of W.  Averaging is lazy: with ``c`` the index
+of the current averaged step, ``U += (c - 1) * Delta`` and the average of the
+iterates is ``W - U / c``.  Nothing here calls back into Python.
+"""
+
+from libc.math cimport fabs, isfinite, INFINITY
+from libc.stdlib cimport malloc, free, qsort
+
+from ._dataset cimport index_t, get_row
+from ._rules cimport Rule, Slack
+
+
+cdef struct Candidate:
+    double loss
+    Py_ssize_t k
+
+
+cdef int _by_loss_desc(const void *a, const void *b) noexcept nogil:
+    cdef const Candidate *ca = <const Candidate *> a
+    cdef const Candidate *cb = <const Candidate *> b
+    if ca.loss > cb.loss:
+        return -1
+    if ca.loss < cb.loss:
+        return 1
+    # ties: lower class index first, so the order never depends on qsort
+    return -1 if ca.k < cb.k else (1 if ca.k > cb.k else 0)
+
+
+cdef inline double single_step(double loss, double sq, double C, int slack) noexcept nogil:
+    """Step of a single-constraint PA problem: loss / sq, clipped (PA-I) or
+    damped (PA-II).  ``sq`` is the squared norm of the change per unit step."""
+    if loss <= 0.0 or sq <= 0.0:
+        return 0.0
+    if slack == Slack.HINGE:
+        return min(C, loss / sq)
+    return loss / (sq + 0.5 / C)
+
+
+cdef inline void sort_candidates(Candidate *cand, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef Candidate tmp
+    if n > 24:
+        qsort(cand, n, sizeof(Candidate), _by_loss_desc)
+        return
+    for i in range(1, n):
+        tmp = cand[i]
+        j = i - 1
+        while j >= 0 and _by_loss_desc(&cand[j], &tmp) > 0:
+            cand[j + 1] = cand[j]
+            j -= 1
+        cand[j + 1] = tmp
+
+
+cdef double support_steps(
+    Candidate *cand, Py_ssize_t n, double s, double C, int slack, double *tau
+) noexcept nogil:
+    """Exact all-constraint step (SPA).  ``cand`` holds the classes with a
+    positive loss; on return ``tau[j]`` is the step of ``cand[j]`` (0 outside
+    the support set).  Returns T = sum of the steps."""
+    cdef Py_ssize_t j, k = 0
+    cdef double a = s, P = 0.0, T, theta
+    if n == 0 or s <= 0.0:
+        return 0.0
+    if slack == Slack.SQUARED_HINGE:
+        a = s + 0.5 / C
+    sort_candidates(cand, n)
+    # Support set with the sum unconstrained (plain PA and PA-II): grow it in
+    # descending order of loss while the next loss beats the threshold a * T.
+    for j in range(n):
+        if cand[j].loss * (s + j * a) > a * P:
+            P += cand[j].loss
+            k = j + 1
+        else:
+            break
+    T = P / (s + k * a)
+    theta = a * T
+    if slack == Slack.HINGE and T > C:
+        # PA-I with the box active: sum of steps equals C, water-filling on
+        # the losses with threshold theta >= s * C.
+        P = 0.0
+        k = 0
+        for j in range(n):
+            P += cand[j].loss
+            if cand[j].loss > (P - s * C) / (j + 1):
+                k = j + 1
+                theta = (P - s * C) / k
+            else:
+                break
+        T = 0.0
+    else:
+        T = 0.0
+    for j in range(n):
+        if j < k:
+            tau[j] = (cand[j].loss - theta) / s
+            if tau[j] < 0.0:
+                tau[j] = 0.0
+            T += tau[j]
+        else:
+            tau[j] = 0.0
+    return T
+
+
+def epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] targets,
+    const double[::1] sample_weight,
+    double[:, ::1] W,
+    double[::1] b,
+    double[:, ::1] U,
+    double[::1] bu,
+    const double[::1] weight_pos,
+    const double[::1] weight_neg,
+    const double[:, ::1] margins,
+    const unsigned char[::1] active,
+    int rule,
+    int slack,
+    double C,
+    double epsilon,
+    bint fit_intercept,
+    long long t0,
+    long long average_start,
+    double[::1] loss_out,
+    Py_ssize_t col_start=0,
+    Py_ssize_t col_stop=-1,
+):
+    """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
+
+    Parameters (all validated by the caller)
+    ----------------------------------------
+    data, indices, indptr, dense, n_features
+        The row view (see ``_dataset.pxd``).
+    order : int64 row indices, in visiting order.
+    labels : class index per row (classification; BINARY uses 0/1).
+    targets : target per row (REGRESSION).
+    sample_weight : per row; multiplies C.  A zero weight skips the row.
+    W, b : weights (n_features, n_columns) and intercepts, updated in place.
+    U, bu : lazy-averaging accumulators, or arrays of length 0.
+    weight_pos, weight_neg : per-column class weights.  BINARY and the
+        multiclass rules read ``weight_pos[label]``; OVR reads ``weight_pos[k]``
+        for the positive column and ``weight_neg[k]`` for the others.
+    margins : (K, K) required margins (ones off the diagonal).
+    active : per column, OVR only: 0 freezes a converged column.
+    t0 : samples seen before this call; row n of this call is step t0 + n + 1.
+    average_start : first step that is averaged (when U is not empty).
+    loss_out : per column (OVR) or [0] (others): loss summed over the rows,
+        measured before each update (online loss).
+    col_start, col_stop : OVR only, the column range this call owns, so
+        disjoint ranges may run concurrently.
+
+    Returns
+    -------
+    (mistakes, updates, skipped) : online prediction mistakes (-1 when not
+        defined), the number of rows that changed the model, and the number of
+        rows skipped because their norm or scores were not finite.
+    """
+    cdef Py_ssize_t n_rows = order.shape[0]
+    cdef Py_ssize_t K = W.shape[1]
+    cdef bint averaging = U.shape[0] > 0
+    cdef Py_ssize_t c0 = col_start
+    cdef Py_ssize_t c1 = K if col_stop < 0 else col_stop
+    cdef long long mistakes = 0, updates = 0, skipped = 0
+    cdef bint finite
+    cdef Py_ssize_t n, i, j, k, r, y, nnz, n_changed, n_cand
+    cdef long long t
+    cdef double sq, w_i, C_i, loss, tau, ysign, best, xj, avg_coef, resid
+    cdef const double *row_data
+    cdef const index_t *row_ind
+    cdef double *wrow
+    cdef double *urow
+    cdef const index_t *indptr_ptr = &indptr[0]
+    cdef double *scores = <double *> malloc(K * sizeof(double))
+    cdef double *delta = <double *> malloc(K * sizeof(double))
+    cdef double *tau_buf = <double *> malloc(K * sizeof(double))
+    cdef Py_ssize_t *changed = <Py_ssize_t *> malloc(K * sizeof(Py_ssize_t))
+    cdef Candidate *cand = <Candidate *> malloc(K * sizeof(Candidate))
+    if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL:
+        free(scores); free(delta); free(tau_buf); free(changed); free(cand)
+        raise MemoryError()
+
+    with nogil:
+        for n in range(n_rows):
+            i = order[n]
+            t = t0 + n + 1
+            get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
+                    &row_data, &row_ind, &nnz)
+
+            sq = 1.0 if fit_intercept else 0.0
+            for k in range(c0, c1):
+                scores[k] = b[k]
+            for j in range(nnz):
+                xj = row_data[j]
+                sq += xj * xj
+                wrow = &W[row_ind[j], 0]
+                for k in range(c0, c1):
+                    scores[k] += xj * wrow[k]
+
+            # a row whose scores overflow cannot be learned from safely
+            finite = isfinite(sq)
+            for k in range(c0, c1):
+                finite = finite and isfinite(scores[k])
+            if not finite:
+                skipped += 1
+                continue
+
+            n_changed = 0
+            w_i = sample_weight[i]
+
+            if rule == Rule.REGRESSION:
+                resid = targets[i] - scores[0]
+                loss = fabs(resid) - epsilon
+                if loss > 0.0:
+                    loss_out[0] += loss
+                    if w_i > 0.0:
+                        tau = single_step(loss, sq, C * w_i, slack)
+                        if tau > 0.0:
+                            delta[0] = tau if resid > 0.0 else -tau
+                            changed[0] = 0
+                            n_changed = 1
+
+            elif rule == Rule.BINARY:
+                y = labels[i]
+                ysign = 1.0 if y == 1 else -1.0
+                if ysign * scores[0] <= 0.0:
+                    mistakes += 1
+                loss = 1.0 - ysign * scores[0]
+                if loss > 0.0:
+                    loss_out[0] += loss
+                    if w_i > 0.0:
+                        tau = single_step(loss, sq, C * w_i * weight_pos[y], slack)
+                        if tau > 0.0:
+                            delta[0] = ysign * tau
+                            changed[0] = 0
+                            n_changed = 1
+
+            elif rule == Rule.OVR:
+                y = labels[i]
+                if c0 == 0 and c1 == K:
+                    best = scores[0]
+                    r = 0
+                    for k in range(1, K):
+                        if scores[k] > best:
+                            best = scores[k]
+                            r = k
+                    if r != y:
+                        mistakes += 1
+                for k in range(c0, c1):
+                    if not active[k]:
+                        continue
+                    ysign = 1.0 if k == y else -1.0
+                    loss = 1.0 - ysign * scores[k]
+                    if loss <= 0.0:
+                        continue
+                    loss_out[k] += loss
+                    if w_i > 0.0:
+                        C_i = C * w_i * (weight_pos[k] if k == y else weight_neg[k])
+                        tau = single_step(loss, sq, C_i, slack)
+                        if tau > 0.0:
+                            delta[k] = ysign * tau
+                            changed[n_changed] = k
+                            n_changed += 1
+
+            else:
+                # multiclass rules on K prototypes: losses l_u = m_yu - (s_y - s_u)
+                y = labels[i]
+                r = -1
+                best = -INFINITY
+                n_cand = 0
+                for k in range(K):
+                    if k == y:
+                        continue
+                    loss = margins[y, k] - (scores[y] - scores[k])
+                    if loss > best:
+                        best = loss
+                        r = k
+                    if loss > 0.0:
+                        cand[n_cand].loss = loss
+                        cand[n_cand].k = k
+                        n_cand += 1
+                # a tie with a wrong class counts as a mistake
+                for k in range(K):
+                    if k != y and scores[k] >= scores[y]:
+                        mistakes += 1
+                        break
+                if best > 0.0:
+                    loss_out[0] += best
+                if best > 0.0 and w_i > 0.0:
+                    C_i = C * w_i * weight_pos[y]
+                    if rule == Rule.SUPPORT:
+                        tau = support_steps(cand, n_cand, sq, C_i, slack, tau_buf)
+                        if tau > 0.0:
+                            delta[y] = tau
+                            changed[0] = y
+                            n_changed = 1
+                            for j in range(n_cand):
+                                if tau_buf[j] > 0.0:
+                                    delta[cand[j].k] = -tau_buf[j]
+                                    changed[n_changed] = cand[j].k
+                                    n_changed += 1
+                    else:
+                        if rule == Rule.PREDICTION:
+                            # rival = the predicted class; only on a mistake
+                            best = -INFINITY
+                            r = -1
+                            for k in range(K):
+                                if k != y and scores[k] > best:
+                                    best = scores[k]
+                                    r = k
+                            loss = margins[y, r] - (scores[y] - scores[r])
+                            if best < scores[y]:
+                                loss = 0.0
+                        else:
+                            loss = best
+                        tau = single_step(loss, 2.0 * sq, C_i, slack)
+                        if tau > 0.0:
+                            delta[y] = tau
+                            delta[r] = -tau
+                            changed[0] = y
+                            changed[1] = r
+                            n_changed = 2
+
+            if n_changed == 0:
+                continue
+            updates += 1
+            avg_coef = 0.0
+            if averaging and t >= average_start:
+                avg_coef = <double> (t - average_start)
+            for j in range(nnz):
+                xj = row_data[j]
+                if xj == 0.0:
+                    continue
+                wrow = &W[row_ind[j], 0]
+                for r in range(n_changed):
+                    k = changed[r]
+                    wrow[k] += delta[k] * xj
+                if avg_coef != 0.0:
+                    urow = &U[row_ind[j], 0]
+                    for r in range(n_changed):
+                        k = changed[r]
+                        urow[k] += avg_coef * delta[k] * xj
+            if fit_intercept:
+                for r in range(n_changed):
+                    k = changed[r]
+                    b[k] += delta[k]
+                    if avg_coef != 0.0:
+                        bu[k] += avg_coef * delta[k]
+
+    free(scores)
+    free(delta)
+    free(tau_buf)
+    free(changed)
+    free(cand)
+    if rule == Rule.REGRESSION or (rule == Rule.OVR and not (c0 == 0 and c1 == K)):
+        mistakes = -1
+    return mistakes, updates, skipped
