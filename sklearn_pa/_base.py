@@ -23,7 +23,6 @@ from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_is_fitted,
-    column_or_1d,
     validate_data,
 )
 
@@ -194,9 +193,11 @@ class BaseOnlineLinear(BaseEstimator):
         if coef_init is not None:
             coef_init = np.asarray(coef_init, dtype=np.float64)
             expected = (n_columns, n_features)
-            if coef_init.size != n_columns * n_features or (
-                coef_init.ndim == 2 and coef_init.shape != expected
-            ) or coef_init.ndim > 2:
+            if (
+                coef_init.size != n_columns * n_features
+                or (coef_init.ndim == 2 and coef_init.shape != expected)
+                or coef_init.ndim > 2
+            ):
                 raise ValueError(
                     f"coef_init has shape {coef_init.shape}; expected "
                     f"{self._shape_coef(np.empty(expected)).shape}."
@@ -221,7 +222,9 @@ class BaseOnlineLinear(BaseEstimator):
         if not self.early_stopping:
             return np.arange(n_samples), None
         splitter = StratifiedShuffleSplit if is_classifier(self) else ShuffleSplit
-        cv = splitter(test_size=self.validation_fraction, random_state=self.random_state)
+        cv = splitter(
+            test_size=self.validation_fraction, random_state=self.random_state
+        )
         idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1)), y))
         if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
             raise ValueError(
@@ -237,8 +240,23 @@ class BaseOnlineLinear(BaseEstimator):
             )
         return idx_train, idx_val
 
-    def _run(self, X, y, sample_weight, W, b, U, bu, *, max_iter, train_idx, val_idx,
-             rng, stopping, t_start):
+    def _run(
+        self,
+        X,
+        y,
+        sample_weight,
+        W,
+        b,
+        U,
+        bu,
+        *,
+        max_iter,
+        train_idx,
+        val_idx,
+        rng,
+        stopping,
+        t_start,
+    ):
         """Run up to ``max_iter`` epochs; returns (n_iter, t_end)."""
         rows = _RowView(X)
         labels, targets = self._targets(y)
@@ -271,11 +289,33 @@ class BaseOnlineLinear(BaseEstimator):
 
             def run(c0, c1, loss=loss, order=order, t=t):
                 return _first_order.epoch(
-                    rows.data, rows.indices, rows.indptr, rows.dense,
-                    rows.n_features, order, labels, targets, sample_weight,
-                    W, b, U_, bu_, weight_pos, weight_neg, margins, active,
-                    rule, slack, C, epsilon, intercept_sq,
-                    int(t), int(avg_start), loss, c0, c1,
+                    rows.data,
+                    rows.indices,
+                    rows.indptr,
+                    rows.dense,
+                    rows.n_features,
+                    order,
+                    labels,
+                    targets,
+                    sample_weight,
+                    W,
+                    b,
+                    U_,
+                    bu_,
+                    weight_pos,
+                    weight_neg,
+                    margins,
+                    active,
+                    rule,
+                    slack,
+                    C,
+                    epsilon,
+                    intercept_sq,
+                    int(t),
+                    int(avg_start),
+                    loss,
+                    c0,
+                    c1,
                 )
 
             if n_jobs > 1:
@@ -312,8 +352,18 @@ class BaseOnlineLinear(BaseEstimator):
                     X[val_idx], y[val_idx], sample_weight[val_idx]
                 )
             if self.verbose:
-                self._report(epoch, objective, mistakes, n_train, n_updates, W, b,
-                             t, val_score, time.perf_counter() - tic)
+                self._report(
+                    epoch,
+                    objective,
+                    mistakes,
+                    n_train,
+                    n_updates,
+                    W,
+                    b,
+                    t,
+                    val_score,
+                    time.perf_counter() - tic,
+                )
             if not stopping:
                 continue
             if self.early_stopping:
@@ -354,8 +404,19 @@ class BaseOnlineLinear(BaseEstimator):
                     bu[k] *= n_avg / n_avg_k
         return n_iter, t
 
-    def _report(self, epoch, objective, mistakes, n_train, n_updates, W, b, t,
-                val_score, elapsed):
+    def _report(
+        self,
+        epoch,
+        objective,
+        mistakes,
+        n_train,
+        n_updates,
+        W,
+        b,
+        t,
+        val_score,
+        elapsed,
+    ):
         parts = [f"-- Epoch {epoch + 1}", f"Avg. loss: {float(np.sum(objective)):.6f}"]
         if mistakes >= 0:
             parts.append(f"Mistakes: {mistakes}/{n_train}")
@@ -363,8 +424,9 @@ class BaseOnlineLinear(BaseEstimator):
             f"Updates: {n_updates}",
             f"Norm: {np.linalg.norm(W):.2f}",
             f"NNZs: {np.count_nonzero(W)}",
-            f"Bias: {float(b[0]):.6f}" if b.size == 1 else
-            f"Bias norm: {np.linalg.norm(b):.6f}",
+            f"Bias: {float(b[0]):.6f}"
+            if b.size == 1
+            else f"Bias norm: {np.linalg.norm(b):.6f}",
             f"T: {t}",
         ]
         if val_score is not None:
@@ -386,8 +448,19 @@ class BaseOnlineLinear(BaseEstimator):
         bu = np.zeros_like(b) if self.average else None
         rng = check_random_state(self.random_state)
         n_iter, t = self._run(
-            X, y, sample_weight, W, b, U, bu, max_iter=self.max_iter,
-            train_idx=train_idx, val_idx=val_idx, rng=rng, stopping=True, t_start=0,
+            X,
+            y,
+            sample_weight,
+            W,
+            b,
+            U,
+            bu,
+            max_iter=self.max_iter,
+            train_idx=train_idx,
+            val_idx=val_idx,
+            rng=rng,
+            stopping=True,
+            t_start=0,
         )
         self._rng = rng
         self.n_iter_ = n_iter
@@ -406,7 +479,9 @@ class BaseOnlineLinear(BaseEstimator):
         # a parameter changed mid-stream must be refused before any update too
         self._validate_params()
         first_call = not hasattr(self, "coef_")
-        X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=first_call)
+        X, y, sample_weight = self._validate_batch(
+            X, y, sample_weight, reset=first_call
+        )
         self._prepare_targets(y, classes=classes, first_call=first_call, fitting=False)
         n_columns = self._n_columns()
         if first_call:
@@ -426,9 +501,19 @@ class BaseOnlineLinear(BaseEstimator):
                 U = bu = None
             t_start = int(self.t_) - 1
         n_iter, t = self._run(
-            X, y, sample_weight, W, b, U, bu, max_iter=1,
-            train_idx=np.arange(X.shape[0]), val_idx=None, rng=self._rng,
-            stopping=False, t_start=t_start,
+            X,
+            y,
+            sample_weight,
+            W,
+            b,
+            U,
+            bu,
+            max_iter=1,
+            train_idx=np.arange(X.shape[0]),
+            val_idx=None,
+            rng=self._rng,
+            stopping=False,
+            t_start=t_start,
         )
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
@@ -491,9 +576,11 @@ class OnlineLinearClassifierMixin:
                 f"y contains labels {unknown.tolist()!r} that are not in classes "
                 f"{classes_.tolist()!r}."
             )
-        cw = compute_class_weight(self.class_weight, classes=classes_, y=y) if (
-            self.class_weight is not None
-        ) else np.ones(classes_.shape[0])
+        cw = (
+            compute_class_weight(self.class_weight, classes=classes_, y=y)
+            if (self.class_weight is not None)
+            else np.ones(classes_.shape[0])
+        )
         if isinstance(self.class_weight, dict) and not fitting and not first_call:
             cw = self._expanded_class_weight
         self.classes_ = classes_

@@ -23,7 +23,10 @@ _MULTICLASS_RULES = {
 
 
 class PassiveAggressiveClassifier(
-    OnlineLinearClassifierMixin, LinearClassifierMixin, SparseCoefMixin, BaseOnlineLinear
+    OnlineLinearClassifierMixin,
+    LinearClassifierMixin,
+    SparseCoefMixin,
+    BaseOnlineLinear,
 ):
     """Passive-Aggressive classifier: binary, and multiclass with exact SPA steps.
 
@@ -403,7 +406,9 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         return Rule.REGRESSION
 
     def _slack(self):
-        return Slack.HINGE if self.loss == "epsilon_insensitive" else Slack.SQUARED_HINGE
+        return (
+            Slack.HINGE if self.loss == "epsilon_insensitive" else Slack.SQUARED_HINGE
+        )
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         pass

@@ -49,11 +49,20 @@ def test_ovr_reproduces_sklearn_sgd_pa(loss, rate, C, average, n_classes):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         ref = SGDClassifier(
-            loss="hinge", penalty=None, learning_rate=rate, eta0=C,
-            fit_intercept=False, shuffle=False, average=average,
+            loss="hinge",
+            penalty=None,
+            learning_rate=rate,
+            eta0=C,
+            fit_intercept=False,
+            shuffle=False,
+            average=average,
         ).fit(X, y)
         ours = PassiveAggressiveClassifier(
-            C=C, loss=loss, multiclass="ovr", fit_intercept=False, shuffle=False,
+            C=C,
+            loss=loss,
+            multiclass="ovr",
+            fit_intercept=False,
+            shuffle=False,
             average=average,
         ).fit(X, y)
     np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=0, atol=1e-10)
@@ -72,11 +81,21 @@ def test_regressor_reproduces_sklearn_sgd_pa(regression_data, loss, rate, averag
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         ref = SGDRegressor(
-            loss="epsilon_insensitive", penalty=None, learning_rate=rate, eta0=0.3,
-            epsilon=0.1, fit_intercept=False, shuffle=False, average=average,
+            loss="epsilon_insensitive",
+            penalty=None,
+            learning_rate=rate,
+            eta0=0.3,
+            epsilon=0.1,
+            fit_intercept=False,
+            shuffle=False,
+            average=average,
         ).fit(X, y)
         ours = PassiveAggressiveRegressor(
-            C=0.3, loss=loss, epsilon=0.1, fit_intercept=False, shuffle=False,
+            C=0.3,
+            loss=loss,
+            epsilon=0.1,
+            fit_intercept=False,
+            shuffle=False,
             average=average,
         ).fit(X, y)
     np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=0, atol=1e-10)
@@ -94,14 +113,21 @@ def test_intercept_is_a_constant_feature(multiclass_data, sparse):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         ref = SGDClassifier(
-            loss="hinge", penalty=None, learning_rate="pa1", eta0=1.0,
-            fit_intercept=False, shuffle=False,
+            loss="hinge",
+            penalty=None,
+            learning_rate="pa1",
+            eta0=1.0,
+            fit_intercept=False,
+            shuffle=False,
         ).fit(X_aug, y)
         ours = PassiveAggressiveClassifier(multiclass="ovr", shuffle=False).fit(
             sp.csr_matrix(X) if sparse else X, y
         )
         theirs = SGDClassifier(
-            loss="hinge", penalty=None, learning_rate="pa1", eta0=1.0,
+            loss="hinge",
+            penalty=None,
+            learning_rate="pa1",
+            eta0=1.0,
             shuffle=False,
         ).fit(sp.csr_matrix(X) if sparse else X, y)
     np.testing.assert_allclose(ours.coef_, ref.coef_[:, :-1], atol=1e-10)
@@ -113,12 +139,14 @@ def test_intercept_is_a_constant_feature(multiclass_data, sparse):
 @pytest.mark.parametrize("multiclass", MULTICLASS)
 @pytest.mark.parametrize("scaling", [1.0, 0.1, 3.0])
 @pytest.mark.parametrize("average", [False, True])
-def test_intercept_equals_augmented_features(multiclass_data, multiclass, scaling,
-                                             average):
+def test_intercept_equals_augmented_features(
+    multiclass_data, multiclass, scaling, average
+):
     X, y = multiclass_data
     X_aug = np.hstack([X, np.full((X.shape[0], 1), scaling)])
-    kw = dict(multiclass=multiclass, shuffle=False, max_iter=3, tol=None,
-              average=average)
+    kw = dict(
+        multiclass=multiclass, shuffle=False, max_iter=3, tol=None, average=average
+    )
     a = PassiveAggressiveClassifier(intercept_scaling=scaling, **kw).fit(X, y)
     b = PassiveAggressiveClassifier(fit_intercept=False, **kw).fit(X_aug, y)
     np.testing.assert_allclose(a.coef_, b.coef_[:, :-1], atol=1e-12)
@@ -140,11 +168,19 @@ def test_regressor_intercept_equals_augmented_features(regression_data, scaling)
 @pytest.mark.parametrize("multiclass", MULTICLASS)
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
 @pytest.mark.parametrize("average", [False, True])
-def test_dense_and_csr_give_identical_models(multiclass_data, multiclass, loss, average):
+def test_dense_and_csr_give_identical_models(
+    multiclass_data, multiclass, loss, average
+):
     X, y = multiclass_data
     X = X * (np.random.RandomState(0).rand(*X.shape) > 0.5)  # real zeros
-    kw = dict(multiclass=multiclass, loss=loss, average=average, max_iter=4,
-              tol=None, random_state=0)
+    kw = dict(
+        multiclass=multiclass,
+        loss=loss,
+        average=average,
+        max_iter=4,
+        tol=None,
+        random_state=0,
+    )
     dense = PassiveAggressiveClassifier(**kw).fit(X, y)
     csr = sp.csr_matrix(X)
     csr64 = csr.copy()
@@ -192,8 +228,9 @@ def test_fit_equals_repeated_partial_fit(multiclass_data, multiclass):
     stream = PassiveAggressiveClassifier(**kw)
     for _ in range(3):
         for start in range(0, X.shape[0], 64):
-            stream.partial_fit(X[start:start + 64], y[start:start + 64],
-                               classes=np.unique(y))
+            stream.partial_fit(
+                X[start : start + 64], y[start : start + 64], classes=np.unique(y)
+            )
     np.testing.assert_allclose(stream.coef_, fitted.coef_, atol=1e-12)
     np.testing.assert_allclose(stream.intercept_, fitted.intercept_, atol=1e-12)
     assert stream.t_ == fitted.t_
@@ -206,27 +243,33 @@ def test_average_is_the_mean_of_the_iterates(multiclass_data, multiclass, start)
     X, y = X[:80], y[:80]
     classes = np.unique(y)
     avg = PassiveAggressiveClassifier(
-        multiclass=multiclass, shuffle=False, average=True if start == 1 else start,
-        max_iter=2, tol=None,
+        multiclass=multiclass,
+        shuffle=False,
+        average=True if start == 1 else start,
+        max_iter=2,
+        tol=None,
     ).fit(X, y)
     plain = PassiveAggressiveClassifier(multiclass=multiclass)
     coefs, intercepts = [], []
     for _ in range(2):
         for i in range(X.shape[0]):
-            plain.partial_fit(X[i:i + 1], y[i:i + 1], classes=classes)
+            plain.partial_fit(X[i : i + 1], y[i : i + 1], classes=classes)
             coefs.append(plain.coef_.copy())
             intercepts.append(plain.intercept_.copy())
-    np.testing.assert_allclose(avg.coef_, np.mean(coefs[start - 1:], axis=0), atol=1e-12)
     np.testing.assert_allclose(
-        avg.intercept_, np.mean(intercepts[start - 1:], axis=0), atol=1e-12
+        avg.coef_, np.mean(coefs[start - 1 :], axis=0), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        avg.intercept_, np.mean(intercepts[start - 1 :], axis=0), atol=1e-12
     )
 
 
 @pytest.mark.parametrize("multiclass", MULTICLASS)
 def test_two_classes_use_one_binary_weight_vector(multiclass):
     X, y = make_classification(100, 6, random_state=0)
-    clf = PassiveAggressiveClassifier(multiclass=multiclass, max_iter=3, tol=None,
-                                      random_state=0).fit(X, y)
+    clf = PassiveAggressiveClassifier(
+        multiclass=multiclass, max_iter=3, tol=None, random_state=0
+    ).fit(X, y)
     ref = PassiveAggressiveClassifier(max_iter=3, tol=None, random_state=0).fit(X, y)
     assert clf.coef_.shape == (1, 6)
     np.testing.assert_array_equal(clf.coef_, ref.coef_)
@@ -243,10 +286,10 @@ def test_plain_pa_leaves_zero_loss_on_the_example(multiclass_data, multiclass):
     clf.partial_fit(X[:1], y[:1], classes=classes)
     for i in range(1, 40):
         k = np.searchsorted(classes, y[i])
-        before = clf.decision_function(X[i:i + 1])[0]
+        before = clf.decision_function(X[i : i + 1])[0]
         rival = np.argmax(np.where(np.arange(4) == k, -np.inf, before))
-        clf.partial_fit(X[i:i + 1], y[i:i + 1])
-        after = clf.decision_function(X[i:i + 1])[0]
+        clf.partial_fit(X[i : i + 1], y[i : i + 1])
+        after = clf.decision_function(X[i : i + 1])[0]
         if multiclass == "support":
             assert after[k] - np.max(np.delete(after, k)) >= 1 - 1e-9
         elif multiclass == "max_loss" or before[rival] >= before[k]:
@@ -260,12 +303,13 @@ def test_plain_pa_regression_fits_within_epsilon(regression_data, loss):
     X, y = regression_data
     reg = PassiveAggressiveRegressor(C=np.inf, epsilon=0.5, loss=loss)
     for i in range(30):
-        reg.partial_fit(X[i:i + 1], y[i:i + 1])
-        assert abs(reg.predict(X[i:i + 1])[0] - y[i]) <= 0.5 + 1e-9
+        reg.partial_fit(X[i : i + 1], y[i : i + 1])
+        assert abs(reg.predict(X[i : i + 1])[0] - y[i]) <= 0.5 + 1e-9
 
 
-@pytest.mark.parametrize("Estimator", [PassiveAggressiveClassifier,
-                                       PassiveAggressiveRegressor])
+@pytest.mark.parametrize(
+    "Estimator", [PassiveAggressiveClassifier, PassiveAggressiveRegressor]
+)
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_zero_rows_make_no_nan(Estimator, fit_intercept):
     X = np.zeros((20, 5))
@@ -282,7 +326,9 @@ def test_zero_rows_make_no_nan(Estimator, fit_intercept):
 def test_sample_and_class_weights_scale_C(multiclass_data):
     X, y = multiclass_data
     kw = dict(shuffle=False, max_iter=2, tol=None)
-    a = PassiveAggressiveClassifier(C=0.5, **kw).fit(X, y, sample_weight=np.full(300, 2.0))
+    a = PassiveAggressiveClassifier(C=0.5, **kw).fit(
+        X, y, sample_weight=np.full(300, 2.0)
+    )
     b = PassiveAggressiveClassifier(C=1.0, **kw).fit(X, y)
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-12)
     cw = {k: 2.0 for k in np.unique(y)}
@@ -329,8 +375,9 @@ def test_stopping_and_convergence_warning(multiclass_data):
         PassiveAggressiveClassifier(max_iter=2).fit(X, y)
     clf = PassiveAggressiveClassifier(max_iter=1000, random_state=0).fit(X, y)
     assert clf.n_iter_ < 1000
-    es = PassiveAggressiveClassifier(early_stopping=True, max_iter=1000,
-                                     random_state=0).fit(X, y)
+    es = PassiveAggressiveClassifier(
+        early_stopping=True, max_iter=1000, random_state=0
+    ).fit(X, y)
     assert es.n_iter_ < 1000
     assert es.score(X, y) > 0.7
 
@@ -359,7 +406,9 @@ def test_pickle_round_trip_continues_identically(multiclass_data):
 
 def test_assigned_coef_is_the_starting_point(multiclass_data):
     X, y = multiclass_data
-    clf = PassiveAggressiveClassifier(shuffle=False).partial_fit(X, y, classes=np.unique(y))
+    clf = PassiveAggressiveClassifier(shuffle=False).partial_fit(
+        X, y, classes=np.unique(y)
+    )
     start = clf.coef_.copy() * 0.5
     clf.coef_ = start.copy()
     ref = PassiveAggressiveClassifier(shuffle=False).fit(
@@ -468,7 +517,9 @@ def test_first_partial_fit_needs_classes_and_leaves_nothing(multiclass_data):
         ({"validation_fraction": 1.5}, "validation_fraction"),
     ],
 )
-def test_invalid_parameters_leave_fitted_model_unchanged(multiclass_data, params, match):
+def test_invalid_parameters_leave_fitted_model_unchanged(
+    multiclass_data, params, match
+):
     X, y = multiclass_data
     clf = PassiveAggressiveClassifier(random_state=0).partial_fit(
         X[:100], y[:100], classes=np.unique(y)
@@ -506,12 +557,15 @@ def test_cross_val_score_and_grid_search():
 
     X, y = load_digits(return_X_y=True)
     pipe = make_pipeline(
-        StandardScaler(), PassiveAggressiveClassifier(max_iter=5, tol=None, random_state=0)
+        StandardScaler(),
+        PassiveAggressiveClassifier(max_iter=5, tol=None, random_state=0),
     )
     grid = GridSearchCV(pipe, {"passiveaggressiveclassifier__C": [0.01, 1.0]}, cv=3)
     grid.fit(X, y)
     assert grid.best_score_ > 0.9
-    scores = cross_val_score(PassiveAggressiveClassifier(max_iter=5, tol=None), X, y, cv=3)
+    scores = cross_val_score(
+        PassiveAggressiveClassifier(max_iter=5, tol=None), X, y, cv=3
+    )
     assert scores.mean() > 0.85
 
 
@@ -535,8 +589,12 @@ def test_20newsgroups_accuracy(data_dir):
     }
     for (multiclass, average), floor in expected.items():
         clf = PassiveAggressiveClassifier(
-            multiclass=multiclass, average=average, fit_intercept=False,
-            max_iter=5, tol=None, random_state=0,
+            multiclass=multiclass,
+            average=average,
+            fit_intercept=False,
+            max_iter=5,
+            tol=None,
+            random_state=0,
         ).fit(train.data, train.target)
         assert clf.score(test.data, test.target) >= floor, (multiclass, average)
 
