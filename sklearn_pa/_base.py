@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state, compute_class_weight
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -47,6 +47,18 @@ def atomic_update(estimator):
         estimator.__dict__.clear()
         estimator.__dict__.update(saved)
         raise
+
+
+def typical_feature_value(X):
+    """Root mean square of the non-zero entries of X (1.0 when there are none):
+    the ``intercept_scaling="auto"`` constant, so that the intercept's feature
+    is as large as a typical feature of the data."""
+    data = X.data if sp.issparse(X) else np.asarray(X).reshape(-1)
+    nonzero = data[data != 0]
+    if nonzero.size == 0:
+        return 1.0
+    scale = np.max(np.abs(nonzero))
+    return float(scale * np.sqrt(np.mean((nonzero / scale) ** 2)))
 
 
 class _RowView:
@@ -88,7 +100,10 @@ class BaseOnlineLinear(BaseEstimator):
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, np.inf, closed="right")],
         "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "intercept_scaling": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
         "early_stopping": ["boolean"],
@@ -187,6 +202,12 @@ class BaseOnlineLinear(BaseEstimator):
             )
         return X, y, sample_weight
 
+    def _set_intercept_scaling(self, X):
+        if self.intercept_scaling == "auto":
+            self.intercept_scaling_ = typical_feature_value(X)
+        else:
+            self.intercept_scaling_ = float(self.intercept_scaling)
+
     def _allocate(self, n_features, n_columns, coef_init, intercept_init):
         W = np.zeros((n_features, n_columns), dtype=np.float64)
         b = np.zeros(n_columns, dtype=np.float64)
@@ -272,7 +293,7 @@ class BaseOnlineLinear(BaseEstimator):
         best_score, score_no_improve = -np.inf, 0
         C = float(self.C)
         epsilon = float(getattr(self, "epsilon", 0.0))
-        intercept_sq = float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
+        intercept_sq = self.intercept_scaling_**2 if self.fit_intercept else 0.0
         avg_start = self._average_start() if U is not None else 0
         U_ = U if U is not None else np.zeros((0, n_columns))
         bu_ = bu if bu is not None else np.zeros(0)
@@ -438,10 +459,14 @@ class BaseOnlineLinear(BaseEstimator):
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
         self._prepare_targets(y, classes=None, first_call=True, fitting=True)
         n_columns = self._n_columns()
+        warm = False
         if self.warm_start and hasattr(self, "coef_") and coef_init is None:
             W0, b0 = self._state_arrays()
             if W0.shape == (X.shape[1], n_columns):
                 coef_init, intercept_init = W0.T, b0
+                warm = True
+        if not (warm and hasattr(self, "intercept_scaling_")):
+            self._set_intercept_scaling(X)
         W, b = self._allocate(X.shape[1], n_columns, coef_init, intercept_init)
         train_idx, val_idx = self._validation_split(y, sample_weight)
         U = np.zeros_like(W) if self.average else None
@@ -489,6 +514,7 @@ class BaseOnlineLinear(BaseEstimator):
             U = np.zeros_like(W) if self.average else None
             bu = np.zeros_like(b) if self.average else None
             self._rng = check_random_state(self.random_state)
+            self._set_intercept_scaling(X)
             t_start = 0
         else:
             W, b = self._state_arrays()

@@ -73,13 +73,15 @@ class PassiveAggressiveClassifier(
         scikit-learn's removed class left the constant out of ``||x||^2`` and
         shrank the intercept step by 0.01 on sparse input only; see the
         migration guide.
-    intercept_scaling : float, default=1.0
+    intercept_scaling : float or "auto", default="auto"
         Value of the constant feature behind the intercept (as in
-        :class:`~sklearn.svm.LinearSVC`).  The intercept moves by
-        ``intercept_scaling ** 2`` times the step.  On rows of unit norm (tf-idf
-        text) a constant of 1 weighs as much as the whole document; a value
-        around 0.1, or ``fit_intercept=False`` as in the original papers, is
-        better there (20 Newsgroups: 0.77 accuracy with 1.0, 0.80 with 0.1).
+        :class:`~sklearn.svm.LinearSVC`); the intercept moves by
+        ``intercept_scaling ** 2`` times the step.  ``"auto"`` uses the root
+        mean square of the non-zero entries of the first batch (stored in
+        ``intercept_scaling_``), so the constant is as large as a typical
+        feature: about 0.08 on tf-idf text, where a constant of 1 would weigh
+        as much as the whole document (20 Newsgroups, 5 epochs: 77.1% with
+        1.0, 80.4% with "auto"), and about 1 on standardised data.
     max_iter : int, default=1000
         Maximum number of passes over the training data (epochs) in ``fit``.
         ``partial_fit`` always makes one pass.
@@ -135,6 +137,8 @@ class PassiveAggressiveClassifier(
         The class labels.
     n_features_in_ : int
         Number of features seen during ``fit``.
+    intercept_scaling_ : float
+        The constant feature behind the intercept (see ``intercept_scaling``).
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
@@ -182,7 +186,7 @@ class PassiveAggressiveClassifier(
         *,
         C=1.0,
         fit_intercept=True,
-        intercept_scaling=1.0,
+        intercept_scaling="auto",
         max_iter=1000,
         tol=1e-3,
         early_stopping=False,
@@ -295,9 +299,10 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
     fit_intercept : bool, default=True
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample.
-    intercept_scaling : float, default=1.0
+    intercept_scaling : float or "auto", default="auto"
         Value of that constant feature; the intercept moves by its square
-        times the step.
+        times the step.  ``"auto"`` uses the root mean square of the non-zero
+        entries of the first batch (``intercept_scaling_``).
     max_iter : int, default=1000
         Maximum number of epochs in ``fit``.
     tol : float or None, default=1e-3
@@ -334,6 +339,8 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         Intercept (averaged if ``average``).
     n_features_in_ : int
         Number of features seen during ``fit``.
+    intercept_scaling_ : float
+        The constant feature behind the intercept (see ``intercept_scaling``).
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
@@ -372,7 +379,7 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         *,
         C=1.0,
         fit_intercept=True,
-        intercept_scaling=1.0,
+        intercept_scaling="auto",
         max_iter=1000,
         tol=1e-3,
         early_stopping=False,

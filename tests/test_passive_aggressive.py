@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn
+import sklearn.preprocessing
 from sklearn.datasets import load_svmlight_files, make_classification, make_regression
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier, SGDRegressor
@@ -120,9 +121,9 @@ def test_intercept_is_a_constant_feature(multiclass_data, sparse):
             fit_intercept=False,
             shuffle=False,
         ).fit(X_aug, y)
-        ours = PassiveAggressiveClassifier(multiclass="ovr", shuffle=False).fit(
-            sp.csr_matrix(X) if sparse else X, y
-        )
+        ours = PassiveAggressiveClassifier(
+            multiclass="ovr", shuffle=False, intercept_scaling=1.0
+        ).fit(sp.csr_matrix(X) if sparse else X, y)
         theirs = SGDClassifier(
             loss="hinge",
             penalty=None,
@@ -151,6 +152,26 @@ def test_intercept_equals_augmented_features(
     b = PassiveAggressiveClassifier(fit_intercept=False, **kw).fit(X_aug, y)
     np.testing.assert_allclose(a.coef_, b.coef_[:, :-1], atol=1e-12)
     np.testing.assert_allclose(a.intercept_, scaling * b.coef_[:, -1], atol=1e-12)
+
+
+def test_auto_intercept_scaling_is_a_typical_feature_and_stays_fixed():
+    rng = np.random.RandomState(0)
+    X = sp.random(200, 1000, density=0.02, random_state=rng, format="csr")
+    X = sklearn.preprocessing.normalize(X)  # tf-idf-like rows of unit norm
+    y = rng.randint(0, 3, 200)
+    clf = PassiveAggressiveClassifier().partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    nnz_per_row = X[:50].nnz / 50
+    np.testing.assert_allclose(clf.intercept_scaling_, 1 / np.sqrt(nnz_per_row))
+    first = clf.intercept_scaling_
+    clf.partial_fit(X[50:] * 100.0, y[50:])
+    assert clf.intercept_scaling_ == first  # fixed by the first batch
+    dense = PassiveAggressiveClassifier(max_iter=2, tol=None, random_state=0)
+    dense.fit(X.toarray(), y)
+    csr = PassiveAggressiveClassifier(max_iter=2, tol=None, random_state=0).fit(X, y)
+    assert dense.intercept_scaling_ == pytest.approx(csr.intercept_scaling_)
+    np.testing.assert_allclose(dense.coef_, csr.coef_, atol=1e-12)
+    fixed = PassiveAggressiveClassifier(intercept_scaling=2.0).fit(X, y)
+    assert fixed.intercept_scaling_ == 2.0
 
 
 @pytest.mark.parametrize("scaling", [1.0, 0.1])
@@ -223,7 +244,7 @@ def clone_fit(est, X, y, **kw):
 @pytest.mark.parametrize("multiclass", MULTICLASS)
 def test_fit_equals_repeated_partial_fit(multiclass_data, multiclass):
     X, y = multiclass_data
-    kw = dict(multiclass=multiclass, shuffle=False, average=True)
+    kw = dict(multiclass=multiclass, shuffle=False, average=True, intercept_scaling=1.0)
     fitted = PassiveAggressiveClassifier(max_iter=3, tol=None, **kw).fit(X, y)
     stream = PassiveAggressiveClassifier(**kw)
     for _ in range(3):
@@ -244,12 +265,13 @@ def test_average_is_the_mean_of_the_iterates(multiclass_data, multiclass, start)
     classes = np.unique(y)
     avg = PassiveAggressiveClassifier(
         multiclass=multiclass,
+        intercept_scaling=1.0,
         shuffle=False,
         average=True if start == 1 else start,
         max_iter=2,
         tol=None,
     ).fit(X, y)
-    plain = PassiveAggressiveClassifier(multiclass=multiclass)
+    plain = PassiveAggressiveClassifier(multiclass=multiclass, intercept_scaling=1.0)
     coefs, intercepts = [], []
     for _ in range(2):
         for i in range(X.shape[0]):
@@ -337,8 +359,8 @@ def test_sample_and_class_weights_scale_C(multiclass_data):
     # a zero weight skips the sample: same as streaming without it
     sw = (np.arange(300) % 3 != 0).astype(float)
     classes = np.unique(y)
-    d = PassiveAggressiveClassifier(shuffle=False)
-    e = PassiveAggressiveClassifier(shuffle=False)
+    d = PassiveAggressiveClassifier(shuffle=False, intercept_scaling=1.0)
+    e = PassiveAggressiveClassifier(shuffle=False, intercept_scaling=1.0)
     for _ in range(2):
         d.partial_fit(X, y, classes=classes, sample_weight=sw)
         e.partial_fit(X[sw > 0], y[sw > 0], classes=classes)
