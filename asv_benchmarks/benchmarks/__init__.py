@@ -1,0 +1,1 @@
+"""Benchmark suite of sklearn_pa, run with asv from the asv_benchmarks folder."""

@@ -1,0 +1,145 @@
+"""Smoke tests of the benchmark command (``python -m sklearn_pa.benchmark``)."""
+
+import csv
+import os
+
+import numpy as np
+import pytest
+
+from sklearn_pa.benchmark import (
+    DATA_ENV,
+    DEFAULT_ESTIMATORS,
+    ESTIMATORS,
+    format_table,
+    load_dataset,
+    main,
+    run_benchmark,
+)
+
+FAST = ["--dataset", "digits", "--cv", "2", "--epochs", "1"]
+
+needs_data = pytest.mark.skipif(
+    not os.environ.get(DATA_ENV),
+    reason=f"set {DATA_ENV} to the folder holding the benchmark data",
+)
+
+
+def test_main_prints_table(capsys):
+    status = main([*FAST, "--estimators", "PA-I", "sklearn-SGD-pa1"])
+    assert status == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].startswith("digits (1797 x 64, 10 classes): 2-fold")
+    header = next(line for line in lines if line.startswith("estimator"))
+    assert "accuracy (%)" in header and "x SGD-pa1" in header
+    rows = {line.split()[0]: line.split() for line in lines[lines.index(header) :]}
+    assert {"PA-I", "sklearn-SGD-pa1"} <= set(rows)
+    # accuracy mean ± std, fit time, ratio to the scikit-learn reference
+    assert rows["sklearn-SGD-pa1"][-1] == "1.00"
+    assert float(rows["PA-I"][1]) > 80
+    assert "PA-I" in err and "sklearn-SGD-pa1" in err
+
+
+def test_unknown_estimator_lists_available_names(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*FAST, "--estimators", "PA-I", "no-such-learner"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "no-such-learner" in err
+    for name in ESTIMATORS:
+        assert name in err
+    with pytest.raises(ValueError, match="Available estimators: PA, PA-I"):
+        run_benchmark("digits", ["nope"], cv=2, epochs=1)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "md"])
+def test_output_file(tmp_path, capsys, suffix):
+    path = tmp_path / f"results.{suffix}"
+    main([*FAST, "--estimators", "PA", "PA-I-ovr", "--output", str(path)])
+    text = path.read_text(encoding="utf-8")
+    if suffix == "csv":
+        with path.open(newline="") as f:
+            rows = list(csv.DictReader(f))
+        assert [row["estimator"] for row in rows] == ["PA", "PA-I-ovr"]
+        assert all(0.5 < float(row["accuracy_mean"]) <= 1 for row in rows)
+        assert all(row["n_splits"] == "2" for row in rows)
+        assert all(row["reference"] == "" for row in rows)  # no peer in this run
+    else:
+        lines = text.splitlines()
+        assert lines[2].startswith("| estimator | accuracy (%) |")
+        assert lines[4].startswith("| PA |") and lines[5].startswith("| PA-I-ovr |")
+        assert "n/a" in lines[4]
+
+
+def test_bad_output_extension_fails_before_running(tmp_path):
+    with pytest.raises(SystemExit):
+        main([*FAST, "--estimators", "PA", "--output", str(tmp_path / "out.json")])
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_registry():
+    assert set(DEFAULT_ESTIMATORS) <= set(ESTIMATORS)
+    for name, factory in ESTIMATORS.items():
+        est = factory(2, 7)
+        params = est.get_params()
+        assert params["max_iter"] == 2 and params["tol"] is None, name
+        assert params["random_state"] == 7 and params["shuffle"], name
+    assert ESTIMATORS["PA"](1, 0).C == np.inf
+    assert ESTIMATORS["PA-II"](1, 0).loss == "squared_hinge"
+    assert ESTIMATORS["PA-I-maxloss"](1, 0).multiclass == "max_loss"
+    assert ESTIMATORS["sklearn-SGD-pa2"](1, 0).learning_rate == "pa2"
+
+
+def test_run_benchmark_rows():
+    rows = run_benchmark("digits", ["sklearn-SGD-pa1", "PA-II"], cv=3, epochs=1)
+    assert [row["estimator"] for row in rows] == ["sklearn-SGD-pa1", "PA-II"]
+    for row in rows:
+        assert row["n_splits"] == 3 and row["reference"] == "sklearn-SGD-pa1"
+        assert row["accuracy_std"] >= 0 and row["fit_time_mean"] > 0
+    assert rows[0]["fit_time_ratio"] == 1.0
+    table = format_table(rows)
+    assert table.splitlines()[2].split() == [
+        "estimator",
+        "accuracy",
+        "(%)",
+        "fit",
+        "time",
+        "(s)",
+        "x",
+        "SGD-pa1",
+    ]
+
+
+def test_missing_data_folder_is_explained(tmp_path, monkeypatch):
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    with pytest.raises(FileNotFoundError, match=f"--data-home.*{DATA_ENV}"):
+        load_dataset("usps")
+    with pytest.raises(FileNotFoundError, match="usps_esl.bz2"):
+        load_dataset("usps", data_home=tmp_path)
+    with pytest.raises(FileNotFoundError, match="20 Newsgroups not found"):
+        load_dataset("20newsgroups", data_home=tmp_path)
+    with pytest.raises(ValueError, match="Unknown dataset"):
+        load_dataset("mnist")
+
+
+@pytest.mark.realdata
+@needs_data
+def test_load_usps():
+    data = load_dataset("usps")
+    assert data.protocol == "cv"
+    assert data.X.shape == (7291, 256) and data.X_test.shape == (2007, 256)
+    assert isinstance(data.X, np.ndarray)
+    assert np.unique(data.y).shape == (10,)
+    rows = run_benchmark(data, ["PA-I"], cv=2, epochs=1)
+    assert rows[0]["accuracy_mean"] > 0.85
+
+
+@pytest.mark.realdata
+@needs_data
+def test_load_20newsgroups(capsys):
+    main(["--dataset", "20newsgroups", "--epochs", "1", "--estimators", "PA-I"])
+    out = capsys.readouterr().out
+    assert out.startswith("20newsgroups (11314 x 130107, 20 classes): train/test")
+    assert "7532 test" in out and "--cv is ignored" in out
+    row = next(line for line in out.splitlines() if line.startswith("PA-I"))
+    assert float(row.split()[1]) > 60
