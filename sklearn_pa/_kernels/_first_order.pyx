@@ -112,22 +112,32 @@ cdef double support_steps(
         else:
             break
     T = P / (s + k * a)
-    theta = a * T
     if slack == Slack.HINGE and T > C:
-        # PA-I with the box active: sum of steps equals C, water-filling on
-        # the losses with threshold theta >= s * C.
+        # PA-I with the box active: the steps sum to C.  Water-filling on the
+        # losses, tau_u = [l_u - theta]_+ / s with theta = (P_k - s C) / k;
+        # written as C / k + (l_u - P_k / k) / s, which keeps its precision
+        # when s * C is small next to the losses.
         P = 0.0
         k = 0
         for j in range(n):
             P += cand[j].loss
-            if cand[j].loss > (P - s * C) / (j + 1):
+            if cand[j].loss * (j + 1) > P - s * C:
                 k = j + 1
-                theta = (P - s * C) / k
             else:
+                P -= cand[j].loss
                 break
         T = 0.0
-    else:
-        T = 0.0
+        for j in range(n):
+            if j < k:
+                tau[j] = C / k + (cand[j].loss - P / k) / s
+                if tau[j] < 0.0:
+                    tau[j] = 0.0
+                T += tau[j]
+            else:
+                tau[j] = 0.0
+        return T
+    theta = a * T
+    T = 0.0
     for j in range(n):
         if j < k:
             tau[j] = (cand[j].loss - theta) / s
@@ -198,11 +208,23 @@ def epoch(
     Returns
     -------
     (mistakes, updates, skipped) : online prediction mistakes (-1 when not
-        defined), the number of rows that changed the model, and the number of
-        rows skipped because their norm or scores were not finite.
+        defined), the number of rows that took a non-zero step, and the number
+        of rows skipped because their norm or scores were not finite.
     """
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
+    # the only reads indexed by a label rather than a column: check them here,
+    # since the loop runs without bounds checks
+    cdef Py_ssize_t n_weights = 2 if rule == Rule.BINARY else K
+    if weight_pos.shape[0] < n_weights or weight_neg.shape[0] < n_weights:
+        raise ValueError(
+            f"class weights need {n_weights} entries for this rule; got "
+            f"{weight_pos.shape[0]} and {weight_neg.shape[0]}"
+        )
+    if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT) and (
+        margins.shape[0] < K or margins.shape[1] < K
+    ):
+        raise ValueError(f"margins must be at least ({K}, {K})")
     cdef bint averaging = U.shape[0] > 0
     cdef Py_ssize_t c0 = col_start
     cdef Py_ssize_t c1 = K if col_stop < 0 else col_stop
