@@ -54,11 +54,14 @@ def typical_feature_value(X):
     the ``intercept_scaling="auto"`` constant, so that the intercept's feature
     is as large as a typical feature of the data."""
     data = X.data if sp.issparse(X) else np.asarray(X).reshape(-1)
-    nonzero = data[data != 0]
-    if nonzero.size == 0:
+    n_nonzero = np.count_nonzero(data)
+    if n_nonzero == 0:
         return 1.0
-    scale = np.max(np.abs(nonzero))
-    return float(scale * np.sqrt(np.mean((nonzero / scale) ** 2)))
+    scale = float(np.max(np.abs(data)))
+    if 1e-100 < scale < 1e100:  # the squares neither overflow nor underflow
+        return float(np.sqrt(np.dot(data, data) / n_nonzero))
+    scaled = data / scale
+    return float(scale * np.sqrt(np.dot(scaled, scaled) / n_nonzero))
 
 
 class _RowView:
@@ -204,9 +207,17 @@ class BaseOnlineLinear(BaseEstimator):
 
     def _set_intercept_scaling(self, X):
         if self.intercept_scaling == "auto":
-            self.intercept_scaling_ = typical_feature_value(X)
+            value = typical_feature_value(X)
         else:
-            self.intercept_scaling_ = float(self.intercept_scaling)
+            value = float(self.intercept_scaling)
+        if self.fit_intercept and not 0.0 < value < 1e150:
+            raise ValueError(
+                f"The intercept's constant feature would be {value:g} "
+                f"(intercept_scaling={self.intercept_scaling!r}); its square must "
+                "be a finite positive number. Scale the input (StandardScaler, "
+                "MaxAbsScaler) or pass a moderate intercept_scaling."
+            )
+        self.intercept_scaling_ = value
 
     def _allocate(self, n_features, n_columns, coef_init, intercept_init):
         W = np.zeros((n_features, n_columns), dtype=np.float64)
@@ -347,8 +358,9 @@ class BaseOnlineLinear(BaseEstimator):
                 mistakes = -1
                 n_updates = sum(r[1] for r in results)
                 n_skipped = max(r[2] for r in results)
+                overflow = any(r[3] for r in results)
             else:
-                mistakes, n_updates, n_skipped = run(0, n_columns)
+                mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {epoch + 1} because "
@@ -358,7 +370,7 @@ class BaseOnlineLinear(BaseEstimator):
                 )
             t += n_train
             n_iter = epoch + 1
-            if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b))):
+            if overflow:
                 raise ValueError(
                     f"Floating-point overflow at epoch {n_iter}: the weights are "
                     "no longer finite. Scale the input (StandardScaler, "

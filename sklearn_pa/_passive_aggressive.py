@@ -53,9 +53,13 @@ class PassiveAggressiveClassifier(
     - ``"ovr"``: one binary PA per class, one-vs-rest, as scikit-learn's
       removed ``PassiveAggressiveClassifier`` did.
 
-    ``"support"`` is the default because it was the most accurate in 10-fold
-    cross-validation on USPS and on 20 Newsgroups (see the benchmark tables in
-    the documentation), at no extra cost per epoch over ``"max_loss"``.
+    ``"support"`` is the default, chosen by measurement: on USPS (10-fold
+    cross-validation, 3 epochs) it reached 93.3% against 93.1-93.3% for
+    ``"max_loss"``, 92.3% for ``"ovr"`` and 91.5% for ``"prediction"``; on
+    20 Newsgroups (standard split, 5 epochs) 80.4% against 80.9% for
+    ``"ovr"`` and 80.2-80.4% for ``"max_loss"``.  It gains a point where
+    classes are confusable and gives up half a point on text, at the same cost
+    per epoch (``python -m sklearn_pa.benchmark --dataset usps``).
 
     All rules run in one compiled pass per epoch that updates every class, on
     dense or CSR input.

@@ -95,7 +95,7 @@ class Problem:
 
 def step(p, C=None, sample_weight=None):
     """One kernel step on ``p``: the new ``W``, ``b`` and the kernel's
-    ``(mistakes, updates, skipped)``."""
+    ``(mistakes, updates, skipped, overflow)``."""
     C = p.C if C is None else C
     sample_weight = p.sample_weight if sample_weight is None else sample_weight
     D, K = p.W.shape
@@ -370,8 +370,8 @@ class Tolerances:
 def kernel_delta(p, cons):
     """The kernel's change of the augmented weights, shape (D [+ 1], K), after
     checking the bookkeeping of the step."""
-    W, b, (_, updates, skipped) = step(p)
-    assert skipped == 0
+    W, b, (_, updates, skipped, overflow) = step(p)
+    assert skipped == 0 and not overflow
     assert np.all(np.isfinite(W)) and np.all(np.isfinite(b))
     changed = not (np.array_equal(W, p.W) and np.array_equal(b, p.b))
     if updates and not changed:
@@ -529,10 +529,10 @@ def test_hard_constraints_hold_after_the_step(rule, data):
 def test_zero_row_without_intercept_is_a_no_op(rule, data):
     """Nothing to learn from x = 0 (not even with C = inf): no step, no NaN."""
     p = data.draw(problems(rule, fit_intercept=st.just(False), zero_row=True))
-    W, b, (_, updates, skipped) = step(p)
+    W, b, (_, updates, skipped, overflow) = step(p)
     assert_array_equal(W, p.W)
     assert_array_equal(b, p.b)
-    assert (updates, skipped) == (0, 0)
+    assert (updates, skipped, overflow) == (0, 0, False)
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=by_name)
@@ -540,7 +540,7 @@ def test_zero_row_without_intercept_is_a_no_op(rule, data):
 @given(data=st.data())
 def test_zero_sample_weight_is_a_no_op(rule, data):
     p = data.draw(problems(rule))
-    W, b, (_, updates, _) = step(p, sample_weight=0.0)
+    W, b, (_, updates, _, _) = step(p, sample_weight=0.0)
     assert_array_equal(W, p.W)
     assert_array_equal(b, p.b)
     assert updates == 0
@@ -607,4 +607,4 @@ def test_short_class_weight_arrays_are_refused():
         )
     W, b, out = step(p)
     assert_allclose(W, [[0.8]])
-    assert out[1] == 1
+    assert out[1] == 1 and not out[3]

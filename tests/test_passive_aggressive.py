@@ -631,3 +631,18 @@ def test_usps_accuracy(data_dir):
     cv = StratifiedKFold(10, shuffle=True, random_state=0)
     scores = cross_val_score(clf, X, y, cv=cv)
     assert scores.mean() >= 0.92
+
+
+def test_row_whose_norm_overflows_is_skipped_with_a_warning(multiclass_data):
+    X, y = multiclass_data
+    X = X.copy()
+    X[5] = 1e200  # ||x||^2 overflows to inf
+    clf = PassiveAggressiveClassifier(
+        max_iter=2, tol=None, random_state=0, intercept_scaling=1.0
+    )
+    with pytest.warns(RuntimeWarning, match="1 rows were skipped"):
+        clf.fit(X, y)
+    assert np.all(np.isfinite(clf.coef_)) and np.all(np.isfinite(clf.intercept_))
+    # "auto" would make the constant feature itself overflow: refused up front
+    with pytest.raises(ValueError, match="constant feature"):
+        PassiveAggressiveClassifier().fit(multiclass_data[0] * 1e160, y)

@@ -65,6 +65,15 @@ cdef int _by_loss_desc(const void *a, const void *b) noexcept nogil:
     return -1 if ca.k < cb.k else (1 if ca.k > cb.k else 0)
 
 
+cdef inline void prefetch_row(const double *row, Py_ssize_t c0, Py_ssize_t c1) noexcept nogil:
+    """Ask for every cache line (8 doubles) of ``row[c0:c1]``."""
+    cdef Py_ssize_t k = c0
+    while k < c1:
+        PA_PREFETCH(row + k)
+        k += 8
+    PA_PREFETCH(row + c1 - 1)
+
+
 cdef inline double single_step(double loss, double sq, double C, int slack) noexcept nogil:
     """Step of a single-constraint PA problem: loss / sq, clipped (PA-I) or
     damped (PA-II).  ``sq`` is the squared norm of the change per unit step."""
@@ -207,9 +216,10 @@ def epoch(
 
     Returns
     -------
-    (mistakes, updates, skipped) : online prediction mistakes (-1 when not
-        defined), the number of rows that took a non-zero step, and the number
-        of rows skipped because their norm or scores were not finite.
+    (mistakes, updates, skipped, overflow) : online prediction mistakes (-1
+        when not defined), the number of rows that took a non-zero step, the
+        number of rows skipped because their norm or scores were not finite,
+        and whether a weight this call wrote overflowed.
     """
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
@@ -229,12 +239,15 @@ def epoch(
     cdef Py_ssize_t c0 = col_start
     cdef Py_ssize_t c1 = K if col_stop < 0 else col_stop
     cdef long long mistakes = 0, updates = 0, skipped = 0
-    cdef bint finite
+    cdef bint finite, overflow = False
     cdef Py_ssize_t n, i, j, k, r, y, nnz, n_changed, n_cand
     cdef long long t
     cdef double sq, w_i, C_i, loss, tau, ysign, best, xj, avg_coef, resid
     cdef const double *row_data
     cdef const index_t *row_ind
+    cdef const double *next_data
+    cdef const index_t *next_ind
+    cdef Py_ssize_t next_nnz
     cdef double *wrow
     cdef double *urow
     cdef const index_t *indptr_ptr = &indptr[0]
@@ -255,15 +268,24 @@ def epoch(
             t = t0 + n + 1
             get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
                     &row_data, &row_ind, &nnz)
+            if n + 1 < n_rows and not dense:
+                # the next row is elsewhere in X (shuffled order): start
+                # fetching its first non-zeros while this one is scored
+                get_row(&data[0], &indices[0], indptr_ptr, dense, n_features,
+                        order[n + 1], &next_data, &next_ind, &next_nnz)
+                for j in range(0, min(next_nnz, 32), 8):
+                    PA_PREFETCH(next_data + j)
+                for j in range(0, min(next_nnz, 32), 16):
+                    PA_PREFETCH(next_ind + j)
 
             sq = intercept_sq
             for k in range(c0, c1):
                 scores[k] = b[k]
             for j in range(min(nnz, PREFETCH_AHEAD)):
-                PA_PREFETCH(W0 + row_ind[j] * K + c0)
+                prefetch_row(W0 + row_ind[j] * K, c0, c1)
             for j in range(nnz):
                 if j + PREFETCH_AHEAD < nnz:
-                    PA_PREFETCH(W0 + row_ind[j + PREFETCH_AHEAD] * K + c0)
+                    prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
                 xj = row_data[j]
                 sq += xj * xj
                 wrow = W0 + row_ind[j] * K
@@ -408,6 +430,8 @@ def epoch(
                 for r in range(n_changed):
                     k = changed[r]
                     wrow[k] += delta[k] * xj
+                    if not isfinite(wrow[k]):
+                        overflow = True
                 if avg_coef != 0.0:
                     urow = U0 + row_ind[j] * K
                     for r in range(n_changed):
@@ -418,6 +442,8 @@ def epoch(
                 for r in range(n_changed):
                     k = changed[r]
                     b[k] += intercept_sq * delta[k]
+                    if not isfinite(b[k]):
+                        overflow = True
                     if avg_coef != 0.0:
                         bu[k] += avg_coef * intercept_sq * delta[k]
 
@@ -428,4 +454,4 @@ def epoch(
     free(cand)
     if rule == Rule.REGRESSION or (rule == Rule.OVR and not (c0 == 0 and c1 == K)):
         mistakes = -1
-    return mistakes, updates, skipped
+    return mistakes, updates, skipped, overflow
