@@ -422,7 +422,12 @@ def epoch(
             avg_coef = 0.0
             if averaging and t >= average_start:
                 avg_coef = <double> (t - average_start)
+            if avg_coef != 0.0:
+                for j in range(min(nnz, PREFETCH_AHEAD)):
+                    prefetch_row(U0 + row_ind[j] * K, c0, c1)
             for j in range(nnz):
+                if avg_coef != 0.0 and j + PREFETCH_AHEAD < nnz:
+                    prefetch_row(U0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
                 xj = row_data[j]
                 if xj == 0.0:
                     continue
