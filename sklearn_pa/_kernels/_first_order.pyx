@@ -106,7 +106,7 @@ cdef double support_steps(
     positive loss; on return ``tau[j]`` is the step of ``cand[j]`` (0 outside
     the support set).  Returns T = sum of the steps."""
     cdef Py_ssize_t j, k = 0
-    cdef double a = s, P = 0.0, T, theta
+    cdef double a = s, P = 0.0, T, offset, shift
     if n == 0 or s <= 0.0:
         return 0.0
     if slack == Slack.SQUARED_HINGE:
@@ -135,21 +135,16 @@ cdef double support_steps(
             else:
                 P -= cand[j].loss
                 break
-        T = 0.0
-        for j in range(n):
-            if j < k:
-                tau[j] = C / k + (cand[j].loss - P / k) / s
-                if tau[j] < 0.0:
-                    tau[j] = 0.0
-                T += tau[j]
-            else:
-                tau[j] = 0.0
-        return T
-    theta = a * T
+        offset = C / k
+        shift = P / k
+    else:
+        offset = 0.0
+        shift = a * T
+    # the support classes (the first k) move, the others do not
     T = 0.0
     for j in range(n):
         if j < k:
-            tau[j] = (cand[j].loss - theta) / s
+            tau[j] = offset + (cand[j].loss - shift) / s
             if tau[j] < 0.0:
                 tau[j] = 0.0
             T += tau[j]
