@@ -646,3 +646,49 @@ def test_row_whose_norm_overflows_is_skipped_with_a_warning(multiclass_data):
     # "auto" would make the constant feature itself overflow: refused up front
     with pytest.raises(ValueError, match="constant feature"):
         PassiveAggressiveClassifier().fit(multiclass_data[0] * 1e160, y)
+
+
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kernel_scores_out_are_the_pre_update_decision_values(
+    multiclass_data, multiclass, sparse
+):
+    """One kernel pass records, for every row, the scores the model gave it
+    just before learning from it: the same values as ``decision_function``
+    called before each one-row ``partial_fit``."""
+    from sklearn_pa._base import _RowView
+    from sklearn_pa._kernels import _first_order
+
+    X, y = multiclass_data
+    X, y = X[:60], y[:60]
+    Xs = sp.csr_matrix(X) if sparse else X
+    classes = np.unique(y)
+    est = PassiveAggressiveClassifier(multiclass=multiclass, fit_intercept=False)
+    expected = []
+    for i in range(X.shape[0]):
+        if i > 0:
+            expected.append(est.decision_function(Xs[i : i + 1])[0])
+        else:
+            expected.append(np.zeros(len(classes)))
+        est.partial_fit(Xs[i : i + 1], y[i : i + 1], classes=classes)
+    expected = np.asarray(expected)
+
+    ref = PassiveAggressiveClassifier(multiclass=multiclass, fit_intercept=False)
+    ref.partial_fit(Xs[:1], y[:1], classes=classes)
+    K = len(classes)
+    rows = _RowView(sp.csr_matrix(X) if sparse else np.ascontiguousarray(X, float))
+    W = np.zeros((X.shape[1], K))
+    b = np.zeros(K)
+    order = np.arange(X.shape[0], dtype=np.int64)
+    scores = np.zeros((X.shape[0], K))
+    rule = int(ref._rule())
+    out = _first_order.epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        order, np.searchsorted(classes, y).astype(np.int32), np.zeros(len(y)),
+        np.ones(len(y)), W, b, np.zeros((0, K)), np.zeros(0), np.ones(K),
+        np.ones(K), np.ones((K, K)) - np.eye(K), np.ones(K, dtype=np.uint8),
+        rule, 1, np.inf, 0.0, 0.0, 0, 0, np.zeros(K), 0, K, scores,
+    )  # fmt: skip
+    assert out[1] > 0
+    np.testing.assert_allclose(scores, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(W.T, est.coef_, rtol=1e-12, atol=1e-12)

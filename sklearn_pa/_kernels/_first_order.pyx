@@ -25,132 +25,14 @@ of the current averaged step, ``U += (c - 1) * Delta`` and the average of the
 iterates is ``W - U / c``.  Nothing here calls back into Python.
 """
 
-from libc.math cimport fabs, isfinite, INFINITY
-from libc.stdlib cimport malloc, free, qsort
+from libc.math cimport fabs, isfinite, INFINITY, NAN
+from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row
 from ._rules cimport Rule, Slack
-
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define PA_PREFETCH(p) __builtin_prefetch((p))
-    #else
-    #define PA_PREFETCH(p) ((void)0)
-    #endif
-    """
-    void PA_PREFETCH(const void *p) noexcept nogil
-
-
-# Rows of W are read in the order of the row's nonzeros, which is random in W:
-# ask for the row this many nonzeros ahead while scoring the current one.
-cdef enum:
-    PREFETCH_AHEAD = 10
-
-
-cdef struct Candidate:
-    double loss
-    Py_ssize_t k
-
-
-cdef int _by_loss_desc(const void *a, const void *b) noexcept nogil:
-    cdef const Candidate *ca = <const Candidate *> a
-    cdef const Candidate *cb = <const Candidate *> b
-    if ca.loss > cb.loss:
-        return -1
-    if ca.loss < cb.loss:
-        return 1
-    # ties: lower class index first, so the order never depends on qsort
-    return -1 if ca.k < cb.k else (1 if ca.k > cb.k else 0)
-
-
-cdef inline void prefetch_row(const double *row, Py_ssize_t c0, Py_ssize_t c1) noexcept nogil:
-    """Ask for every cache line (8 doubles) of ``row[c0:c1]``."""
-    cdef Py_ssize_t k = c0
-    while k < c1:
-        PA_PREFETCH(row + k)
-        k += 8
-    PA_PREFETCH(row + c1 - 1)
-
-
-cdef inline double single_step(double loss, double sq, double C, int slack) noexcept nogil:
-    """Step of a single-constraint PA problem: loss / sq, clipped (PA-I) or
-    damped (PA-II).  ``sq`` is the squared norm of the change per unit step."""
-    if loss <= 0.0 or sq <= 0.0:
-        return 0.0
-    if slack == Slack.HINGE:
-        return min(C, loss / sq)
-    return loss / (sq + 0.5 / C)
-
-
-cdef inline void sort_candidates(Candidate *cand, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i, j
-    cdef Candidate tmp
-    if n > 24:
-        qsort(cand, n, sizeof(Candidate), _by_loss_desc)
-        return
-    for i in range(1, n):
-        tmp = cand[i]
-        j = i - 1
-        while j >= 0 and _by_loss_desc(&cand[j], &tmp) > 0:
-            cand[j + 1] = cand[j]
-            j -= 1
-        cand[j + 1] = tmp
-
-
-cdef double support_steps(
-    Candidate *cand, Py_ssize_t n, double s, double C, int slack, double *tau
-) noexcept nogil:
-    """Exact all-constraint step (SPA).  ``cand`` holds the classes with a
-    positive loss; on return ``tau[j]`` is the step of ``cand[j]`` (0 outside
-    the support set).  Returns T = sum of the steps."""
-    cdef Py_ssize_t j, k = 0
-    cdef double a = s, P = 0.0, T, offset, shift
-    if n == 0 or s <= 0.0:
-        return 0.0
-    if slack == Slack.SQUARED_HINGE:
-        a = s + 0.5 / C
-    sort_candidates(cand, n)
-    # Support set with the sum unconstrained (plain PA and PA-II): grow it in
-    # descending order of loss while the next loss beats the threshold a * T.
-    for j in range(n):
-        if cand[j].loss * (s + j * a) > a * P:
-            P += cand[j].loss
-            k = j + 1
-        else:
-            break
-    T = P / (s + k * a)
-    if slack == Slack.HINGE and T > C:
-        # PA-I with the box active: the steps sum to C.  Water-filling on the
-        # losses, tau_u = [l_u - theta]_+ / s with theta = (P_k - s C) / k;
-        # written as C / k + (l_u - P_k / k) / s, which keeps its precision
-        # when s * C is small next to the losses.
-        P = 0.0
-        k = 0
-        for j in range(n):
-            P += cand[j].loss
-            if cand[j].loss * (j + 1) > P - s * C:
-                k = j + 1
-            else:
-                P -= cand[j].loss
-                break
-        offset = C / k
-        shift = P / k
-    else:
-        offset = 0.0
-        shift = a * T
-    # the support classes (the first k) move, the others do not
-    T = 0.0
-    for j in range(n):
-        if j < k:
-            tau[j] = offset + (cand[j].loss - shift) / s
-            if tau[j] < 0.0:
-                tau[j] = 0.0
-            T += tau[j]
-        else:
-            tau[j] = 0.0
-    return T
+from ._steps cimport (
+    Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
+)
 
 
 def epoch(
@@ -181,6 +63,7 @@ def epoch(
     double[::1] loss_out,
     Py_ssize_t col_start=0,
     Py_ssize_t col_stop=-1,
+    double[:, ::1] scores_out=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -208,6 +91,11 @@ def epoch(
         measured before each update (online loss).
     col_start, col_stop : OVR only, the column range this call owns, so
         disjoint ranges may run concurrently.
+    scores_out : None, or (len(order), n_columns): row n receives the scores
+        of row ``order[n]`` computed before the update on it (the online,
+        "predict then learn" decision values used by progressive validation).
+        Columns outside ``col_start:col_stop`` are left alone; a skipped row
+        gets NaN.
 
     Returns
     -------
@@ -231,6 +119,9 @@ def epoch(
     ):
         raise ValueError(f"margins must be at least ({K}, {K})")
     cdef bint averaging = U.shape[0] > 0
+    cdef bint want_scores = scores_out is not None
+    if want_scores and (scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K):
+        raise ValueError(f"scores_out must be at least ({order.shape[0]}, {K})")
     cdef Py_ssize_t c0 = col_start
     cdef Py_ssize_t c1 = K if col_stop < 0 else col_stop
     cdef long long mistakes = 0, updates = 0, skipped = 0
@@ -291,6 +182,9 @@ def epoch(
             finite = isfinite(sq)
             for k in range(c0, c1):
                 finite = finite and isfinite(scores[k])
+            if want_scores:
+                for k in range(c0, c1):
+                    scores_out[n, k] = scores[k] if finite else NAN
             if not finite:
                 skipped += 1
                 continue
