@@ -65,7 +65,6 @@ DATA_ENV = "SKLEARN_PA_DATA"
 DATASETS = ("digits", "usps", "20newsgroups")
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")
-_USPS_N_FEATURES = 256
 
 
 def _pa(**params):
@@ -173,7 +172,7 @@ def _load_digits():
 
 
 def _load_usps(data_home):
-    from sklearn.datasets import load_svmlight_files
+    from .datasets import fetch_usps
 
     root = _resolve_data_home(data_home)
     if root is None:
@@ -182,24 +181,16 @@ def _load_usps(data_home):
             f"{' and '.join(_USPS_FILES)}: pass --data-home DIR (data_home=DIR) "
             f"or set the environment variable {DATA_ENV}=DIR."
         )
-    paths = [root / name for name in _USPS_FILES]
-    missing = [str(path) for path in paths if not path.is_file()]
-    if missing:
-        raise FileNotFoundError(
-            f"USPS files not found: {', '.join(missing)}. The data folder "
-            f"{root} must hold {' and '.join(_USPS_FILES)} (LIBSVM format, "
-            f"{_USPS_N_FEATURES} features); point --data-home or {DATA_ENV} "
-            "at the folder that does."
-        )
-    X, y, X_test, y_test = load_svmlight_files(
-        [str(path) for path in paths], n_features=_USPS_N_FEATURES
+    train, test = (
+        fetch_usps(data_home=root, subset=subset, variant="esl")
+        for subset in ("train", "test")
     )
     return Bunch(
         name="usps",
-        X=X.toarray(),
-        y=y.astype(np.int64),
-        X_test=X_test.toarray(),
-        y_test=y_test.astype(np.int64),
+        X=train.data,
+        y=train.target,
+        X_test=test.data,
+        y_test=test.target,
         protocol="cv",
     )
 
