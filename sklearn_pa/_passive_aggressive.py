@@ -143,7 +143,7 @@ class PassiveAggressiveClassifier(
         Number of features seen during ``fit``.
     intercept_scaling_ : float
         The constant feature behind the intercept (see ``intercept_scaling``).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
@@ -345,7 +345,7 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         Number of features seen during ``fit``.
     intercept_scaling_ : float
         The constant feature behind the intercept (see ``intercept_scaling``).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
