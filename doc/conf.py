@@ -67,6 +67,7 @@ def setup(app):
     if OFFLINE:
         app.connect("missing-reference", _offline_sklearn_label)
 
+
 # Heavy examples read this to run on small data when building quickly.
 os.environ.setdefault("SKLEARN_PA_EXAMPLES_QUICK", "1")
 
