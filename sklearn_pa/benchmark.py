@@ -50,10 +50,12 @@ __all__ = [
     "DATA_ENV",
     "DEFAULT_ESTIMATORS",
     "ESTIMATORS",
+    "PUBLISHED",
     "format_markdown",
     "format_table",
     "load_dataset",
     "main",
+    "plot_results",
     "run_benchmark",
     "write_output",
 ]
@@ -106,7 +108,9 @@ ESTIMATORS = {
     "SPA": _pa(C=np.inf, multiclass="support"),
     "SPA-I": _pa(C=1.0, loss="hinge", multiclass="support"),
     "SPA-II": _pa(C=1.0, loss="squared_hinge", multiclass="support"),
+    "PA-maxloss": _pa(C=np.inf, multiclass="max_loss"),
     "PA-I-maxloss": _pa(C=1.0, loss="hinge", multiclass="max_loss"),
+    "PA-II-maxloss": _pa(C=1.0, loss="squared_hinge", multiclass="max_loss"),
     "PA-I-prediction": _pa(C=1.0, loss="hinge", multiclass="prediction"),
     "PA-I-ovr": _pa(C=1.0, loss="hinge", multiclass="ovr"),
     "PA-I-avg": _pa(C=1.0, loss="hinge", average=True),
@@ -129,6 +133,42 @@ DEFAULT_ESTIMATORS = [
     "sklearn-SGD-pa2",
 ]
 
+#: Published accuracies (percent) to print beside ours: data set -> estimator
+#: name -> figure.  The multiclass PA rows of the source are the
+#: single-constraint (max-loss) rule.
+PUBLISHED = {
+    "usps": {
+        "PA-maxloss": 90.04,
+        "PA-I-maxloss": 89.62,
+        "PA-II-maxloss": 90.41,
+        "CW-k1": 92.40,
+        "CW-kinf": 83.53,
+        "SCCW": 93.73,
+        "SCCWD": 93.51,
+    },
+    "20newsgroups": {
+        "PA-maxloss": 75.76,
+        "PA-I-maxloss": 78.05,
+        "PA-II-maxloss": 78.05,
+        "CW-k1": 84.76,
+        "CW-kinf": 76.32,
+        "SCCW": 83.31,
+        "SCCWD": 83.29,
+    },
+}
+
+#: Where the published figures come from, and how their protocol differs.
+PUBLISHED_SOURCE = {
+    "usps": (
+        "published: matrix-Gaussian support-class CW, Table 2 (LIBSVM USPS, "
+        "10-fold CV, 3 epochs; this usps copy is preprocessed differently)"
+    ),
+    "20newsgroups": (
+        "published: matrix-Gaussian support-class CW, Table 2 (LIBSVM news20, "
+        "15935 x 60345, 10-fold CV, 3 epochs; not the same features or protocol)"
+    ),
+}
+
 _CSV_FIELDS = [
     "dataset",
     "protocol",
@@ -145,6 +185,7 @@ _CSV_FIELDS = [
     "fit_time_std",
     "fit_time_ratio",
     "reference",
+    "published",
 ]
 
 
@@ -353,9 +394,11 @@ def run_benchmark(
         ``n_samples``, ``n_features``, ``n_classes``, ``accuracy_mean``,
         ``accuracy_std`` (fractions; the std is ``None`` with one split),
         ``fit_time_mean``, ``fit_time_std`` (seconds), ``fit_time_ratio``
-        (fit time over that of ``reference``) and ``reference`` (the first
+        (fit time over that of ``reference``), ``reference`` (the first
         scikit-learn estimator of the run, or ``None`` if there is none, in
-        which case the ratio is ``None`` too).
+        which case the ratio is ``None`` too) and ``published`` (the
+        accuracy published for this estimator on this data set, as a
+        fraction, from :data:`PUBLISHED`; ``None`` where there is none).
 
     Raises
     ------
@@ -433,9 +476,12 @@ def run_benchmark(
     ref_time = None
     if reference is not None:
         ref_time = next(r["fit_time_mean"] for r in rows if r["estimator"] == reference)
+    published = PUBLISHED.get(data.name, {})
     for row in rows:
         row["reference"] = reference
         row["fit_time_ratio"] = row["fit_time_mean"] / ref_time if ref_time else None
+        figure = published.get(row["estimator"])
+        row["published"] = None if figure is None else figure / 100
     return rows
 
 
@@ -462,8 +508,15 @@ def _seconds(value):
     return f"{value:.0f}" if value >= 100 else f"{value:#.3g}"
 
 
+def _has_published(rows):
+    return any(row.get("published") is not None for row in rows)
+
+
 def _cells(rows):
     header = ["estimator", "accuracy (%)", "fit time (s)", _ratio_header(rows)]
+    with_published = _has_published(rows)
+    if with_published:
+        header.append("published (%)")
     body = []
     for row in rows:
         accuracy = f"{100 * row['accuracy_mean']:.2f}"
@@ -478,7 +531,16 @@ def _cells(rows):
                 "n/a" if ratio is None else f"{ratio:.2f}",
             ]
         )
+        if with_published:
+            figure = row.get("published")
+            body[-1].append("" if figure is None else f"{100 * figure:.2f}")
     return header, body
+
+
+def _footer(rows):
+    if not _has_published(rows):
+        return []
+    return ["", PUBLISHED_SOURCE.get(rows[0]["dataset"], "published: see PUBLISHED")]
 
 
 def format_table(rows):
@@ -500,7 +562,7 @@ def format_table(rows):
     if not rows:
         return "(no results)"
     header, body = _cells(rows)
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(4)]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
 
     def line(cells):
         first = cells[0].ljust(widths[0])
@@ -508,7 +570,9 @@ def format_table(rows):
         return "  ".join([first, *rest]).rstrip()
 
     rule = "  ".join("-" * width for width in widths)
-    return "\n".join([_title(rows), "", line(header), rule, *map(line, body)])
+    return "\n".join(
+        [_title(rows), "", line(header), rule, *map(line, body), *_footer(rows)]
+    )
 
 
 def format_markdown(rows):
@@ -535,6 +599,7 @@ def format_markdown(rows):
         "| --- | " + " | ".join("---:" for _ in header[1:]) + " |",
     ]
     lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    lines += _footer(rows)
     return "\n".join(lines) + "\n"
 
 
@@ -570,6 +635,67 @@ def write_output(rows, path):
             f"Cannot tell the output format of {str(path)!r}: use a .csv or .md "
             "file name."
         )
+
+
+def plot_results(rows, path):
+    """Draw benchmark rows as a bar chart and save it (PNG, or any format
+    matplotlib knows from the extension).
+
+    Bars are the mean accuracies with their standard deviation across folds;
+    a published figure, where there is one, is drawn as a red diamond on
+    its bar.  The fit time relative to the reference is written beside each bar.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows returned by :func:`run_benchmark` (all from one data set).
+    path : str or path-like
+        The image file to write.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed (``pip install matplotlib``).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError(
+            "--plot needs matplotlib: pip install matplotlib (or the 'benchmark' extra)"
+        ) from exc
+    names = [row["estimator"] for row in rows]
+    acc = np.array([100 * row["accuracy_mean"] for row in rows])
+    std = np.array([100 * (row["accuracy_std"] or 0.0) for row in rows])
+    positions = np.arange(len(rows))[::-1]
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.5))
+    ax.barh(positions, acc, xerr=std, color="tab:blue", alpha=0.8, capsize=3)
+    published = [
+        (pos, 100 * row["published"])
+        for pos, row in zip(positions, rows)
+        if row.get("published") is not None
+    ]
+    if published:
+        pos, fig_ = zip(*published)
+        ax.scatter(fig_, pos, marker="D", s=30, color="tab:red", label="published")
+        ax.legend(loc="best", fontsize=8)
+    points = [p for _, p in published]
+    low = min([*(acc - std), *points])
+    high = max([*(acc + std), *points])
+    span = max(high - low, 1.0)
+    ax.set_xlim(max(0.0, low - 0.15 * span), min(100.0, high + 0.6 * span) + 0.5)
+    for pos, row, value, err in zip(positions, rows, acc, std):
+        ratio = row.get("fit_time_ratio")
+        label = f"{value:.2f}%" + ("" if ratio is None else f", {ratio:.2f}x time")
+        ax.text(value + err + 0.05 * span, pos, label, va="center", fontsize=8)
+    ax.set_yticks(positions, names)
+    ax.set_xlabel("accuracy (%)")
+    ax.set_title(_title(rows), fontsize=8, wrap=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def _csv_value(value):
@@ -633,6 +759,12 @@ def _build_parser():
         help="also write the results to FILE.csv or FILE.md",
     )
     parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        default=None,
+        help="also draw the results as a bar chart in FILE.png (needs matplotlib)",
+    )
+    parser.add_argument(
         "--data-home",
         metavar="DIR",
         default=None,
@@ -691,6 +823,9 @@ def main(argv=None):
     if args.output is not None:
         write_output(rows, args.output)
         print(f"results written to {args.output}", file=sys.stderr)
+    if args.plot is not None:
+        plot_results(rows, args.plot)
+        print(f"chart written to {args.plot}", file=sys.stderr)
     return 0
 
 
