@@ -119,6 +119,12 @@ class BaseOnlineLinear(BaseEstimator):
         "average": [Interval(Integral, 0, None, closed="neither"), "boolean"],
     }
 
+    def __getstate__(self):
+        state = super().__getstate__()
+        # coef_ is a view of this buffer: pickle the average once, as coef_
+        state.pop("_average_coef_buffer", None)
+        return state
+
     # ------------------------------------------------------------------ state
     def _state_arrays(self):
         """(W, b) the kernel updates in place: the standard (non-averaged)
@@ -148,6 +154,7 @@ class BaseOnlineLinear(BaseEstimator):
     def _publish(self, W, b, U=None, bu=None):
         """Expose the kernel state as coef_ / intercept_ (averaged if asked)."""
         if U is None:
+            self._average_coef_buffer = None
             self._average_accum = self._average_intercept_accum = None
             self._standard_coef = self._standard_intercept = None
             self.coef_ = self._shape_coef(W.T)
@@ -157,10 +164,20 @@ class BaseOnlineLinear(BaseEstimator):
         self._standard_coef, self._standard_intercept = self._shape_coef(W.T), b
         n_avg = self.t_ - self._average_start()  # averaged steps so far
         if n_avg >= 1:
-            self.coef_ = self._shape_coef((W - U / n_avg).T.copy())
+            # W - U / n_avg, written into the (D, K) array of the previous
+            # average when there is one (a stream of partial_fit calls then
+            # allocates nothing); coef_ is its transposed view, as in the
+            # unaveraged case, where coef_ is a view of W
+            avg = self.__dict__.get("_average_coef_buffer")
+            if avg is None or avg.shape != W.shape:
+                avg = np.empty_like(W)
+            np.multiply(U, -1.0 / n_avg, out=avg)
+            avg += W
+            self._average_coef_buffer = avg
+            self.coef_ = self._shape_coef(avg.T)
             self.intercept_ = b - bu / n_avg
         else:
-            self.coef_ = self._shape_coef(W.T.copy())
+            self.coef_ = self._shape_coef(W.copy().T)
             self.intercept_ = b.copy()
 
     def _shape_coef(self, coef):
