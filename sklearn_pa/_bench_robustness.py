@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.utils import get_tags
 
-__all__ = ["sparse_stream", "stream_memory"]
+__all__ = ["main_stream", "sparse_stream", "stream_memory"]
 
 
 def sparse_stream(
@@ -64,6 +64,7 @@ def sparse_stream(
         data = rng.normal(size=m * nnz) / np.sqrt(nnz)
         indptr = np.arange(0, (m + 1) * nnz, nnz, dtype=np.int32)
         X = sp.csr_matrix((data, indices, indptr), shape=(m, n_features))
+        X.sum_duplicates()  # canonical, as a vectorizer's output
         scores = (X @ planted) if kind != "outlier_detector" else None
         if kind == "classifier":
             y = np.argmax(scores, axis=1)
@@ -165,3 +166,19 @@ def report_stream(estimators, n_rows, batch_size=10_000):
             f"{res['held'][-1] / 2**20:>10.2f}{growth:>8.3f}{res['seconds']:>8.1f}",
             flush=True,
         )
+
+
+def main_stream(n_rows):
+    """``python -m sklearn_pa.benchmark --stream [ROWS]``: every public
+    estimator with ``partial_fit`` and sparse input."""
+    from .utils import all_estimators
+
+    estimators = []
+    for name, Estimator in all_estimators():
+        est = Estimator()
+        if hasattr(est, "partial_fit") and get_tags(est).input_tags.sparse:
+            params = est.get_params()
+            est.set_params(**({"random_state": 0} if "random_state" in params else {}))
+            estimators.append((name, est))
+    report_stream(estimators, n_rows)
+    return 0
