@@ -214,6 +214,11 @@ class BaseOnlineLinear(BaseEstimator):
             y_numeric=not is_classifier(self),
             multi_output=False,
         )
+        if sp.issparse(X) and not X.has_canonical_format:
+            # duplicate entries add up: sum them, so that each feature appears
+            # once in a row's squared norm (sum_duplicates also sorts)
+            X = X.copy()
+            X.sum_duplicates()
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
             raise ValueError(
@@ -227,7 +232,11 @@ class BaseOnlineLinear(BaseEstimator):
             value = typical_feature_value(X)
         else:
             value = float(self.intercept_scaling)
-        if self.fit_intercept and not 0.0 < value < 1e150:
+        # the kernel adds value**2 to every row's squared norm: it must stay
+        # finite for a row of n_features entries as large as the constant
+        if self.fit_intercept and not (
+            0.0 < value and value * value * (X.shape[1] + 1) < np.finfo(np.float64).max
+        ):
             raise ValueError(
                 f"The intercept's constant feature would be {value:g} "
                 f"(intercept_scaling={self.intercept_scaling!r}); its square must "
@@ -381,7 +390,7 @@ class BaseOnlineLinear(BaseEstimator):
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {epoch + 1} because "
-                    "their squared norm or scores overflowed; scale the input "
+                    "their squared norm, scores or step overflowed; scale the input "
                     "(StandardScaler, MaxAbsScaler).",
                     RuntimeWarning,
                 )

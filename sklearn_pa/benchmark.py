@@ -765,6 +765,19 @@ def _build_parser():
         help="also draw the results as a bar chart in FILE.png (needs matplotlib)",
     )
     parser.add_argument(
+        "--stream",
+        type=int,
+        nargs="?",
+        const=1_000_000,
+        metavar="ROWS",
+        default=None,
+        help=(
+            "instead of the accuracy table, stream ROWS sparse rows (default "
+            "1000000) through partial_fit of every public estimator and print "
+            "the peak traced memory per batch"
+        ),
+    )
+    parser.add_argument(
         "--data-home",
         metavar="DIR",
         default=None,
@@ -791,6 +804,10 @@ def main(argv=None):
     """
     parser = _build_parser()
     args = parser.parse_args(argv)
+    if args.stream is not None:
+        from ._bench_robustness import main_stream
+
+        return main_stream(args.stream)
     if args.estimators is not None:
         try:
             _check_estimator_names(args.estimators)

@@ -25,7 +25,7 @@ of the current averaged step, ``U += (c - 1) * Delta`` and the average of the
 iterates is ``W - U / c``.  Nothing here calls back into Python.
 """
 
-from libc.math cimport fabs, isfinite, INFINITY, NAN
+from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row
@@ -33,6 +33,61 @@ from ._rules cimport Rule, Slack
 from ._steps cimport (
     Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
 )
+
+
+cdef bint _step_overflows(
+    const double *row_data,
+    const index_t *row_ind,
+    Py_ssize_t nnz,
+    double *W0,
+    double *U0,
+    double[::1] b,
+    double[::1] bu,
+    Py_ssize_t K,
+    const double *delta,
+    const Py_ssize_t *changed,
+    Py_ssize_t n_changed,
+    double sq,
+    double intercept_sq,
+    double avg_coef,
+) noexcept nogil:
+    """Whether adding the step to W, b (and U, bu) would overflow.
+
+    Every |x_j| is at most sqrt(sq), so a step bounded by 1e300 cannot make a
+    finite weight infinite (unless the weight is already within 1e300 of the
+    largest double, which the write-time check still reports): only rows above
+    that bound, which are rare, pay for the exact test.
+    """
+    cdef Py_ssize_t j, r, k
+    cdef double step_max = 0.0, factor = avg_coef if avg_coef > 1.0 else 1.0
+    cdef double xj
+    cdef double *wrow
+    for r in range(n_changed):
+        step_max = max(step_max, fabs(delta[changed[r]]))
+    step_max *= factor
+    if step_max * sqrt(sq) < 1e300 and step_max * intercept_sq < 1e300:
+        return False
+    for j in range(nnz):
+        xj = row_data[j]
+        wrow = W0 + row_ind[j] * K
+        for r in range(n_changed):
+            k = changed[r]
+            if not isfinite(wrow[k] + delta[k] * xj):
+                return True
+            if avg_coef != 0.0 and not isfinite(
+                U0[row_ind[j] * K + k] + avg_coef * delta[k] * xj
+            ):
+                return True
+    if intercept_sq > 0.0:
+        for r in range(n_changed):
+            k = changed[r]
+            if not isfinite(b[k] + intercept_sq * delta[k]):
+                return True
+            if avg_coef != 0.0 and not isfinite(
+                bu[k] + avg_coef * intercept_sq * delta[k]
+            ):
+                return True
+    return False
 
 
 def epoch(
@@ -306,6 +361,14 @@ def epoch(
                             n_changed = 2
 
             if n_changed == 0:
+                continue
+            if _step_overflows(row_data, row_ind, nnz, W0, U0, b, bu, K, delta,
+                               changed, n_changed, sq, intercept_sq,
+                               <double> (t - average_start)
+                               if averaging and t >= average_start else 0.0):
+                # a finite row whose step would make a weight infinite: skip it
+                # before writing anything, as a row whose scores overflow
+                skipped += 1
                 continue
             updates += 1
             avg_coef = 0.0
