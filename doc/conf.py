@@ -21,10 +21,10 @@ extensions = [
 
 autosummary_generate = True
 numpydoc_show_class_members = False
-templates_path = ["_templates"]
+templates_path = []
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
 html_theme = "pydata_sphinx_theme"
-html_static_path = ["_static"]
+html_static_path = []
 
 SKLEARN_URL = "https://scikit-learn.org/stable/"
 
