@@ -83,9 +83,14 @@ for beam in beams[1:]:
     )
 
 # %%
-# What it shows: with exact search the three updates learn alike.  With a
-# narrow beam (1 or 2) the standard update suffers from invalid updates, while
-# early and max-violation updates keep learning; max-violation reaches a given
-# accuracy in fewer epochs than early update because each of its updates fixes
-# a larger violation.  From a beam of 4 the curves meet the exact ones.
+# What it shows (measured on 600 CoNLL-2000 sentences, 3 epochs, in the quick
+# mode): with beam 1 about 23% of the standard updates are not violations
+# (5% with beam 2, 2% with beam 4, 0.1% with beam 8); early and max-violation
+# updates never make one.  Early update learns slowest per epoch, as each of
+# its updates covers only a prefix; max-violation learns as fast as the
+# standard update.  On this first-order chunking task the curves of all beam
+# widths stay within about one point of exact search: the label set is small
+# and a trained model rarely loses the gold prefix, unlike the larger search
+# spaces (trigram tagging, incremental parsing) of Huang et al., where invalid
+# updates hurt the standard perceptron much more.
 plt.show()

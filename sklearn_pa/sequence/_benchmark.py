@@ -152,7 +152,7 @@ def main(argv=None):
     if data_home is None:
         parser.error("pass --data-home or set SKLEARN_PA_DATA to the data folder")
     try:
-        rows = run_conll2000(
+        run_conll2000(
             data_home,
             args.estimators,
             epochs=args.epochs,
@@ -162,7 +162,6 @@ def main(argv=None):
         )
     except FileNotFoundError as exc:
         parser.error(str(exc))
-    print("\n".join(_format_row(r) for r in rows))
     return 0
 
 
