@@ -6,10 +6,13 @@ Every estimator is importable from the top of the package::
 """
 
 from ._passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from .sequence import StructuredPassiveAggressive, StructuredPerceptron
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "PassiveAggressiveClassifier",
     "PassiveAggressiveRegressor",
+    "StructuredPassiveAggressive",
+    "StructuredPerceptron",
 ]

@@ -802,6 +802,12 @@ def main(argv=None):
         data exit through :class:`SystemExit` with status 2 and a message on
         standard error.
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "conll2000" in argv or "--dataset=conll2000" in argv:
+        # sequence data: lists of sentences, its own protocol and peers
+        from .sequence._benchmark import main as sequence_main
+
+        return sequence_main(argv)
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.stream is not None:
