@@ -366,7 +366,7 @@ class StructuredPerceptron(_BaseSequenceTagger):
     ...      [{"w": "a"}, {"w": "cat"}, {"w": "sleeps"}]]
     >>> y = [["D", "N", "V"], ["D", "N", "V"]]
     >>> tagger = StructuredPerceptron(max_iter=5, random_state=0).fit(X, y)
-    >>> [list(p) for p in tagger.predict([[{"w": "the"}, {"w": "cat"}]])]
+    >>> [p.tolist() for p in tagger.predict([[{"w": "the"}, {"w": "cat"}]])]
     [['D', 'N']]
     """
 
@@ -524,7 +524,7 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     ...      [{"w": "a"}, {"w": "cat"}, {"w": "sleeps"}]]
     >>> y = [["D", "N", "V"], ["D", "N", "V"]]
     >>> tagger = StructuredPassiveAggressive(k_best=2, random_state=0).fit(X, y)
-    >>> [list(p) for p in tagger.predict([[{"w": "a"}, {"w": "dog"}]])]
+    >>> [p.tolist() for p in tagger.predict([[{"w": "a"}, {"w": "dog"}]])]
     [['D', 'N']]
     """
 
