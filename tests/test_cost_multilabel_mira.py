@@ -325,3 +325,24 @@ def test_mira_sample_weight_zero_skips():
     b = MIRAClassifier(**params).fit(X[keep], y[keep])
     assert_array_equal(a.coef_, b.coef_)
     assert_array_equal(a.intercept_, b.intercept_)
+
+
+@pytest.mark.parametrize("margin", [0.5, 1.0, 3.0])
+def test_mira_is_spa_pa1_with_unit_bound(margin):
+    """Along x, 1/2 sum_r ||M_r + tau_r x||^2 - beta tau_y differs from the
+    support-class PA-I dual only by a constant: MIRA with margin beta is
+    PA-I (C = 1, multiclass="support") with margins beta.  The two kernels'
+    step helpers (mira_steps, support_steps) are written independently."""
+    X, y = load_digits(return_X_y=True)
+    K = 10
+    a = MIRAClassifier(margin=margin, max_iter=3, tol=None, random_state=0).fit(X, y)
+    b = PassiveAggressiveClassifier(
+        C=1.0,
+        multiclass="support",
+        cost_matrix=margin**2 * (np.ones((K, K)) - np.eye(K)),
+        max_iter=3,
+        tol=None,
+        random_state=0,
+    ).fit(X, y)
+    assert_allclose(a.coef_, b.coef_, rtol=1e-9, atol=1e-12)
+    assert_allclose(a.intercept_, b.intercept_, rtol=1e-9, atol=1e-12)
