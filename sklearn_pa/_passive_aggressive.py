@@ -138,7 +138,26 @@ class PassiveAggressiveClassifier(
         average is kept lazily (no per-sample copy of the weights).
     multiclass : {"support", "max_loss", "prediction", "ovr"}, default="support"
         The multiclass rule (see above).  Ignored for two classes, where every
-        rule is binary PA on one weight vector.
+        rule is binary PA on one weight vector, and for a multilabel ``y``.
+    cost_matrix : array-like of shape (n_classes, n_classes), default=None
+        Cost-sensitive multiclass learning: ``cost_matrix[i, j] >= 0`` is the
+        cost of predicting ``classes_[j]`` when the truth is ``classes_[i]``
+        (zero diagonal).  The margin required against class ``j`` becomes
+        ``sqrt(cost_matrix[y, j])`` for the ``"support"``, ``"max_loss"`` and
+        ``"prediction"`` rules.  Refused for two classes (use
+        ``class_weight``) and for ``"ovr"``, which compares no class pairs.
+
+    Notes
+    -----
+    A 2-D ``y`` of several columns is a multilabel indicator matrix: the
+    model then keeps one prototype per label, ranks the relevant labels above
+    a virtual label of score 0 and that above the irrelevant ones (margins 1
+    between relevant and irrelevant, 1/2 to the threshold), each step
+    enforcing the most violated of these extreme constraints; ``predict``
+    returns the indicator matrix of the labels scoring above 0 and
+    ``classes_`` is ``np.arange(n_labels)`` (pass it as ``classes`` to the
+    first ``partial_fit``).  See the user guide "The rest of the
+    Passive-Aggressive family".
 
     Attributes
     ----------
@@ -185,6 +204,22 @@ class PassiveAggressiveClassifier(
     True
     >>> clf.coef_.shape
     (10, 64)
+
+    Cost-sensitive: predicting 1 for a true 0 costs ten times more.
+
+    >>> import numpy as np
+    >>> cost = np.ones((10, 10)) - np.eye(10)
+    >>> cost[0, 1] = 10.0
+    >>> clf = PassiveAggressiveClassifier(cost_matrix=cost, random_state=0)
+    >>> clf.fit(X[:1500], y[:1500]).score(X[1500:], y[1500:]) > 0.85
+    True
+
+    Multilabel: ``y`` an indicator matrix, ``predict`` returns one.
+
+    >>> Y = np.column_stack([y % 2, y >= 5, y == 0])
+    >>> ml = PassiveAggressiveClassifier(random_state=0).fit(X, Y)
+    >>> ml.predict(X[:2]).shape
+    (2, 3)
     """
 
     _parameter_constraints: dict = {
@@ -479,8 +514,10 @@ class PassiveAggressiveClassifier(
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Target labels.
+            A 2-D indicator matrix (dense or sparse) trains the multilabel
+            ranking rule (see Notes).
         coef_init : ndarray of shape (n_classes, n_features), default=None
             Initial weights (``(1, n_features)`` for two classes).
         intercept_init : ndarray of shape (n_classes,), default=None
@@ -508,11 +545,14 @@ class PassiveAggressiveClassifier(
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             A batch of training data.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Its labels, all in ``classes``.
+            A 2-D indicator matrix (dense or sparse) trains the multilabel
+            ranking rule (see Notes).
         classes : array-like of shape (n_classes,), default=None
             Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.
+            optional (but checked) afterwards.  For a multilabel ``y``, the
+            label column indices ``np.arange(n_labels)``.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights multiplying ``C``.
 
