@@ -5,12 +5,17 @@ Every estimator is importable from the top of the package::
     from sklearn_pa import PassiveAggressiveClassifier
 """
 
-from ._passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from ._passive_aggressive import (
+    MIRAClassifier,
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+)
 from .sequence import StructuredPassiveAggressive, StructuredPerceptron
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "MIRAClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveRegressor",
     "StructuredPassiveAggressive",

@@ -198,6 +198,10 @@ class BaseOnlineLinear(BaseEstimator):
         one = np.ones(n_columns)
         return one, one, np.ones((1, 1))
 
+    def _kernel_label_arrays(self, y):
+        """Extra label arrays for the kernel (multilabel rows); none by default."""
+        return {}
+
     def _score_for_stopping(self, X, y, sample_weight):
         return self.score(X, y, sample_weight=sample_weight)
 
@@ -320,6 +324,7 @@ class BaseOnlineLinear(BaseEstimator):
         labels, targets = self._targets(y)
         n_columns = W.shape[1]
         weight_pos, weight_neg, margins = self._kernel_extras(n_columns)
+        label_arrays = self._kernel_label_arrays(y)
         rule, slack = int(self._rule()), int(self._slack())
         ovr = rule == Rule.OVR
         n_loss = n_columns if ovr else 1
@@ -374,6 +379,7 @@ class BaseOnlineLinear(BaseEstimator):
                     loss,
                     c0,
                     c1,
+                    **label_arrays,
                 )
 
             if n_jobs > 1:

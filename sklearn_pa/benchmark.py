@@ -43,7 +43,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 
-from ._passive_aggressive import PassiveAggressiveClassifier
+from ._passive_aggressive import MIRAClassifier, PassiveAggressiveClassifier
 
 __all__ = [
     "DATASETS",
@@ -115,6 +115,9 @@ ESTIMATORS = {
     "PA-I-ovr": _pa(C=1.0, loss="hinge", multiclass="ovr"),
     "PA-I-avg": _pa(C=1.0, loss="hinge", average=True),
     "PA-I-ovr-avg": _pa(C=1.0, loss="hinge", multiclass="ovr", average=True),
+    "MIRA": lambda epochs, random_state: MIRAClassifier(
+        max_iter=epochs, tol=None, shuffle=True, random_state=random_state
+    ),
     "sklearn-SGD-pa1": _sgd_pa("pa1"),
     "sklearn-SGD-pa2": _sgd_pa("pa2"),
 }
@@ -720,7 +723,7 @@ def _build_parser():
     )
     parser.add_argument(
         "--dataset",
-        choices=DATASETS,
+        choices=(*DATASETS, "20newsgroups-multilabel"),
         default="digits",
         help="data set (default: digits, bundled with scikit-learn)",
     )
@@ -814,7 +817,7 @@ def main(argv=None):
         from ._bench_robustness import main_stream
 
         return main_stream(args.stream)
-    if args.estimators is not None:
+    if args.estimators is not None and args.dataset != "20newsgroups-multilabel":
         try:
             _check_estimator_names(args.estimators)
         except ValueError as exc:
@@ -827,6 +830,8 @@ def main(argv=None):
         parser.error(f"--output must name a .csv or .md file, got {args.output!r}")
     if args.epochs < 1:
         parser.error(f"--epochs must be at least 1, got {args.epochs}")
+    if args.dataset == "20newsgroups-multilabel":
+        return _main_multilabel(parser, args)
     try:
         data = load_dataset(args.dataset, args.data_home)
     except FileNotFoundError as exc:
@@ -849,6 +854,32 @@ def main(argv=None):
     if args.plot is not None:
         plot_results(rows, args.plot)
         print(f"chart written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _main_multilabel(parser, args):
+    """``--dataset 20newsgroups-multilabel``: label ranking metrics (see
+    ``sklearn_pa._bench_multilabel``); ``--estimators`` names its learners."""
+    from ._bench_multilabel import (
+        format_multilabel_table,
+        load_20newsgroups_multilabel,
+        run_multilabel_benchmark,
+    )
+
+    try:
+        data = load_20newsgroups_multilabel(args.data_home)
+        rows = run_multilabel_benchmark(
+            data,
+            args.estimators,
+            epochs=args.epochs,
+            random_state=args.random_state,
+            verbose=True,
+        )
+    except FileNotFoundError as exc:
+        parser.error(str(exc))
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(format_multilabel_table(rows, data, args.epochs), flush=True)
     return 0
 
 

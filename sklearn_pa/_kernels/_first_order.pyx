@@ -33,6 +33,7 @@ from ._rules cimport Rule, Slack
 from ._steps cimport (
     Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
 )
+from ._steps cimport mira_steps
 
 
 cdef bint _step_overflows(
@@ -119,6 +120,8 @@ def epoch(
     Py_ssize_t col_start=0,
     Py_ssize_t col_stop=-1,
     double[:, ::1] scores_out=None,
+    const long long[::1] label_indptr=None,
+    const int[::1] label_indices=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -151,6 +154,15 @@ def epoch(
         "predict then learn" decision values used by progressive validation).
         Columns outside ``col_start:col_stop`` are left alone; a skipped row
         gets NaN.
+    label_indptr, label_indices : MULTILABEL only, the relevant labels of
+        row i as ``label_indices[label_indptr[i]:label_indptr[i + 1]]`` (a
+        CSR indicator matrix).  MULTILABEL ranks the relevant labels above a
+        virtual label of score 0 and that above the irrelevant ones: relevant
+        - irrelevant >= 1, relevant >= 1/2, irrelevant <= -1/2, and each step
+        enforces the most violated of the three extreme constraints.
+    MIRA reads ``epsilon`` as its margin beta and bounds the true class's
+        step by ``C * sample_weight * weight_pos[y]`` (1 in the paper); with
+        one column it is binary MIRA on the difference of the two prototypes.
 
     Returns
     -------
@@ -173,6 +185,27 @@ def epoch(
         margins.shape[0] < K or margins.shape[1] < K
     ):
         raise ValueError(f"margins must be at least ({K}, {K})")
+    if rule == Rule.MIRA and K == 1 and (weight_pos.shape[0] < 2):
+        raise ValueError("class weights need 2 entries for binary MIRA")
+    cdef const long long *lptr = NULL
+    cdef const int *lind = NULL
+    cdef Py_ssize_t max_row = 0, q
+    if rule == Rule.MULTILABEL:
+        if label_indptr is None or label_indices is None:
+            raise ValueError("MULTILABEL needs label_indptr and label_indices")
+        for q in range(order.shape[0]):
+            if order[q] > max_row:
+                max_row = order[q]
+        if label_indptr.shape[0] < max_row + 2:
+            raise ValueError("label_indptr is shorter than the rows in order")
+        if label_indices.shape[0] < label_indptr[max_row + 1]:
+            raise ValueError("label_indices is shorter than label_indptr says")
+        for q in range(label_indptr[max_row + 1]):
+            if label_indices[q] < 0 or label_indices[q] >= K:
+                raise ValueError(f"label indices must lie in [0, {K})")
+        lptr = &label_indptr[0]
+        if label_indices.shape[0] > 0:
+            lind = &label_indices[0]
     cdef bint averaging = U.shape[0] > 0
     cdef bint want_scores = scores_out is not None
     if want_scores and (scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K):
@@ -184,6 +217,9 @@ def epoch(
     cdef Py_ssize_t n, i, j, k, r, y, nnz, n_changed, n_cand
     cdef long long t
     cdef double sq, w_i, C_i, loss, tau, ysign, best, xj, avg_coef, resid
+    cdef double lo, hi
+    cdef Py_ssize_t u, kind
+    cdef bint miss
     cdef const double *row_data
     cdef const index_t *row_ind
     cdef const double *next_data
@@ -199,7 +235,12 @@ def epoch(
     cdef double *tau_buf = <double *> malloc(K * sizeof(double))
     cdef Py_ssize_t *changed = <Py_ssize_t *> malloc(K * sizeof(Py_ssize_t))
     cdef Candidate *cand = <Candidate *> malloc(K * sizeof(Candidate))
+    cdef unsigned char *relevant = <unsigned char *> malloc(K * sizeof(unsigned char))
     if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL:
+        free(scores); free(delta); free(tau_buf); free(changed); free(cand)
+        free(relevant)
+        raise MemoryError()
+    if relevant == NULL:
         free(scores); free(delta); free(tau_buf); free(changed); free(cand)
         raise MemoryError()
 
@@ -300,6 +341,116 @@ def epoch(
                             delta[k] = ysign * tau
                             changed[n_changed] = k
                             n_changed += 1
+
+            elif rule == Rule.MULTILABEL:
+                # label ranking with a virtual label of score 0 between the
+                # relevant labels (above it) and the irrelevant ones (below)
+                for k in range(K):
+                    relevant[k] = 0
+                for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
+                    relevant[lind[j]] = 1
+                r = -1
+                u = -1
+                lo = INFINITY
+                hi = -INFINITY
+                miss = False
+                for k in range(K):
+                    if relevant[k]:
+                        if scores[k] < lo:
+                            lo = scores[k]
+                            r = k
+                        if scores[k] <= 0.0:
+                            miss = True
+                    else:
+                        if scores[k] > hi:
+                            hi = scores[k]
+                            u = k
+                        if scores[k] > 0.0:
+                            miss = True
+                if miss:
+                    mistakes += 1
+                # the extreme constraints: (lowest relevant, highest
+                # irrelevant) at margin 1, each against the threshold at 1/2;
+                # the pair wins ties (its loss is the sum of the other two)
+                best = 0.0
+                kind = 0
+                if r >= 0 and u >= 0 and 1.0 - (lo - hi) > best:
+                    best = 1.0 - (lo - hi)
+                    kind = 3
+                if r >= 0 and 0.5 - lo > best:
+                    best = 0.5 - lo
+                    kind = 1
+                if u >= 0 and 0.5 + hi > best:
+                    best = 0.5 + hi
+                    kind = 2
+                if kind != 0:
+                    loss_out[0] += best
+                    if w_i > 0.0:
+                        tau = single_step(best, (2.0 if kind == 3 else 1.0) * sq,
+                                          C * w_i, slack)
+                        if tau > 0.0:
+                            if kind != 2:
+                                delta[r] = tau
+                                changed[n_changed] = r
+                                n_changed += 1
+                            if kind != 1:
+                                delta[u] = -tau
+                                changed[n_changed] = u
+                                n_changed += 1
+
+            elif rule == Rule.MIRA:
+                y = labels[i]
+                C_i = C * w_i * weight_pos[y]
+                if K == 1:
+                    # prototypes -v/2 and +v/2: the step of v = M_1 - M_0 is
+                    # twice the prototypes' step, clipped at 2 C_i
+                    ysign = 1.0 if y == 1 else -1.0
+                    if ysign * scores[0] <= 0.0:
+                        mistakes += 1
+                    loss = epsilon - ysign * scores[0]
+                    if loss > 0.0:
+                        loss_out[0] += loss
+                        if C_i > 0.0 and sq > 0.0:
+                            tau = min(2.0 * C_i, loss / sq)
+                            if tau > 0.0:
+                                delta[0] = ysign * tau
+                                changed[0] = 0
+                                n_changed = 1
+                else:
+                    n_cand = 0
+                    best = 0.0
+                    miss = False
+                    for k in range(K):
+                        if k == y:
+                            continue
+                        if scores[k] >= scores[y]:
+                            miss = True
+                        loss = epsilon - (scores[y] - scores[k])
+                        if loss > best:
+                            best = loss
+                        if loss > 0.0:
+                            # only classes within beta of the true class move
+                            cand[n_cand].loss = scores[k]
+                            cand[n_cand].k = k
+                            n_cand += 1
+                    if miss:
+                        mistakes += 1
+                    if best > 0.0:
+                        loss_out[0] += best
+                    if n_cand > 0 and C_i > 0.0 and sq > 0.0:
+                        cand[n_cand].loss = scores[y] - epsilon + sq * C_i
+                        cand[n_cand].k = y
+                        n_cand += 1
+                        tau = mira_steps(cand, n_cand, sq, C_i, y, tau_buf)
+                        if tau > 0.0:
+                            delta[y] = tau
+                            changed[0] = y
+                            n_changed = 1
+                            for j in range(n_cand):
+                                if cand[j].k != y and tau_buf[j] < 0.0:
+                                    delta[cand[j].k] = tau_buf[j]
+                                    changed[n_changed] = cand[j].k
+                                    n_changed += 1
 
             else:
                 # multiclass rules on K prototypes: losses l_u = m_yu - (s_y - s_u)
@@ -409,6 +560,7 @@ def epoch(
     free(tau_buf)
     free(changed)
     free(cand)
+    free(relevant)
     if rule == Rule.REGRESSION or (rule == Rule.OVR and not (c0 == 0 and c1 == K)):
         mistakes = -1
     return mistakes, updates, skipped, overflow
