@@ -1,7 +1,7 @@
 """
-=====================================
+==========================================
 Multilabel ranking with Passive-Aggressive
-=====================================
+==========================================
 
 Given a multilabel indicator ``y``, :class:`~sklearn_pa.PassiveAggressiveClassifier`
 learns one prototype per label and ranks the relevant labels above a virtual

@@ -654,7 +654,7 @@ class MIRAClassifier(
         Number of features seen during ``fit``.
     intercept_scaling_ : float
         The constant feature behind the intercept.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
