@@ -5,11 +5,16 @@ Every estimator is importable from the top of the package::
     from sklearn_pa import PassiveAggressiveClassifier
 """
 
+from ._kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
+from ._one_class import PassiveAggressiveOneClass
 from ._passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "KernelPassiveAggressiveClassifier",
+    "KernelPassiveAggressiveRegressor",
     "PassiveAggressiveClassifier",
+    "PassiveAggressiveOneClass",
     "PassiveAggressiveRegressor",
 ]
