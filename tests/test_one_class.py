@@ -317,8 +317,10 @@ def test_verbose_prints_one_line_per_epoch(capsys):
     assert out.count("-- Epoch") == 3 and "Radius" in out
 
 
-def test_novelty_detection_on_digits_is_competitive_with_sgd_one_class_svm():
-    """Train on one digit, flag the others (the example's setting)."""
+def test_novelty_detection_on_digits_beats_the_linear_one_class_svm():
+    """Train on one digit, flag the others (the example's setting).  The
+    linear SGDOneClassSVM is scored on raw features, its better setting here
+    (standardising puts the normal class at the origin it separates from)."""
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True)
@@ -331,14 +333,17 @@ def test_novelty_detection_on_digits_is_competitive_with_sgd_one_class_svm():
     ball = make_pipeline(
         StandardScaler(),
         PassiveAggressiveOneClass(
-            C=0.1, epsilon="learn", epsilon_bound=20.0, random_state=0
+            C=0.1, epsilon="learn", epsilon_bound=10.0, random_state=0
         ),
     ).fit(X[train])
-    svm = make_pipeline(StandardScaler(), SGDOneClassSVM(nu=0.1, random_state=0)).fit(
-        X[train]
-    )
+    svm = SGDOneClassSVM(nu=0.1, random_state=0).fit(X[train])
     truth = normal[test].astype(int)
     auc_ball = roc_auc_score(truth, ball.decision_function(X[test]))
     auc_svm = roc_auc_score(truth, svm.decision_function(X[test]))
     assert auc_ball > 0.95
-    assert auc_ball >= auc_svm - 0.02
+    assert auc_ball > auc_svm
+    # the learned radius makes predict useful: most normal samples inside,
+    # most others outside
+    inside = ball.predict(X[test]) == 1
+    assert inside[truth == 1].mean() > 0.8
+    assert inside[truth == 0].mean() < 0.2
