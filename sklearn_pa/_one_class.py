@@ -325,6 +325,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                 t_start=0,
             )
             self._rng = rng
+            self._learned = self._learn()
             self.n_iter_ = n_iter
             self.t_ = float(t) + 1.0
             self._publish(w, extra)
