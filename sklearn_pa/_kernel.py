@@ -29,7 +29,7 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import (
@@ -376,6 +376,7 @@ class _BaseKernelPA(BaseEstimator):
             state = self._empty_state(X, n_cols)
         rng = check_random_state(self.random_state)
         labels, targets = self._targets(y)
+        sample_weight = self._effective_sample_weight(y, sample_weight)
         state, n_iter, t = self._run(
             X,
             labels,
@@ -416,6 +417,7 @@ class _BaseKernelPA(BaseEstimator):
             state = self._current_state()
             t_start = int(self.t_) - 1
         labels, targets = self._targets(y)
+        sample_weight = self._effective_sample_weight(y, sample_weight)
         state, n_iter, t = self._run(
             X,
             labels,
@@ -431,6 +433,9 @@ class _BaseKernelPA(BaseEstimator):
         self.t_ = float(t) + 1.0
         self._publish(state)
         return self
+
+    def _effective_sample_weight(self, y, sample_weight):
+        return sample_weight
 
     def _decision(self, X):
         check_is_fitted(self)
@@ -527,6 +532,10 @@ class KernelPassiveAggressiveClassifier(ClassifierMixin, _BaseKernelPA):
     loss : {"hinge", "squared_hinge"}, default="hinge"
         ``"hinge"`` is PA-I, ``"squared_hinge"`` is PA-II.
     {common}
+    class_weight : dict, "balanced" or None, default=None
+        Weights per class; they multiply ``C`` for the samples of that class,
+        as in :class:`PassiveAggressiveClassifier`.  ``"balanced"`` is
+        computed from ``y`` in ``fit`` and refused by ``partial_fit``.
 
     Attributes
     ----------
@@ -572,6 +581,7 @@ class KernelPassiveAggressiveClassifier(ClassifierMixin, _BaseKernelPA):
     _parameter_constraints: dict = {
         **_BaseKernelPA._parameter_constraints,
         "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def __init__(
@@ -593,9 +603,11 @@ class KernelPassiveAggressiveClassifier(ClassifierMixin, _BaseKernelPA):
         verbose=0,
         random_state=None,
         warm_start=False,
+        class_weight=None,
     ):
         self.C = C
         self.loss = loss
+        self.class_weight = class_weight
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -658,7 +670,28 @@ class KernelPassiveAggressiveClassifier(ClassifierMixin, _BaseKernelPA):
                 f"y contains labels {unknown.tolist()!r} that are not in classes "
                 f"{classes_.tolist()!r}."
             )
+        if self.class_weight == "balanced" and not fitting:
+            raise ValueError(
+                "class_weight='balanced' is not supported by partial_fit: the "
+                "class frequencies of the whole stream are unknown. Compute "
+                "weights on a representative sample with "
+                "sklearn.utils.compute_class_weight('balanced', ...) and pass "
+                "them as a dict."
+            )
+        if self.class_weight is None:
+            weights = np.ones(classes_.shape[0])
+        else:
+            weights = compute_class_weight(self.class_weight, classes=classes_, y=y)
         self.classes_ = classes_
+        self._expanded_class_weight = np.ascontiguousarray(weights, dtype=np.float64)
+
+    def _effective_sample_weight(self, y, sample_weight):
+        # a class weight multiplies C for the samples of its class, as in
+        # PassiveAggressiveClassifier: fold it into the per-sample multiplier
+        labels = np.searchsorted(self.classes_, y)
+        return np.ascontiguousarray(
+            sample_weight * self._expanded_class_weight[labels], dtype=np.float64
+        )
 
     def _targets(self, y):
         labels = np.searchsorted(self.classes_, y).astype(np.int32)

@@ -291,3 +291,28 @@ def test_verbose_and_cross_val_score(capsys):
         KernelPassiveAggressiveClassifier(gamma=3.0, random_state=0), X, y, cv=3
     )
     assert scores.mean() > 0.85
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("class_weight", ["balanced", "dict"])
+def test_class_weight_equals_linear_pa(n_classes, class_weight):
+    X, y = _data(n_classes)
+    if class_weight == "dict":
+        class_weight = {k: 0.5 + k for k in range(n_classes)}
+    lin = PassiveAggressiveClassifier(
+        C=0.1,
+        multiclass="max_loss",
+        fit_intercept=False,
+        shuffle=False,
+        max_iter=2,
+        tol=None,
+        class_weight=class_weight,
+    ).fit(X, y)
+    ker = KernelPassiveAggressiveClassifier(
+        C=0.1, kernel="linear", shuffle=False, max_iter=2, class_weight=class_weight
+    ).fit(X, y)
+    assert_allclose(ker.decision_function(X), lin.decision_function(X), atol=1e-8)
+    with pytest.raises(ValueError, match="balanced"):
+        KernelPassiveAggressiveClassifier(class_weight="balanced").partial_fit(
+            X, y, classes=np.unique(y)
+        )
