@@ -270,7 +270,7 @@ class _BaseKernelPA(BaseEstimator):
                 if new.shape[0]:
                     parts.append(self._kernel(XR, X[src_row[new]]))
                 if parts:
-                    K_RS = np.ascontiguousarray(np.hstack(parts))
+                    K_RS = parts[0] if len(parts) == 1 else np.hstack(parts)
                     F = np.ascontiguousarray(K_RS @ alpha[S])
                 else:
                     K_RS = np.zeros((rows.shape[0], 1))
