@@ -338,3 +338,25 @@ def test_usps_one_epoch_accuracy(data_dir):
     ).fit(X, y)
     assert small.support_vectors_.shape[0] == 1000
     assert small.score(X_test, y_test) >= 0.91
+
+
+def test_polynomial_kernel_equals_linear_pa_on_its_feature_map(block_size):
+    """(x.y + 1)^2 = phi(x).phi(y) with phi(x) = [x_i x_j, sqrt(2) x_i, 1]:
+    kernel PA must be the linear PA run on phi(X), step for step."""
+    X, y = _data(3, n=150)
+    X = X / 3.0
+    n = X.shape[1]
+    phi = np.hstack(
+        [
+            (X[:, :, None] * X[:, None, :]).reshape(len(X), n * n),
+            np.sqrt(2.0) * X,
+            np.ones((len(X), 1)),
+        ]
+    )
+    ker = KernelPassiveAggressiveClassifier(
+        kernel="poly", degree=2, gamma=1.0, coef0=1.0, shuffle=False, max_iter=2
+    ).fit(X, y)
+    lin = PassiveAggressiveClassifier(
+        multiclass="max_loss", fit_intercept=False, shuffle=False, max_iter=2, tol=None
+    ).fit(phi, y)
+    assert_allclose(ker.decision_function(X), lin.decision_function(phi), atol=1e-8)
