@@ -235,6 +235,7 @@ class _BaseKernelPA(BaseEstimator):
         alive_pos = np.zeros(cap, dtype=np.int64)
         alive_pos[:n_old] = np.arange(n_old)
         counters = np.array([n_old, n_old, state["next_stamp"]], dtype=np.int64)
+        pos_S = np.full(cap, -1, dtype=np.int64)  # per slot: column in K_RS
         budget = -1 if self.budget is None else int(self.budget)
         policy = int(_POLICIES[self.budget_policy])
         rule, slack = int(self._rule()), int(self._slack())
@@ -275,7 +276,6 @@ class _BaseKernelPA(BaseEstimator):
                 else:
                     K_RS = np.zeros((rows.shape[0], 1))
                     F = np.zeros((rows.shape[0], n_cols))
-                pos_S = np.full(cap, -1, dtype=np.int64)
                 pos_S[S] = np.arange(S.shape[0])
                 K_RR = self._kernel(XR, XR)
                 m, u, s, r = _kernel_pa.block(
@@ -305,6 +305,7 @@ class _BaseKernelPA(BaseEstimator):
                     policy,
                     loss,
                 )
+                pos_S[S] = -1  # O(|S|) reset, not O(cap) per block
                 mistakes, updates = mistakes + m, updates + u
                 skipped, removed = skipped + s, removed + r
             t += n
