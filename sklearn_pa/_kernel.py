@@ -48,6 +48,7 @@ __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegresso
 # predictions: 2**21 doubles = 16 MB
 _BLOCK_ELEMENTS = 2**21
 _MAX_BLOCK_ROWS = 512
+_MIN_BLOCK_ROWS = 64
 
 _POLICIES = {"oldest": _kernel_pa.Policy.OLDEST, "smallest": _kernel_pa.Policy.SMALLEST}
 
@@ -253,8 +254,11 @@ class _BaseKernelPA(BaseEstimator):
             start = 0
             while start < n:
                 n_alive = int(counters[1])
-                size = _BLOCK_ELEMENTS // (n_alive + _MAX_BLOCK_ROWS)
-                size = max(1, min(_MAX_BLOCK_ROWS, size))
+                # K(R, R) costs |R| kernel values per row and K(R, S) |S|: keep
+                # |R| near |S| (at least 64 rows, so that per-block overhead
+                # stays small), and both matrices within _BLOCK_ELEMENTS
+                size = min(_MAX_BLOCK_ROWS, max(_MIN_BLOCK_ROWS, n_alive))
+                size = max(1, min(size, _BLOCK_ELEMENTS // (n_alive + size)))
                 rows = order[start : start + size]
                 start += rows.shape[0]
                 XR = X[rows]
