@@ -162,6 +162,19 @@ def test_learned_radius_step_solves_the_augmented_problem(
     scale = 1 + np.linalg.norm(w0 - x) + r0
     assert_allclose(w, ref_w, atol=1e-5 * scale)
     assert_allclose(r, ref_r, atol=1e-5 * scale)
+    # KKT on the augmented vector z = (w, r), target (x, 0), radius B
+    z0, z, target = np.append(w0, r0), np.append(w, r), np.append(x, 0.0)
+    mu, d = np.linalg.norm(z - z0), np.linalg.norm(z - target)
+    if np.linalg.norm(z0 - target) > bound and d > 1e-9:
+        assert_allclose(z - z0, mu * (target - z) / d, atol=1e-9 * scale)
+        xi = max(d - bound, 0.0)
+        if np.isinf(C):
+            assert_allclose(d, bound, rtol=1e-9)
+        elif slack == Slack.HINGE:
+            assert mu <= C * (1 + 1e-12)
+            assert (C - mu) * xi <= 1e-9 * (1 + C * scale)
+        else:
+            assert_allclose(mu, 2 * C * xi, rtol=1e-9, atol=1e-12)
     # the learned radius never shrinks
     assert r <= r0 + 1e-15
     assert np.sqrt(bound**2 - r**2) >= np.sqrt(bound**2 - r0**2) - 1e-12
