@@ -360,3 +360,15 @@ def test_novelty_detection_on_digits_beats_the_linear_one_class_svm():
     inside = ball.predict(X[test]) == 1
     assert inside[truth == 1].mean() > 0.8
     assert inside[truth == 0].mean() < 0.2
+
+
+def test_benchmark_entries_run():
+    """The detectors enter ``python -m sklearn_pa.benchmark`` as one detector
+    per class; kernel PA as a classifier."""
+    from sklearn_pa.benchmark import run_benchmark
+
+    names = ["PA-OneClass-I-learn", "OneClass-sklearn-SGDOneClassSVM", "KernelPA-I-rbf"]
+    rows = run_benchmark("digits", names, cv=2, epochs=1)
+    accuracy = {row["estimator"]: row["accuracy_mean"] for row in rows}
+    assert accuracy["PA-OneClass-I-learn"] > 0.8
+    assert accuracy["KernelPA-I-rbf"] > 0.95
