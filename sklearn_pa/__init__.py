@@ -5,6 +5,8 @@ Every estimator is importable from the top of the package::
     from sklearn_pa import PassiveAggressiveClassifier
 """
 
+from ._kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
+from ._one_class import PassiveAggressiveOneClass
 from ._passive_aggressive import (
     MIRAClassifier,
     PassiveAggressiveClassifier,
@@ -16,7 +18,10 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "MIRAClassifier",
+    "KernelPassiveAggressiveClassifier",
+    "KernelPassiveAggressiveRegressor",
     "PassiveAggressiveClassifier",
+    "PassiveAggressiveOneClass",
     "PassiveAggressiveRegressor",
     "StructuredPassiveAggressive",
     "StructuredPerceptron",

@@ -43,6 +43,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 
+from ._bench_uniclass import uniclass_kernel_estimators
 from ._passive_aggressive import MIRAClassifier, PassiveAggressiveClassifier
 
 __all__ = [
@@ -121,6 +122,8 @@ ESTIMATORS = {
     "sklearn-SGD-pa1": _sgd_pa("pa1"),
     "sklearn-SGD-pa2": _sgd_pa("pa2"),
 }
+# kernel PA and uniclass PA (as one detector per class); see _bench_uniclass
+ESTIMATORS.update(uniclass_kernel_estimators())
 
 #: Estimators run when none are named (the ``SPA*`` names are aliases of the
 #: default multiclass rule and are left out).

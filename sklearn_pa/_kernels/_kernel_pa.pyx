@@ -1,0 +1,250 @@
+# cython: language_level=3
+"""The sequential part of kernel Passive-Aggressive over one block of rows.
+
+The model is ``f(x) = sum_i alpha_i K(x_i, x)`` (one ``alpha`` column per
+output).  The caller computes, with scikit-learn's ``pairwise_kernels``, the
+kernel between the block's rows and the support vectors alive when the block
+starts (``K_RS``) and between the block's rows themselves (``K_RR``), and the
+scores ``F = K_RS @ alpha_S``.  Every support vector created during the block
+is one of its rows, so this function can run the online loop exactly: after a
+step on row p it adds ``delta * K_RR[p, q]`` to the scores of the later rows q,
+and when the budget removes a support vector it subtracts that vector's
+contribution, read from ``K_RS`` or ``K_RR``.
+
+The step is the PA step with ``||x||^2`` replaced by ``K(x, x)`` (``2 K(x, x)``
+for the multiclass max-loss rule, which moves two classes).  Support vectors
+live in a pool of slots: each training row owns at most one slot per call
+(re-updating a row adds to its coefficients).  Nothing here calls back into
+Python.
+"""
+
+from libc.math cimport isfinite, sqrt, INFINITY
+
+from ._rules cimport Rule
+from ._steps cimport single_step
+
+
+cpdef enum Policy:
+    OLDEST = 0      # remove the support vector created first
+    SMALLEST = 1    # remove the one with the smallest ||alpha_i|| sqrt(K(x_i, x_i))
+
+
+cdef inline Py_ssize_t _victim(
+    int policy,
+    Py_ssize_t current,
+    const long long *alive_list,
+    Py_ssize_t n_alive,
+    const long long *stamp,
+    const double *alpha,
+    const double *kdiag,
+    Py_ssize_t n_cols,
+) noexcept nogil:
+    cdef Py_ssize_t m, s, k, best_s = -1
+    cdef double best = INFINITY, value, norm
+    for m in range(n_alive):
+        s = alive_list[m]
+        if s == current:
+            continue
+        if policy == Policy.OLDEST:
+            value = <double> stamp[s]
+        else:
+            norm = 0.0
+            for k in range(n_cols):
+                norm += alpha[s * n_cols + k] * alpha[s * n_cols + k]
+            value = sqrt(norm * max(kdiag[s], 0.0))
+        # ties: the oldest goes first, so the choice never depends on the
+        # order of the list
+        if value < best or (value == best and best_s >= 0 and stamp[s] < stamp[best_s]):
+            best = value
+            best_s = s
+    return best_s
+
+
+def block(
+    const double[:, ::1] K_RS,
+    const double[:, ::1] K_RR,
+    double[:, ::1] F,
+    const long long[::1] rows,
+    const int[::1] labels,
+    const double[::1] targets,
+    const double[::1] sample_weight,
+    int rule,
+    int slack,
+    double C,
+    double epsilon,
+    double[:, ::1] alpha,
+    unsigned char[::1] alive,
+    double[::1] kdiag,
+    long long[::1] stamp,
+    long long[::1] row_slot,
+    long long[::1] src_row,
+    const long long[::1] pos_S,
+    long long[::1] pos_R,
+    long long[::1] alive_list,
+    long long[::1] alive_pos,
+    long long[::1] counters,
+    long long budget,
+    int policy,
+    double[::1] loss_out,
+):
+    """Run the online rule over the block's rows in order.
+
+    Parameters (all validated by the caller)
+    ----------------------------------------
+    K_RS : (n_block, n_S) kernel between the block's rows and the support
+        vectors alive at the block's start (column ``pos_S[slot]``).
+    K_RR : (n_block, n_block) kernel among the block's rows.
+    F : (n_block, n_cols) scores of the block's rows from the support vectors
+        alive at the block's start; updated in place as the block runs.
+    rows : (n_block,) the training row of each block row.
+    labels, targets, sample_weight : per training row (class index for the
+        classification rules, target for REGRESSION, multiplier of C).
+    rule : BINARY, MAX_LOSS or REGRESSION.
+    alpha : (n_slots_max, n_cols) coefficient pool, updated in place.
+    alive, kdiag, stamp, src_row : per slot: in the model, K(x, x), creation
+        stamp, training row (-1 for a support vector of an earlier call).
+    row_slot : per training row, its slot or -1.
+    pos_S : per slot, its column in K_RS or -1.
+    pos_R : per slot, the block row that created or revived it (written).
+    alive_list, alive_pos : the alive slots, compact, and each slot's place.
+    counters : [n_slots, n_alive, next_stamp], updated.
+    budget : maximum number of support vectors, or -1.
+    policy : OLDEST or SMALLEST.
+    loss_out : [0] receives the loss summed over the rows (before updates).
+
+    Returns
+    -------
+    (mistakes, updates, skipped, removed)
+    """
+    cdef Py_ssize_t n_block = rows.shape[0]
+    cdef Py_ssize_t n_cols = alpha.shape[1]
+    cdef Py_ssize_t p, q, k, r, y, i, slot, victim, col, last, n_changed
+    cdef long long mistakes = 0, updates = 0, skipped = 0, removed = 0
+    cdef double sq, loss, tau, best, ysign, resid, w_i, coef
+    cdef double delta[2]
+    cdef Py_ssize_t changed[2]
+    cdef bint finite, fresh
+    cdef double *alpha0 = &alpha[0, 0]
+    if F.shape[0] < n_block or F.shape[1] < n_cols or K_RR.shape[0] < n_block:
+        raise ValueError("F and K_RR must have a row per block row")
+    if rule == Rule.MAX_LOSS and n_cols < 2:
+        raise ValueError("the max-loss rule needs one column per class")
+
+    with nogil:
+        for p in range(n_block):
+            i = rows[p]
+            sq = K_RR[p, p]
+            finite = isfinite(sq)
+            for k in range(n_cols):
+                finite = finite and isfinite(F[p, k])
+            if not finite:
+                skipped += 1
+                continue
+            w_i = sample_weight[i]
+            n_changed = 0
+            if rule == Rule.REGRESSION:
+                resid = targets[i] - F[p, 0]
+                loss = (resid if resid > 0.0 else -resid) - epsilon
+                if loss > 0.0:
+                    loss_out[0] += loss
+                    if w_i > 0.0:
+                        tau = single_step(loss, sq, C * w_i, slack)
+                        if tau > 0.0:
+                            delta[0] = tau if resid > 0.0 else -tau
+                            changed[0] = 0
+                            n_changed = 1
+            elif rule == Rule.BINARY:
+                y = labels[i]
+                ysign = 1.0 if y == 1 else -1.0
+                if ysign * F[p, 0] <= 0.0:
+                    mistakes += 1
+                loss = 1.0 - ysign * F[p, 0]
+                if loss > 0.0:
+                    loss_out[0] += loss
+                    if w_i > 0.0:
+                        tau = single_step(loss, sq, C * w_i, slack)
+                        if tau > 0.0:
+                            delta[0] = ysign * tau
+                            changed[0] = 0
+                            n_changed = 1
+            else:
+                y = labels[i]
+                r = -1
+                best = -INFINITY
+                for k in range(n_cols):
+                    if k == y:
+                        continue
+                    loss = 1.0 - (F[p, y] - F[p, k])
+                    if loss > best:
+                        best = loss
+                        r = k
+                for k in range(n_cols):
+                    if k != y and F[p, k] >= F[p, y]:
+                        mistakes += 1
+                        break
+                if best > 0.0:
+                    loss_out[0] += best
+                    if w_i > 0.0:
+                        tau = single_step(best, 2.0 * sq, C * w_i, slack)
+                        if tau > 0.0:
+                            delta[0] = tau
+                            delta[1] = -tau
+                            changed[0] = y
+                            changed[1] = r
+                            n_changed = 2
+            if n_changed == 0:
+                continue
+            updates += 1
+
+            # the row's slot: reuse it, or create / revive it
+            slot = row_slot[i]
+            fresh = slot < 0 or not alive[slot]
+            if slot < 0:
+                slot = counters[0]
+                counters[0] += 1
+                row_slot[i] = slot
+                src_row[slot] = i
+            if fresh:
+                for k in range(n_cols):
+                    alpha0[slot * n_cols + k] = 0.0
+                alive[slot] = 1
+                kdiag[slot] = sq
+                stamp[slot] = counters[2]
+                counters[2] += 1
+                pos_R[slot] = p
+                alive_pos[slot] = counters[1]
+                alive_list[counters[1]] = slot
+                counters[1] += 1
+            for r in range(n_changed):
+                alpha0[slot * n_cols + changed[r]] += delta[r]
+            # the later rows of the block see the step
+            for q in range(p + 1, n_block):
+                coef = K_RR[p, q]
+                if coef != 0.0:
+                    for r in range(n_changed):
+                        F[q, changed[r]] += delta[r] * coef
+
+            if budget < 0 or counters[1] <= budget:
+                continue
+            victim = _victim(policy, slot, &alive_list[0], counters[1], &stamp[0],
+                             alpha0, &kdiag[0], n_cols)
+            if victim < 0:
+                continue
+            removed += 1
+            col = pos_S[victim]
+            for q in range(p + 1, n_block):
+                if col >= 0:
+                    coef = K_RS[q, col]
+                else:
+                    coef = K_RR[pos_R[victim], q]
+                if coef != 0.0:
+                    for k in range(n_cols):
+                        F[q, k] -= alpha0[victim * n_cols + k] * coef
+            for k in range(n_cols):
+                alpha0[victim * n_cols + k] = 0.0
+            alive[victim] = 0
+            last = alive_list[counters[1] - 1]
+            alive_list[alive_pos[victim]] = last
+            alive_pos[last] = alive_pos[victim]
+            counters[1] -= 1
+    return mistakes, updates, skipped, removed

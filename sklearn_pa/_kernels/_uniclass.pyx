@@ -1,0 +1,173 @@
+# cython: language_level=3
+"""One epoch of uniclass Passive-Aggressive updates (the centre of a ball).
+
+Each step is the closed-form solution of
+
+    min_w  1/2 ||w - w_t||^2 (+ C xi  |  + C xi ** 2)
+    s.t.   ||w - x|| <= epsilon + xi   (xi >= 0 for PA-I)
+
+with loss l = ||w_t - x|| - epsilon: the centre moves towards x by
+``tau = l`` (PA), ``min(C, l)`` (PA-I) or ``l / (1 + 1 / (2 C))`` (PA-II).
+
+With a learned radius (``learn``), w carries one more coordinate ``r`` (x's is
+0), the radius is fixed to the bound B, and epsilon = sqrt(B^2 - r^2): since
+each step is a convex combination of (w, r) and (x, 0), r only shrinks and the
+learned radius only grows.
+
+Representation, so that a CSR row costs O(nnz): the centre is ``a * v``
+(a scalar times a vector).  The step ``w <- (1 - beta) w + beta x`` with
+``beta = tau / ||w - x||`` becomes ``a <- (1 - beta) a`` and ``v += beta / a * x``
+on the row's non-zeros only.  ``||w||^2`` is kept alongside, updated on the
+row's support, so that
+
+    ||x - w||^2 = (||w||^2 - ||w_S||^2) + sum_{j in S} (x_j - w_j)^2
+
+(S the row's non-zeros) never subtracts two large numbers that nearly cancel
+on the support.  When ``a`` falls below 1e-9 (a step with beta near 1) v is
+rescaled to a = 1 in one dense pass, as scikit-learn's SGD does with its
+``wscale``.  A dense row is a row with every index, so the same loop serves
+both layouts.  Nothing here calls back into Python.
+"""
+
+from libc.math cimport isfinite, sqrt
+
+from ._dataset cimport index_t, get_row
+from ._rules cimport Slack
+
+
+cdef inline double _step(double loss, double C, int slack) noexcept nogil:
+    if loss <= 0.0:
+        return 0.0
+    if slack == Slack.HINGE:
+        return min(C, loss)
+    return loss / (1.0 + 0.5 / C)
+
+
+def epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const double[::1] sample_weight,
+    double[::1] w,
+    double[::1] extra,
+    int slack,
+    double C,
+    double epsilon,
+    bint learn,
+    double bound,
+    double[::1] loss_out,
+):
+    """Run the uniclass rule over the rows ``order`` once, updating ``w``.
+
+    Parameters (all validated by the caller)
+    ----------------------------------------
+    data, indices, indptr, dense, n_features
+        The row view (see ``_dataset.pxd``).
+    order : int64 row indices, in visiting order.
+    sample_weight : per row; multiplies C.  A zero weight skips the row.
+    w : the centre (n_features,), updated in place.
+    extra : [r], the extra coordinate of the learned-radius problem (read and
+        written only when ``learn``).
+    slack, C : the step rule (``C = inf`` is plain PA).
+    epsilon : the fixed radius (ignored when ``learn``).
+    learn, bound : learn the radius, with bound B.
+    loss_out : [0] receives the loss summed over the rows, each measured
+        before its update.
+
+    Returns
+    -------
+    (outside, updates, skipped, overflow) : rows that fell outside the ball
+        before their update, rows that took a non-zero step, rows skipped
+        because their distance was not finite, and whether the centre
+        overflowed.
+    """
+    cdef Py_ssize_t n_rows = order.shape[0]
+    cdef Py_ssize_t n, i, j, nnz
+    cdef long long outside = 0, updates = 0, skipped = 0
+    cdef bint overflow = False
+    cdef double a = 1.0, wsq = 0.0, wS, dist_sq, dist, rad, loss, tau, beta
+    cdef double keep, wj, xj, diff, new_wj, r = 0.0, w_i
+    cdef const double *row_data
+    cdef const index_t *row_ind
+    cdef const index_t *indptr_ptr = &indptr[0]
+    cdef double *v = &w[0]
+
+    if learn:
+        r = extra[0]
+    with nogil:
+        for j in range(n_features):
+            wsq += v[j] * v[j]
+        for n in range(n_rows):
+            i = order[n]
+            get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
+                    &row_data, &row_ind, &nnz)
+            wS = 0.0
+            dist_sq = 0.0
+            for j in range(nnz):
+                wj = a * v[row_ind[j]]
+                diff = row_data[j] - wj
+                wS += wj * wj
+                dist_sq += diff * diff
+            if not dense:
+                # the centre's mass off the row's support
+                dist_sq += max(wsq - wS, 0.0)
+            if learn:
+                dist_sq += r * r
+                rad = bound
+            else:
+                rad = epsilon
+            if not isfinite(dist_sq):
+                skipped += 1
+                continue
+            dist = sqrt(dist_sq)
+            loss = dist - rad
+            if loss <= 0.0:
+                continue
+            outside += 1
+            loss_out[0] += loss
+            w_i = sample_weight[i]
+            if w_i <= 0.0 or dist <= 0.0:
+                continue
+            tau = _step(loss, C * w_i, slack)
+            if tau <= 0.0:
+                continue
+            updates += 1
+            beta = tau / dist
+            if beta > 1.0:
+                beta = 1.0
+            keep = 1.0 - beta
+            if learn:
+                r = keep * r
+            if keep * a < 1e-9:
+                # materialise the centre: w = keep * a * v, then add beta * x
+                wsq = 0.0
+                for j in range(n_features):
+                    v[j] = keep * a * v[j]
+                for j in range(nnz):
+                    v[row_ind[j]] += beta * row_data[j]
+                for j in range(n_features):
+                    wsq += v[j] * v[j]
+                    if not isfinite(v[j]):
+                        overflow = True
+                a = 1.0
+                continue
+            a = keep * a
+            # ||w_new||^2 = keep^2 (||w||^2 - ||w_S||^2) + ||w_new_S||^2
+            wsq = keep * keep * max(wsq - wS, 0.0)
+            for j in range(nnz):
+                xj = row_data[j]
+                v[row_ind[j]] += (beta / a) * xj
+                new_wj = a * v[row_ind[j]]
+                wsq += new_wj * new_wj
+                if not isfinite(new_wj):
+                    overflow = True
+        for j in range(n_features):
+            v[j] = a * v[j]
+            if not isfinite(v[j]):
+                overflow = True
+    if learn:
+        extra[0] = r
+    return outside, updates, skipped, overflow

@@ -1,0 +1,463 @@
+"""Uniclass Passive-Aggressive: an online ball around the data (novelty detection).
+
+Crammer et al. (JMLR 2006), section 6: the model is a centre ``w`` and a radius
+``epsilon``; each sample outside the ball pulls the centre towards it as
+little as possible so that the sample falls inside (PA), or at most ``C`` of
+the way (PA-I), or damped (PA-II).  The radius is fixed, or learned under a
+bound ``B`` through one extra coordinate.
+"""
+
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
+
+from ._base import _RowView, atomic_update
+from ._kernels import _uniclass
+from ._kernels._rules import Slack
+
+__all__ = ["PassiveAggressiveOneClass"]
+
+
+class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
+    """Uniclass Passive-Aggressive: an online ball for novelty detection.
+
+    The model is a ball with centre ``center_`` and radius ``epsilon_``.  On
+    each sample ``x`` outside the ball (loss ``||w - x|| - epsilon > 0``) the
+    centre moves as little as possible towards ``x`` (Crammer et al. 2006,
+    section 6), solving
+
+    .. math::
+
+        w_{t+1} = \\arg\\min_w \\tfrac12 \\|w - w_t\\|^2 + C\\xi
+        \\quad\\text{s.t.}\\quad \\|w - x_t\\| \\le \\epsilon + \\xi,\\ \\xi \\ge 0
+
+    (``C\\xi^2`` and no sign constraint for PA-II).  The closed form moves the
+    centre a distance ``tau`` along ``x - w``: ``tau = loss`` for plain PA
+    (``C=np.inf``), ``min(C, loss)`` for PA-I (``loss="hinge"``) and
+    ``loss / (1 + 1 / (2C))`` for PA-II (``loss="squared_hinge"``).
+
+    With ``epsilon="learn"`` the radius is learned: the centre gets an extra
+    coordinate ``r`` (starting at ``B = epsilon_bound``, the sample's is 0),
+    the ball in that space has the fixed radius ``B``, and the radius in the
+    input space is ``epsilon_ = sqrt(B**2 - r**2)``.  It starts at 0 and never
+    decreases.
+
+    Samples inside the ball are inliers (``predict`` returns +1), the others
+    outliers (-1); ``decision_function(x) = epsilon_ - ||x - center_||``.
+
+    Both dense and CSR input run in one compiled pass per epoch; a CSR row
+    costs O(its non-zeros), the centre being kept as a scalar times a vector.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Aggressiveness: the longest move of the centre on one sample (PA-I),
+        or the inverse damping (PA-II); in the units of ``X``.  ``np.inf``
+        gives plain PA, which puts each outside sample on the new sphere.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        ``"hinge"`` is PA-I, ``"squared_hinge"`` is PA-II.
+    epsilon : float or "learn", default=1.0
+        The radius of the ball, in the units of ``X``, or ``"learn"`` to learn
+        it under the bound ``epsilon_bound``.
+    epsilon_bound : float, default=None
+        The bound ``B`` of the learned radius; required with
+        ``epsilon="learn"``, ignored otherwise.
+    max_iter : int, default=5
+        Maximum number of passes over the training data in ``fit``.
+        ``partial_fit`` always makes one pass.
+    tol : float or None, default=None
+        Stop when the average loss of an epoch is not below
+        ``best_loss - tol`` for ``n_iter_no_change`` consecutive epochs.
+        ``None`` runs ``max_iter`` epochs.
+    n_iter_no_change : int, default=5
+        Number of epochs with no improvement to wait before stopping.
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+    verbose : int, default=0
+        If positive, print one line per epoch: average loss, samples outside
+        the ball, updates, radius, samples seen, time.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling.
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous centre and radius.
+
+    Attributes
+    ----------
+    center_ : ndarray of shape (n_features,)
+        The centre of the ball.
+    epsilon_ : float
+        The radius of the ball (learned with ``epsilon="learn"``).
+    offset_ : float
+        ``-epsilon_``, so that ``decision_function = score_samples - offset_``
+        as for scikit-learn's outlier detectors.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+    n_iter_ : int
+        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    t_ : float
+        Number of samples seen (over all epochs and calls) plus one.
+
+    See Also
+    --------
+    sklearn.linear_model.SGDOneClassSVM : The online one-class SVM.
+    KernelPassiveAggressiveClassifier : Kernel PA for classification.
+
+    References
+    ----------
+    .. [1] K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer,
+       "Online Passive-Aggressive Algorithms", JMLR 7, 2006, section 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pa import PassiveAggressiveOneClass
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(500, 2))
+    >>> ball = PassiveAggressiveOneClass(epsilon="learn", epsilon_bound=10.0)
+    >>> ball = ball.fit(X)
+    >>> ball.predict([[0.0, 0.0], [6.0, 6.0]])
+    array([ 1, -1])
+    """
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, np.inf, closed="right")],
+        "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "epsilon": [Interval(Real, 0, None, closed="left"), StrOptions({"learn"})],
+        "epsilon_bound": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, None, None, closed="neither"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        C=1.0,
+        loss="hinge",
+        epsilon=1.0,
+        epsilon_bound=None,
+        max_iter=5,
+        tol=None,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+    ):
+        self.C = C
+        self.loss = loss
+        self.epsilon = epsilon
+        self.epsilon_bound = epsilon_bound
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    # ------------------------------------------------------------ helpers
+    def _learn(self):
+        return isinstance(self.epsilon, str)
+
+    def _check_bound(self):
+        if self._learn() and self.epsilon_bound is None:
+            raise ValueError(
+                "epsilon='learn' needs epsilon_bound, the largest radius the "
+                "ball may reach (B), in the units of X; e.g. epsilon_bound=10.0."
+            )
+
+    def _validate_batch(self, X, sample_weight, reset):
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=reset
+        )
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError(
+                "sample_weight must be finite and non-negative; it multiplies C "
+                "for each sample."
+            )
+        return X, sample_weight
+
+    def _initial_state(self, n_features):
+        w = np.zeros(n_features, dtype=np.float64)
+        extra = np.array([float(self.epsilon_bound) if self._learn() else 0.0])
+        return w, extra
+
+    def _publish(self, w, extra):
+        self.center_ = w
+        self._extra = extra
+        if self._learn():
+            B = float(self.epsilon_bound)
+            r = float(extra[0])
+            self.epsilon_ = float(np.sqrt(max(B * B - r * r, 0.0)))
+        else:
+            self.epsilon_ = float(self.epsilon)
+        self.offset_ = -self.epsilon_
+
+    def _run(self, X, sample_weight, w, extra, *, max_iter, rng, stopping, t_start):
+        rows = _RowView(X)
+        n = X.shape[0]
+        slack = Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE
+        learn = self._learn()
+        bound = float(self.epsilon_bound) if learn else 0.0
+        epsilon = 0.0 if learn else float(self.epsilon)
+        best, no_improve = np.inf, 0
+        t = t_start
+        tic = time.perf_counter()
+        n_iter = 0
+        for epoch in range(max_iter):
+            order = rng.permutation(n) if self.shuffle else np.arange(n)
+            order = np.ascontiguousarray(order, dtype=np.int64)
+            loss = np.zeros(1)
+            outside, updates, skipped, overflow = _uniclass.epoch(
+                rows.data,
+                rows.indices,
+                rows.indptr,
+                rows.dense,
+                rows.n_features,
+                order,
+                sample_weight,
+                w,
+                extra,
+                int(slack),
+                float(self.C),
+                epsilon,
+                learn,
+                bound,
+                loss,
+            )
+            t += n
+            n_iter = epoch + 1
+            if skipped:
+                warnings.warn(
+                    f"{skipped} rows were skipped at epoch {n_iter} because their "
+                    "distance to the centre overflowed; scale the input "
+                    "(StandardScaler, MaxAbsScaler).",
+                    RuntimeWarning,
+                )
+            if overflow:
+                raise ValueError(
+                    f"Floating-point overflow at epoch {n_iter}: the centre is no "
+                    "longer finite. Scale the input (StandardScaler, MaxAbsScaler)."
+                )
+            objective = float(loss[0]) / max(n, 1)
+            if self.verbose:
+                if learn:
+                    r = float(extra[0])
+                    radius = np.sqrt(max(bound * bound - r * r, 0.0))
+                else:
+                    radius = epsilon
+                print(
+                    f"-- Epoch {n_iter}, Avg. loss: {objective:.6f}, "
+                    f"Outside: {outside}/{n}, Updates: {updates}, "
+                    f"Radius: {radius:.6f}, T: {t}, "
+                    f"Time: {time.perf_counter() - tic:.2f} s",
+                    flush=True,
+                )
+            if not stopping or self.tol is None:
+                continue
+            no_improve = no_improve + 1 if objective > best - self.tol else 0
+            best = min(best, objective)
+            if no_improve >= self.n_iter_no_change:
+                break
+        return n_iter, t
+
+    # ------------------------------------------------------------ fitting
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the ball with up to ``max_iter`` passes over the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (the normal class).
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies ``C`` for its sample (a zero
+            weight skips the sample).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            self._check_bound()
+            X, sample_weight = self._validate_batch(X, sample_weight, reset=True)
+            if (
+                self.warm_start
+                and hasattr(self, "center_")
+                and self.center_.shape[0] == X.shape[1]
+            ):
+                w, extra = self.center_.copy(), self._extra.copy()
+            else:
+                w, extra = self._initial_state(X.shape[1])
+            rng = check_random_state(self.random_state)
+            n_iter, t = self._run(
+                X,
+                sample_weight,
+                w,
+                extra,
+                max_iter=self.max_iter,
+                rng=rng,
+                stopping=True,
+                t_start=0,
+            )
+            self._rng = rng
+            self._learned = self._learn()
+            self.n_iter_ = n_iter
+            self.t_ = float(t) + 1.0
+            self._publish(w, extra)
+            if self.tol is not None and n_iter == self.max_iter:
+                warnings.warn(
+                    "Maximum number of iteration reached before convergence. "
+                    "Consider increasing max_iter to improve the fit.",
+                    ConvergenceWarning,
+                )
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """Make one pass over a batch, continuing from the current ball.
+
+        The whole batch is validated before the centre moves: on an error the
+        estimator is left exactly as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights multiplying ``C``.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            # scikit-learn validates parameters only on the first call
+            self._validate_params()
+            self._check_bound()
+            first_call = not hasattr(self, "center_")
+            X, sample_weight = self._validate_batch(X, sample_weight, reset=first_call)
+            if first_call:
+                w, extra = self._initial_state(X.shape[1])
+                self._rng = check_random_state(self.random_state)
+                t_start = 0
+            else:
+                if self._learn() != getattr(self, "_learned", self._learn()):
+                    raise ValueError(
+                        "epsilon changed between 'learn' and a fixed radius since "
+                        "the first call to partial_fit; refit with fit instead."
+                    )
+                w, extra = self.center_.copy(), self._extra.copy()
+                t_start = int(self.t_) - 1
+            n_iter, t = self._run(
+                X,
+                sample_weight,
+                w,
+                extra,
+                max_iter=1,
+                rng=self._rng,
+                stopping=False,
+                t_start=t_start,
+            )
+            self._learned = self._learn()
+            self.n_iter_ = n_iter
+            self.t_ = float(t) + 1.0
+            self._publish(w, extra)
+        return self
+
+    # --------------------------------------------------------- prediction
+    def score_samples(self, X):
+        """Minus the distance of each sample to the centre.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            ``-||x - center_||``: the higher, the more normal.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        w = self.center_
+        if sp.issparse(X):
+            # ||w||^2 - ||w_S||^2 + sum_S (x_j - w_j)^2 per row (S its
+            # non-zeros): O(nnz), and no cancellation on the support
+            w_at = w[X.indices]
+            on_support = sp.csr_matrix(
+                ((X.data - w_at) ** 2 - w_at**2, X.indices, X.indptr),
+                shape=X.shape,
+            )
+            sq = np.asarray(on_support.sum(axis=1)).ravel() + w @ w
+            sq = np.maximum(sq, 0.0)
+        else:
+            diff = X - w
+            sq = np.einsum("ij,ij->i", diff, diff)
+        return -np.sqrt(sq)
+
+    def decision_function(self, X):
+        """Signed distance to the sphere: positive inside the ball.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        dec : ndarray of shape (n_samples,)
+            ``epsilon_ - ||x - center_||``.
+        """
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        """+1 for samples inside the ball (inliers), -1 outside.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            +1 or -1.
+        """
+        dec = self.decision_function(X)
+        y = np.ones(dec.shape[0], dtype=int)
+        y[dec < 0] = -1
+        return y
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
