@@ -553,7 +553,7 @@ class KernelPassiveAggressiveClassifier(ClassifierMixin, _BaseKernelPA):
         The class labels.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
@@ -819,7 +819,7 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         Their coefficients ``alpha``.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int

@@ -104,7 +104,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         as for scikit-learn's outlier detectors.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
