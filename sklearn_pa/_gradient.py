@@ -189,6 +189,11 @@ class _SplitWeightsMixin:
     def _total(self):
         return 0.0
 
+    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
+        scores = super()._partial_fit_scores(X, y, classes, sample_weight)
+        # the kernel writes the prediction into the first of the two columns
+        return scores[:, 0] if scores.ndim == 2 else scores
+
     def _partial_fit(self, X, y, classes, sample_weight, **kwargs):
         kind = getattr(self, "_split_coef", None) is not None
         if hasattr(self, "coef_") and kind != self._multiplicative():
