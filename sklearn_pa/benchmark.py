@@ -43,6 +43,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 
+from . import _bench_gradient
 from ._passive_aggressive import PassiveAggressiveClassifier
 
 __all__ = [
@@ -62,7 +63,7 @@ __all__ = [
 DATA_ENV = "SKLEARN_PA_DATA"
 
 #: Data sets known to :func:`load_dataset`.
-DATASETS = ("digits", "usps", "20newsgroups")
+DATASETS = ("digits", "usps", "20newsgroups", *_bench_gradient.REGRESSION_DATASETS)
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")
 _USPS_N_FEATURES = 256
@@ -114,6 +115,8 @@ ESTIMATORS = {
     "PA-I-ovr-avg": _pa(C=1.0, loss="hinge", multiclass="ovr", average=True),
     "sklearn-SGD-pa1": _sgd_pa("pa1"),
     "sklearn-SGD-pa2": _sgd_pa("pa2"),
+    # regression (the ``preference`` data sets; see ``_bench_gradient``)
+    **_bench_gradient.REGRESSION_ESTIMATORS,
 }
 
 #: Estimators run when none are named (the ``SPA*`` names are aliases of the
@@ -146,6 +149,9 @@ _CSV_FIELDS = [
     "fit_time_std",
     "fit_time_ratio",
     "reference",
+    "online_mse",
+    "cumulative_loss",
+    "progressive_time",
 ]
 
 
@@ -276,6 +282,10 @@ def load_dataset(name, data_home=None):
         return _load_usps(data_home)
     if name == "20newsgroups":
         return _load_20newsgroups(data_home)
+    if name in _bench_gradient.REGRESSION_DATASETS:
+        return _bench_gradient.load_regression_dataset(
+            name, _resolve_data_home(data_home)
+        )
     raise ValueError(
         f"Unknown dataset {name!r}; available datasets: {', '.join(DATASETS)}."
     )
@@ -372,6 +382,17 @@ def run_benchmark(
         If an estimator name is unknown (the message lists the available
         ones) or ``cv`` or ``epochs`` is out of range.
     """
+    if isinstance(dataset, str) and dataset in _bench_gradient.REGRESSION_DATASETS:
+        dataset = load_dataset(dataset, data_home)
+    if not isinstance(dataset, str) and dataset.protocol == "online":
+        _check_estimator_names(estimators or [])
+        return _bench_gradient.run_regression_benchmark(
+            dataset,
+            estimators,
+            epochs=epochs,
+            random_state=random_state,
+            log=lambda message: verbose and print(message, file=sys.stderr),
+        )
     names = list(DEFAULT_ESTIMATORS if estimators is None else estimators)
     if not names:
         raise ValueError("No estimator to run.")
@@ -450,6 +471,8 @@ def run_benchmark(
 
 def _title(rows):
     first = rows[0]
+    if first.get("task") == "regression":
+        return _bench_gradient.title(rows)
     title = (
         f"{first['dataset']} ({first['n_samples']} x {first['n_features']}, "
         f"{first['n_classes']} classes): {first['protocol']}, "
@@ -472,6 +495,8 @@ def _seconds(value):
 
 
 def _cells(rows):
+    if rows[0].get("task") == "regression":
+        return _bench_gradient.cells(rows, _ratio_header(rows), _seconds)
     header = ["estimator", "accuracy (%)", "fit time (s)", _ratio_header(rows)]
     body = []
     for row in rows:
@@ -509,7 +534,7 @@ def format_table(rows):
     if not rows:
         return "(no results)"
     header, body = _cells(rows)
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(4)]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
 
     def line(cells):
         first = cells[0].ljust(widths[0])

@@ -512,3 +512,15 @@ def test_verbose_prints_progress(capsys):
     ExponentiatedGradientRegressor(verbose=1, max_iter=2, tol=None).fit(X, y)
     out = capsys.readouterr().out
     assert "Epoch 2" in out and "Avg. loss" in out and "Mistakes" not in out
+
+
+def test_regression_benchmark_runs_and_formats():
+    from sklearn_pa.benchmark import format_table, run_benchmark
+
+    rows = run_benchmark("preference-synthetic", ["DPAU", "DPMU"], epochs=1)
+    assert [row["estimator"] for row in rows] == ["DPAU", "DPMU"]
+    assert all(0 < row["online_mse"] < 2 for row in rows)
+    table = format_table(rows)
+    assert "online MSE" in table and "regression" in table
+    with pytest.raises(ValueError, match="regression data set"):
+        run_benchmark("preference-synthetic", ["PA-I"], epochs=1)
