@@ -135,10 +135,10 @@ def progressive_val_predict(
     >>> from sklearn_pa import PassiveAggressiveRegressor
     >>> from sklearn_pa.model_selection import progressive_val_predict
     >>> X = np.arange(10.0).reshape(-1, 1)
-    >>> y_pred, predicted = progressive_val_predict(
-    ...     PassiveAggressiveRegressor(C=np.inf, epsilon=0.0), X, 2 * X[:, 0])
-    >>> y_pred[:3], bool(predicted.all())
-    (array([0., 1., 4.]), True)
+    >>> reg = PassiveAggressiveRegressor(C=np.inf, epsilon=0.0, fit_intercept=False)
+    >>> y_pred, predicted = progressive_val_predict(reg, X, 2 * X[:, 0])
+    >>> y_pred[:4], bool(predicted.all())  # learned exactly from x = 1 on
+    (array([0., 0., 4., 6.]), True)
     """
     if method not in ("predict", "decision_function"):
         raise ValueError(
