@@ -5,6 +5,11 @@ Every estimator is importable from the top of the package::
     from sklearn_pa import PassiveAggressiveClassifier
 """
 
+from ._gradient import (
+    ErrorProportionalRegressor,
+    ExponentiatedGradientRegressor,
+    GradientDescentRegressor,
+)
 from ._kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
 from ._one_class import PassiveAggressiveOneClass
 from ._passive_aggressive import (
@@ -20,6 +25,9 @@ __all__ = [
     "MIRAClassifier",
     "KernelPassiveAggressiveClassifier",
     "KernelPassiveAggressiveRegressor",
+    "ErrorProportionalRegressor",
+    "ExponentiatedGradientRegressor",
+    "GradientDescentRegressor",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveOneClass",
     "PassiveAggressiveRegressor",

@@ -205,6 +205,17 @@ class BaseOnlineLinear(BaseEstimator):
     def _score_for_stopping(self, X, y, sample_weight):
         return self.score(X, y, sample_weight=sample_weight)
 
+    def _kernel_C(self):
+        """The kernel's ``C`` argument: the aggressiveness, or the learning
+        rate of the gradient rules."""
+        return float(self.C)
+
+    def _kernel_epoch(self, *args, **kwargs):
+        """One compiled epoch; the arguments are those of
+        ``_first_order.epoch``.  Estimators whose update has another shape
+        (the multiplicative rules) route them to their own kernel."""
+        return _first_order.epoch(*args, **kwargs)
+
     # ------------------------------------------------------------ fitting
     def _validate_batch(self, X, y, sample_weight, reset):
         X, y = validate_data(
@@ -318,8 +329,12 @@ class BaseOnlineLinear(BaseEstimator):
         rng,
         stopping,
         t_start,
+        scores_out=None,
     ):
-        """Run up to ``max_iter`` epochs; returns (n_iter, t_end)."""
+        """Run up to ``max_iter`` epochs; returns (n_iter, t_end).
+
+        ``scores_out`` (one epoch, no shuffling) receives each row's scores
+        computed before the update on it."""
         rows = _RowView(X)
         labels, targets = self._targets(y)
         n_columns = W.shape[1]
@@ -333,7 +348,7 @@ class BaseOnlineLinear(BaseEstimator):
         best = np.full(n_loss, np.inf)
         no_improve = np.zeros(n_loss, dtype=np.int64)
         best_score, score_no_improve = -np.inf, 0
-        C = float(self.C)
+        C = self._kernel_C()
         epsilon = float(getattr(self, "epsilon", 0.0))
         intercept_sq = self.intercept_scaling_**2 if self.fit_intercept else 0.0
         avg_start = self._average_start() if U is not None else 0
@@ -346,12 +361,13 @@ class BaseOnlineLinear(BaseEstimator):
         t = t_start
         n_iter = 0
         for epoch in range(max_iter):
-            order = rng.permutation(train_idx) if self.shuffle else train_idx
+            shuffle = self.shuffle and scores_out is None
+            order = rng.permutation(train_idx) if shuffle else train_idx
             order = np.ascontiguousarray(order, dtype=np.int64)
             loss = np.zeros(n_loss)
 
             def run(c0, c1, loss=loss, order=order, t=t):
-                return _first_order.epoch(
+                return self._kernel_epoch(
                     rows.data,
                     rows.indices,
                     rows.indptr,
@@ -379,6 +395,7 @@ class BaseOnlineLinear(BaseEstimator):
                     loss,
                     c0,
                     c1,
+                    scores_out,
                     **label_arrays,
                 )
 
@@ -543,7 +560,7 @@ class BaseOnlineLinear(BaseEstimator):
             )
         return self
 
-    def _partial_fit(self, X, y, classes, sample_weight):
+    def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
         # scikit-learn skips parameter validation on later partial_fit calls;
         # a parameter changed mid-stream must be refused before any update too
         self._validate_params()
@@ -570,6 +587,13 @@ class BaseOnlineLinear(BaseEstimator):
             else:
                 U = bu = None
             t_start = int(self.t_) - 1
+        scores_out = None
+        if record_scores:
+            if self._averaging_state() or self.average:
+                raise NotImplementedError(
+                    "averaged weights are not what the kernel scores with"
+                )
+            scores_out = np.empty((X.shape[0], n_columns), dtype=np.float64)
         n_iter, t = self._run(
             X,
             y,
@@ -584,11 +608,46 @@ class BaseOnlineLinear(BaseEstimator):
             rng=self._rng,
             stopping=False,
             t_start=t_start,
+            scores_out=scores_out,
         )
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(W, b, U, bu)
+        if record_scores:
+            return scores_out
         return self
+
+    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
+        """``partial_fit`` on a batch in its given order (no shuffling),
+        returning the decision values each sample got just before the model
+        learned from it.
+
+        This is the private protocol of progressive validation
+        (:func:`sklearn_pa.model_selection.progressive_val_predict`): one
+        kernel pass per batch instead of a predict / learn loop per sample.
+        Any estimator may implement it with this contract:
+
+        - same validation, atomicity and effect on the model as
+          ``partial_fit(X, y[, classes], sample_weight=...)`` without
+          shuffling;
+        - returns an ndarray of shape ``(n_samples,)`` (regression, binary
+          classification: the sign picks ``classes_[1]``) or
+          ``(n_samples, n_classes)`` (multiclass, argmax) of the scores
+          ``decision_function`` (or ``predict`` for a regressor) would have
+          given each row right before its own update; NaN where the kernel
+          skipped a row;
+        - raises ``NotImplementedError`` before touching the model when its
+          current configuration cannot provide those scores (here: averaged
+          weights, since ``predict`` uses the average but the kernel scores
+          with the current iterate), so the caller falls back to predict /
+          ``partial_fit``.
+        """
+        with atomic_update(self):
+            args = (classes,) if is_classifier(self) else (None,)
+            scores = self._partial_fit(X, y, *args, sample_weight, record_scores=True)
+        if scores.shape[1] == 1:
+            return scores[:, 0]
+        return scores
 
     def _check_fitted_weights(self):
         check_is_fitted(self, ["coef_", "intercept_"])

@@ -43,6 +43,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 
+from . import _bench_gradient
 from ._bench_uniclass import uniclass_kernel_estimators
 from ._passive_aggressive import MIRAClassifier, PassiveAggressiveClassifier
 
@@ -65,7 +66,7 @@ __all__ = [
 DATA_ENV = "SKLEARN_PA_DATA"
 
 #: Data sets known to :func:`load_dataset`.
-DATASETS = ("digits", "usps", "20newsgroups")
+DATASETS = ("digits", "usps", "20newsgroups", *_bench_gradient.REGRESSION_DATASETS)
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")
 
@@ -121,6 +122,8 @@ ESTIMATORS = {
     ),
     "sklearn-SGD-pa1": _sgd_pa("pa1"),
     "sklearn-SGD-pa2": _sgd_pa("pa2"),
+    # regression (the ``preference`` data sets; see ``_bench_gradient``)
+    **_bench_gradient.REGRESSION_ESTIMATORS,
 }
 # kernel PA and uniclass PA (as one detector per class); see _bench_uniclass
 ESTIMATORS.update(uniclass_kernel_estimators())
@@ -192,6 +195,9 @@ _CSV_FIELDS = [
     "fit_time_ratio",
     "reference",
     "published",
+    "online_mse",
+    "cumulative_loss",
+    "progressive_time",
 ]
 
 
@@ -314,6 +320,10 @@ def load_dataset(name, data_home=None):
         return _load_usps(data_home)
     if name == "20newsgroups":
         return _load_20newsgroups(data_home)
+    if name in _bench_gradient.REGRESSION_DATASETS:
+        return _bench_gradient.load_regression_dataset(
+            name, _resolve_data_home(data_home)
+        )
     raise ValueError(
         f"Unknown dataset {name!r}; available datasets: {', '.join(DATASETS)}."
     )
@@ -412,6 +422,17 @@ def run_benchmark(
         If an estimator name is unknown (the message lists the available
         ones) or ``cv`` or ``epochs`` is out of range.
     """
+    if isinstance(dataset, str) and dataset in _bench_gradient.REGRESSION_DATASETS:
+        dataset = load_dataset(dataset, data_home)
+    if not isinstance(dataset, str) and dataset.protocol == "online":
+        _check_estimator_names(estimators or [])
+        return _bench_gradient.run_regression_benchmark(
+            dataset,
+            estimators,
+            epochs=epochs,
+            random_state=random_state,
+            log=lambda message: verbose and print(message, file=sys.stderr),
+        )
     names = list(DEFAULT_ESTIMATORS if estimators is None else estimators)
     if not names:
         raise ValueError("No estimator to run.")
@@ -493,6 +514,8 @@ def run_benchmark(
 
 def _title(rows):
     first = rows[0]
+    if first.get("task") == "regression":
+        return _bench_gradient.title(rows)
     title = (
         f"{first['dataset']} ({first['n_samples']} x {first['n_features']}, "
         f"{first['n_classes']} classes): {first['protocol']}, "
@@ -519,6 +542,8 @@ def _has_published(rows):
 
 
 def _cells(rows):
+    if rows[0].get("task") == "regression":
+        return _bench_gradient.cells(rows, _ratio_header(rows), _seconds)
     header = ["estimator", "accuracy (%)", "fit time (s)", _ratio_header(rows)]
     with_published = _has_published(rows)
     if with_published:

@@ -300,6 +300,21 @@ def epoch(
                             changed[0] = 0
                             n_changed = 1
 
+            elif rule == Rule.GRADIENT or rule == Rule.NORMALIZED_GRADIENT:
+                # Kivinen-Warmuth GD on the square loss: C is the learning
+                # rate eta, the step 2 eta (y - yhat) (divided by ||x||^2,
+                # intercept feature included, for the normalised rule)
+                resid = targets[i] - scores[0]
+                loss_out[0] += resid * resid
+                if w_i > 0.0 and resid != 0.0:
+                    tau = 2.0 * C * w_i * resid
+                    if rule == Rule.NORMALIZED_GRADIENT:
+                        tau = tau / sq if sq > 0.0 else 0.0
+                    if tau != 0.0:
+                        delta[0] = tau
+                        changed[0] = 0
+                        n_changed = 1
+
             elif rule == Rule.BINARY:
                 y = labels[i]
                 ysign = 1.0 if y == 1 else -1.0
@@ -561,6 +576,11 @@ def epoch(
     free(changed)
     free(cand)
     free(relevant)
-    if rule == Rule.REGRESSION or (rule == Rule.OVR and not (c0 == 0 and c1 == K)):
+    if (
+        rule == Rule.REGRESSION
+        or rule == Rule.GRADIENT
+        or rule == Rule.NORMALIZED_GRADIENT
+        or (rule == Rule.OVR and not (c0 == 0 and c1 == K))
+    ):
         mistakes = -1
     return mistakes, updates, skipped, overflow

@@ -10,6 +10,11 @@ cpdef enum Rule:
     REGRESSION = 5    # epsilon-insensitive regression
     MULTILABEL = 10   # label ranking: extreme relevant/irrelevant pair, zero-score threshold
     MIRA = 11         # Crammer & Singer 2003: minimal norm of the new prototypes
+    # Kivinen-Warmuth regression rules on the square loss (sklearn_pa._gradient)
+    GRADIENT = 20               # GD: w += 2 eta (y - yhat) x
+    NORMALIZED_GRADIENT = 21    # GD with eta / ||x||^2 (DPAU when eta = c / 2)
+    EXPONENTIATED = 22          # EG+-, multiplicative kernel (_multiplicative.pyx)
+    ERROR_PROPORTIONAL_MULT = 23  # DPMU, multiplicative kernel (_multiplicative.pyx)
 
 cpdef enum Slack:
     HINGE = 1         # PA-I: C * xi (C = inf gives plain PA)

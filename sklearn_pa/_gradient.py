@@ -1,0 +1,739 @@
+"""Kivinen-Warmuth online regression (GD, EG+-) and error-proportional updates.
+
+All three estimators learn a linear predictor ``yhat = w . x + b`` online on
+the square loss, one sample at a time, in one compiled pass per epoch:
+
+- :class:`GradientDescentRegressor`: additive GD (LMS), ``w += 2 eta (y -
+  yhat) x`` with a constant or a normalised (``eta / ||x||^2``) rate;
+- :class:`ExponentiatedGradientRegressor`: EG+-, multiplicative updates of a
+  positive and a negative weight vector renormalised to a total ``U``;
+- :class:`ErrorProportionalRegressor`: DPAU / DPMU, which move the prediction
+  on the sample just seen a fixed fraction ``c`` of the way to its target.
+
+The additive rules run in ``_kernels/_first_order.pyx``; the multiplicative
+ones (a pair of positive weight vectors, multiplied rather than added to) in
+``_kernels/_multiplicative.pyx``.
+"""
+
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import BaseOnlineLinear, atomic_update
+from ._kernels import _multiplicative
+from ._kernels._rules import Rule, Slack
+
+__all__ = [
+    "ErrorProportionalRegressor",
+    "ExponentiatedGradientRegressor",
+    "GradientDescentRegressor",
+]
+
+# every base constraint except C (these rules have a rate instead) and the
+# ones a subclass does not take
+_COMMON = {
+    key: value
+    for key, value in BaseOnlineLinear._parameter_constraints.items()
+    if key not in ("C", "intercept_scaling", "average")
+}
+
+
+class _OnlineRegressorMixin(RegressorMixin):
+    """fit / partial_fit / predict of the square-loss regressors."""
+
+    def _slack(self):
+        return Slack.HINGE  # unused by these rules
+
+    def _prepare_targets(self, y, *, classes, first_call, fitting):
+        pass
+
+    def _targets(self, y):
+        return np.zeros(1, dtype=np.int32), np.ascontiguousarray(y, dtype=np.float64)
+
+    def _shape_coef(self, coef):
+        return coef.reshape(-1)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, sample_weight=None):
+        """Make one pass over a batch, continuing from the current weights.
+
+        The whole batch is validated before any weight moves: on an error the
+        estimator is left exactly as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample (a zero weight skips the sample).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            return self._partial_fit(X, y, None, sample_weight)
+
+    def predict(self, X):
+        """Predict targets.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted values.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_
+
+
+class _SplitWeightsMixin:
+    """State of the multiplicative rules: a pair of positive weight vectors.
+
+    The base class sees them as a weight matrix ``W[:, 0] = w+``,
+    ``W[:, 1] = w-`` and intercepts ``b = (b+, b-)`` (the weights of a
+    constant feature 1).  ``coef_ = w+ - w-`` is published for prediction;
+    the pair itself is kept privately, since ``coef_`` alone does not
+    determine it.
+    """
+
+    def _multiplicative(self):
+        return True
+
+    def _n_columns(self):
+        return 2 if self._multiplicative() else 1
+
+    def _initial_weight(self, n_active):
+        raise NotImplementedError
+
+    def _set_intercept_scaling(self, X):
+        self.intercept_scaling_ = 1.0
+
+    def _allocate(self, n_features, n_columns, coef_init, intercept_init):
+        if not self._multiplicative() or coef_init is not None:
+            return super()._allocate(n_features, n_columns, coef_init, intercept_init)
+        n_active = n_features + (1 if self.fit_intercept else 0)
+        value = self._initial_weight(max(n_active, 1))
+        W = np.full((n_features, 2), value)
+        b = np.full(2, value if self.fit_intercept else 0.0)
+        return W, b
+
+    def _state_arrays(self):
+        if not self._multiplicative():
+            return super()._state_arrays()
+        if getattr(self, "_split_coef", None) is None:
+            # learned additively: no weight pair to continue from
+            return np.empty((0, 2)), np.empty(2)
+        return self._split_coef.copy(), self._split_intercept.copy()
+
+    def _publish(self, W, b, U=None, bu=None):
+        if not self._multiplicative():
+            self._split_coef = self._split_intercept = None
+            return super()._publish(W, b, U, bu)
+        self._average_accum = self._average_intercept_accum = None
+        self._split_coef, self._split_intercept = W, b
+        self.coef_ = W[:, 0] - W[:, 1]
+        self.intercept_ = np.array([b[0] - b[1]])
+
+    def _kernel_epoch(self, *args, **kwargs):
+        # kwargs: the multilabel label arrays, never set for a regressor
+        if not self._multiplicative():
+            return super()._kernel_epoch(*args, **kwargs)
+        data, indices, indptr, dense, n_features, order, _, targets = args[:8]
+        sample_weight, W, b = args[8:11]
+        rule, rate, intercept_sq, loss, scores_out = (
+            args[17],
+            args[19],
+            args[21],
+            args[24],
+            args[27],
+        )
+        pos = np.append(W[:, 0], b[0])
+        neg = np.append(W[:, 1], b[1])
+        result = _multiplicative.epoch(
+            data,
+            indices,
+            indptr,
+            dense,
+            n_features,
+            order,
+            targets,
+            sample_weight,
+            pos,
+            neg,
+            intercept_sq > 0.0,
+            rule,
+            rate,
+            self._total(),
+            loss,
+            scores_out,
+        )
+        W[:, 0] = pos[:-1]
+        W[:, 1] = neg[:-1]
+        b[0], b[1] = pos[-1], neg[-1]
+        return result
+
+    def _total(self):
+        return 0.0
+
+    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
+        scores = super()._partial_fit_scores(X, y, classes, sample_weight)
+        # the kernel writes the prediction into the first of the two columns
+        return scores[:, 0] if scores.ndim == 2 else scores
+
+    def _partial_fit(self, X, y, classes, sample_weight, **kwargs):
+        kind = getattr(self, "_split_coef", None) is not None
+        if hasattr(self, "coef_") and kind != self._multiplicative():
+            raise ValueError(
+                "The weights of the previous calls were learned with another "
+                "update; partial_fit cannot continue from them. Call fit, or "
+                "keep the update of the first call."
+            )
+        return super()._partial_fit(X, y, classes, sample_weight, **kwargs)
+
+
+_FIT_DOC = """Fit the model with up to ``max_iter`` passes over the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+
+
+class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
+    """Online gradient descent on the square loss (Kivinen-Warmuth GD, LMS).
+
+    After predicting ``yhat = w . x + b`` for a sample with target ``y``, the
+    weights move down the gradient of the square loss ``(y - yhat)^2``::
+
+        w <- w + 2 eta(x) (y - yhat) x
+
+    with ``eta(x) = eta`` (``eta_scaling="constant"``) or ``eta / ||x||^2``
+    (``"inverse_sq_norm"``, the normalised LMS rule, invariant to the scale
+    of x).  The normalised step is the minimiser of ``||w' - w||^2`` under
+    ``w' . x - w . x = 2 eta (y - yhat)``: it moves the prediction on the
+    sample a fraction ``2 eta`` of the way to the target, which is the
+    additive error-proportional update DPAU with ``c = 2 eta`` (see
+    :class:`ErrorProportionalRegressor`).
+
+    Read more in the :ref:`User Guide <gradient>`.
+
+    Parameters
+    ----------
+    eta : float, default=0.25
+        Learning rate.  With ``"inverse_sq_norm"``, ``0 < eta < 1`` keeps every
+        step a contraction of the error on its sample (0.25 is the rate
+        Kivinen and Warmuth give without prior knowledge of the problem);
+        with ``"constant"``, ``eta < 1 / max ||x||^2`` does.
+    eta_scaling : {"constant", "inverse_sq_norm"}, default="inverse_sq_norm"
+        Whether the rate is ``eta`` or ``eta / ||x||^2`` (the squared norm
+        includes the intercept's constant feature).
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, the weight of a constant feature
+        ``intercept_scaling`` appended to every sample.
+    intercept_scaling : float or "auto", default="auto"
+        Value of that constant feature; ``"auto"`` uses the root mean square
+        of the non-zero entries of the first batch (``intercept_scaling_``).
+    max_iter : int, default=1000
+        Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.
+    tol : float or None, default=1e-3
+        Stop when the average online square loss of an epoch is not below
+        ``best_loss - tol`` for ``n_iter_no_change`` epochs (validation R^2
+        with ``early_stopping``).  ``None`` runs ``max_iter`` epochs.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data and stop when its R^2
+        stops improving.
+    validation_fraction : float, default=0.1
+        Proportion of the training data held out for early stopping.
+    n_iter_no_change : int, default=5
+        Number of epochs with no improvement to wait before stopping.
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+    verbose : int, default=0
+        If positive, print one line per epoch.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the early-stopping split.
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous solution.
+    average : bool or int, default=False
+        Average the weights over all steps (an int starts at that step).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Weights (averaged if ``average``).
+    intercept_ : ndarray of shape (1,)
+        Intercept (averaged if ``average``).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    intercept_scaling_ : float
+        The constant feature behind the intercept.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+    n_iter_ : int
+        Number of epochs run by the last ``fit``.
+    t_ : float
+        Number of samples seen plus one.
+
+    See Also
+    --------
+    ExponentiatedGradientRegressor : The multiplicative counterpart (EG+-).
+    ErrorProportionalRegressor : DPAU / DPMU.
+    sklearn.linear_model.SGDRegressor : ``loss="squared_error"``,
+        ``penalty=None``, ``learning_rate="constant"`` is GD with
+        ``eta_scaling="constant"`` and ``eta0 = 2 eta`` (up to its intercept
+        handling).
+
+    References
+    ----------
+    .. [1] J. Kivinen and M. K. Warmuth, "Exponentiated Gradient versus
+       Gradient Descent for Linear Predictors", Information and Computation
+       132(1), 1997.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from sklearn_pa import GradientDescentRegressor
+    >>> X, y = make_regression(n_features=4, noise=1.0, random_state=0)
+    >>> reg = GradientDescentRegressor(eta=0.2, random_state=0).fit(X, y)
+    >>> reg.score(X, y) > 0.99
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_COMMON,
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "eta_scaling": [StrOptions({"constant", "inverse_sq_norm"})],
+        "intercept_scaling": BaseOnlineLinear._parameter_constraints[
+            "intercept_scaling"
+        ],
+        "average": BaseOnlineLinear._parameter_constraints["average"],
+    }
+
+    def __init__(
+        self,
+        *,
+        eta=0.25,
+        eta_scaling="inverse_sq_norm",
+        fit_intercept=True,
+        intercept_scaling="auto",
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+        average=False,
+    ):
+        self.eta = eta
+        self.eta_scaling = eta_scaling
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.average = average
+
+    def _rule(self):
+        if self.eta_scaling == "constant":
+            return Rule.GRADIENT
+        return Rule.NORMALIZED_GRADIENT
+
+    def _kernel_C(self):
+        return float(self.eta)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target values.
+        coef_init : ndarray of shape (n_features,), default=None
+            Initial weights (zero by default).
+        intercept_init : ndarray of shape (1,), default=None
+            Initial intercept.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            return self._fit(X, y, coef_init, intercept_init, sample_weight)
+
+
+class ExponentiatedGradientRegressor(
+    _SplitWeightsMixin, _OnlineRegressorMixin, BaseOnlineLinear
+):
+    """Exponentiated gradient with positive and negative weights (EG+-).
+
+    The weight vector is the difference ``w = w+ - w-`` of two positive
+    vectors whose entries sum to the total weight ``U``.  They start uniform,
+    ``U / 2N`` each, and after predicting ``yhat = w . x`` for a sample with
+    target ``y`` they are multiplied and renormalised to the total ``U``::
+
+        v+_i = w+_i exp(2 eta (y - yhat) U x_i)
+        v-_i = w-_i exp(-2 eta (y - yhat) U x_i)
+        w+- = U v+- / (sum(v+) + sum(v-))
+
+    This is the update of Kivinen and Warmuth: it minimises the relative
+    entropy to the old weights plus ``eta`` times the square loss linearised
+    at the old prediction, over the weights of total ``U``.  It suits
+    problems where a few of many features matter (its loss bounds grow with
+    ``log N`` where those of GD grow with ``N``), with ``U`` at least the L1
+    norm of a good predictor.
+
+    The kernel keeps the weights as a scale times two arrays with an
+    incrementally maintained total, so a sparse row costs O(nnz): only its
+    own weights change and the renormalisation is a new scale.  Exponents
+    too large for that (``|2 eta (y - yhat) U x_i| > 50``) are applied in the
+    log domain with one pass over the weights: no step overflows or produces
+    NaN, and the weights always sum to ``U``.
+
+    Read more in the :ref:`User Guide <gradient>`.
+
+    Parameters
+    ----------
+    eta : float, default=0.05
+        Learning rate.  The exponent of a step is ``2 eta (y - yhat) U x_i``,
+        so the useful rate scales like ``1 / (U max|x|)^2``.
+    total_weight : float, default=1.0
+        The total ``U = sum(w+) + sum(w-)``; ``||w||_1 <= U``.  It must be at
+        least the L1 norm of the predictor to be learned.
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, as the weight pair of a constant
+        feature 1 (which shares the total ``U`` with the other features).
+    max_iter : int, default=1000
+        Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.
+    tol : float or None, default=1e-3
+        Stop when the average online square loss of an epoch is not below
+        ``best_loss - tol`` for ``n_iter_no_change`` epochs.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data and stop when its R^2
+        stops improving.
+    validation_fraction : float, default=0.1
+        Proportion of the training data held out for early stopping.
+    n_iter_no_change : int, default=5
+        Number of epochs with no improvement to wait before stopping.
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+    verbose : int, default=0
+        If positive, print one line per epoch.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the early-stopping split.
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous solution.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        The weights ``w+ - w-``.
+    intercept_ : ndarray of shape (1,)
+        The intercept ``b+ - b-`` (0 without ``fit_intercept``).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+    n_iter_ : int
+        Number of epochs run by the last ``fit``.
+    t_ : float
+        Number of samples seen plus one.
+
+    See Also
+    --------
+    GradientDescentRegressor : The additive counterpart.
+    ErrorProportionalRegressor : DPMU, a multiplicative update without the
+        total-weight constraint.
+
+    References
+    ----------
+    .. [1] J. Kivinen and M. K. Warmuth, "Exponentiated Gradient versus
+       Gradient Descent for Linear Predictors", Information and Computation
+       132(1), 1997.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pa import ExponentiatedGradientRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-1, 1, size=(500, 50))
+    >>> y = 2 * X[:, 0] - X[:, 1]
+    >>> reg = ExponentiatedGradientRegressor(eta=0.01, total_weight=4.0)
+    >>> reg.fit(X, y).score(X, y) > 0.99
+    True
+    >>> bool(np.isclose(np.sum(reg._split_coef) + np.sum(reg._split_intercept), 4))
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_COMMON,
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "total_weight": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    average = False  # the multiplicative rules are not averaged
+
+    def __init__(
+        self,
+        *,
+        eta=0.05,
+        total_weight=1.0,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+    ):
+        self.eta = eta
+        self.total_weight = total_weight
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    def _rule(self):
+        return Rule.EXPONENTIATED
+
+    def _kernel_C(self):
+        return float(self.eta)
+
+    def _total(self):
+        return float(self.total_weight)
+
+    def _initial_weight(self, n_active):
+        return float(self.total_weight) / (2.0 * n_active)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        with atomic_update(self):
+            return self._fit(X, y, None, None, sample_weight)
+
+    fit.__doc__ = _FIT_DOC
+
+
+class ErrorProportionalRegressor(
+    _SplitWeightsMixin, _OnlineRegressorMixin, BaseOnlineLinear
+):
+    """Error-proportional updates DPAU (additive) and DPMU (multiplicative).
+
+    After predicting ``yhat`` for a sample with target ``y``, the weights move
+    so that the new prediction on that sample closes a fraction ``c`` of the
+    error::
+
+        yhat' - yhat = c (y - yhat)
+
+    - ``update="additive"`` (DPAU): ``w' = w + c (y - yhat) x / ||x||^2``, the
+      smallest change of ``w`` (in Euclidean norm) that does it.  It equals
+      :class:`GradientDescentRegressor` with ``eta_scaling="inverse_sq_norm"``
+      and ``eta = c / 2``.
+    - ``update="multiplicative"`` (DPMU), for Boolean features
+      ``x in {0, 1}^n``: the weights are ``w = w+ - w-`` with positive
+      ``w+, w-`` starting at 1, and every active feature's pair is scaled,
+      ``w+_i <- w+_i beta``, ``w-_i <- w-_i / beta``, with ``beta > 0`` the
+      root of ``yhat+ beta^2 - T beta - yhat- = 0`` where ``T = yhat + c (y -
+      yhat)`` and ``yhat+- = w+- . x``.  It is the smallest change in
+      unnormalised relative entropy that does it.  Input other than 0 and 1
+      is refused, before any weight moves.
+
+    Read more in the :ref:`User Guide <gradient>`.
+
+    Parameters
+    ----------
+    c : float, default=0.5
+        The fraction of the error closed on each sample, ``0 < c <= 1``
+        (``c = 1`` interpolates the sample just seen).
+    update : {"additive", "multiplicative"}, default="additive"
+        DPAU or DPMU.
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, the weight of a constant feature 1
+        appended to every sample (a Boolean feature that is always on; its
+        weight pair starts at 1 with DPMU).
+    max_iter : int, default=1000
+        Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.
+    tol : float or None, default=1e-3
+        Stop when the average online square loss of an epoch is not below
+        ``best_loss - tol`` for ``n_iter_no_change`` epochs.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data and stop when its R^2
+        stops improving.
+    validation_fraction : float, default=0.1
+        Proportion of the training data held out for early stopping.
+    n_iter_no_change : int, default=5
+        Number of epochs with no improvement to wait before stopping.
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+    verbose : int, default=0
+        If positive, print one line per epoch.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the early-stopping split.
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous solution.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        The weights (``w+ - w-`` for DPMU).
+    intercept_ : ndarray of shape (1,)
+        The intercept.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    intercept_scaling_ : float
+        The constant feature behind the intercept (always 1.0).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+    n_iter_ : int
+        Number of epochs run by the last ``fit``.
+    t_ : float
+        Number of samples seen plus one.
+
+    See Also
+    --------
+    GradientDescentRegressor : GD; its normalised rule is DPAU.
+    ExponentiatedGradientRegressor : EG+-.
+
+    References
+    ----------
+    .. [1] A. Nakamura, H. Mamitsuka, H. Toba and N. Abe, "Learning personal
+       preference functions using Boolean-variable real-valued multivariate
+       polynomials" (in Japanese), IPSJ national convention, 4U-1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pa import ErrorProportionalRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = (rng.uniform(size=(300, 20)) < 0.3).astype(float)
+    >>> y = X[:, 0] - 2 * X[:, 1] + 0.5
+    >>> reg = ErrorProportionalRegressor(c=0.5, update="multiplicative")
+    >>> reg.fit(X, y).score(X, y) > 0.99
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_COMMON,
+        "c": [Interval(Real, 0, 1, closed="right")],
+        "update": [StrOptions({"additive", "multiplicative"})],
+    }
+
+    average = False  # the multiplicative rule cannot be averaged lazily
+
+    def __init__(
+        self,
+        *,
+        c=0.5,
+        update="additive",
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+    ):
+        self.c = c
+        self.update = update
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    def _multiplicative(self):
+        return self.update == "multiplicative"
+
+    def _rule(self):
+        if self._multiplicative():
+            return Rule.ERROR_PROPORTIONAL_MULT
+        return Rule.NORMALIZED_GRADIENT
+
+    def _kernel_C(self):
+        # DPAU is normalised GD with eta = c / 2
+        return float(self.c) if self._multiplicative() else 0.5 * float(self.c)
+
+    def _initial_weight(self, n_active):
+        return 1.0
+
+    def _validate_batch(self, X, y, sample_weight, reset):
+        X, y, sample_weight = super()._validate_batch(X, y, sample_weight, reset)
+        if self._multiplicative():
+            values = X.data if sp.issparse(X) else X
+            bad = (values != 0.0) & (values != 1.0)
+            if np.any(bad):
+                example = float(np.asarray(values)[bad].flat[0])
+                raise ValueError(
+                    "update='multiplicative' (DPMU) is defined for Boolean "
+                    f"features in {{0, 1}}; X has other values (e.g. {example!r}). "
+                    "Binarize the features (CountVectorizer(binary=True), "
+                    "sklearn.preprocessing.Binarizer) or use update='additive'."
+                )
+        return X, y, sample_weight
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        with atomic_update(self):
+            return self._fit(X, y, None, None, sample_weight)
+
+    fit.__doc__ = _FIT_DOC
