@@ -293,7 +293,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
         Number of features seen during ``fit``.
     intercept_scaling_ : float
         The constant feature behind the intercept.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
@@ -474,7 +474,7 @@ class ExponentiatedGradientRegressor(
         The intercept ``b+ - b-`` (0 without ``fit_intercept``).
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
@@ -633,7 +633,7 @@ class ErrorProportionalRegressor(
         Number of features seen during ``fit``.
     intercept_scaling_ : float
         The constant feature behind the intercept (always 1.0).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
