@@ -43,6 +43,8 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 
+from ._bench_confidence_weighted import ESTIMATORS as _CW_ESTIMATORS
+from ._bench_confidence_weighted import PUBLISHED
 from ._passive_aggressive import PassiveAggressiveClassifier
 
 __all__ = [
@@ -114,6 +116,7 @@ ESTIMATORS = {
     "PA-I-ovr-avg": _pa(C=1.0, loss="hinge", multiclass="ovr", average=True),
     "sklearn-SGD-pa1": _sgd_pa("pa1"),
     "sklearn-SGD-pa2": _sgd_pa("pa2"),
+    **_CW_ESTIMATORS,
 }
 
 #: Estimators run when none are named (the ``SPA*`` names are aliases of the
@@ -146,6 +149,7 @@ _CSV_FIELDS = [
     "fit_time_std",
     "fit_time_ratio",
     "reference",
+    "published",
 ]
 
 
@@ -431,6 +435,7 @@ def run_benchmark(
             "accuracy_std": float(scores.std()) if n_splits > 1 else None,
             "fit_time_mean": float(fit_times.mean()),
             "fit_time_std": float(fit_times.std()) if n_splits > 1 else None,
+            "published": PUBLISHED.get((data.name, name)),
         }
         rows.append(row)
         spread = f" ± {100 * row['accuracy_std']:.2f}" if n_splits > 1 else ""
@@ -473,6 +478,9 @@ def _seconds(value):
 
 def _cells(rows):
     header = ["estimator", "accuracy (%)", "fit time (s)", _ratio_header(rows)]
+    published = any(row.get("published") is not None for row in rows)
+    if published:
+        header.append("published (%)")
     body = []
     for row in rows:
         accuracy = f"{100 * row['accuracy_mean']:.2f}"
@@ -487,6 +495,9 @@ def _cells(rows):
                 "n/a" if ratio is None else f"{ratio:.2f}",
             ]
         )
+        if published:
+            value = row.get("published")
+            body[-1].append("" if value is None else f"{value:.2f}")
     return header, body
 
 
@@ -509,7 +520,7 @@ def format_table(rows):
     if not rows:
         return "(no results)"
     header, body = _cells(rows)
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(4)]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
 
     def line(cells):
         first = cells[0].ljust(widths[0])
