@@ -499,9 +499,16 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
 
     Parameters
     ----------
-    eta : float, default=0.95
+    eta : float or "auto", default="auto"
         The required probability of a correct classification, in (0.5, 1).
         Larger values demand more confidence and make larger steps.
+        ``"auto"`` is 0.95 with ``covariance="diagonal"`` and 0.8 with
+        ``"full"``: a full covariance shrinks along every direction an
+        example spans, so it needs less confidence per step.  On USPS
+        (10-fold CV, 3 epochs) SCCW scored 93.79 / 93.92 / 93.95 / 93.49 /
+        93.28 % for eta = 0.6 / 0.7 / 0.8 / 0.9 / 0.95 and SCCWD 93.57 /
+        93.59 / 93.70 / 94.01 / 93.83 % for eta = 0.7 / 0.8 / 0.9 / 0.95 /
+        0.99.
     covariance : {"diagonal", "full"}, default="diagonal"
         ``"diagonal"`` keeps one variance per feature (per block) and touches
         only a row's non-zeros; ``"full"`` keeps the whole matrix (``D^2``
@@ -548,14 +555,14 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
 
     _parameter_constraints: dict = {
         **_BaseSecondOrder._parameter_constraints,
-        "eta": [Interval(Real, 0.5, 1, closed="neither")],
+        "eta": [Interval(Real, 0.5, 1, closed="neither"), StrOptions({"auto"})],
         "multiclass": [StrOptions(set(_MULTICLASS_RULES))],
     }
 
     def __init__(
         self,
         *,
-        eta=0.95,
+        eta="auto",
         covariance="diagonal",
         multiclass="support",
         fit_intercept=True,
@@ -596,7 +603,10 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
         return R.STEP_CW
 
     def _phi(self):
-        return float(ndtri(self.eta))
+        eta = self.eta
+        if eta == "auto":
+            eta = 0.8 if self.covariance == "full" else 0.95
+        return float(ndtri(eta))
 
 
 class AROWClassifier(_BaseSecondOrder):

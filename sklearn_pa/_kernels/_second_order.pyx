@@ -37,6 +37,7 @@ from scipy.linalg.cython_blas cimport dsymv, dsyr
 
 from ._dataset cimport index_t, get_row
 from ._rules cimport SecondOrderRule
+from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 
 
 cdef struct Cand:
@@ -232,6 +233,10 @@ def epoch(
     cdef const double *row_data
     cdef const index_t *row_ind
     cdef const index_t *indptr_ptr = &indptr[0]
+    cdef const double *next_data
+    cdef const index_t *next_ind
+    cdef Py_ssize_t next_nnz
+    cdef double *wrow
     cdef double *W0 = &W[0, 0]
     cdef double *U0 = &U[0, 0] if averaging else NULL
     cdef double *Sd = NULL if full else &S_diag[0, 0]
@@ -260,14 +265,34 @@ def epoch(
             t = t0 + n + 1
             get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
                     &row_data, &row_ind, &nnz)
+            if n + 1 < n_rows and not dense:
+                # the next row is elsewhere in X (shuffled order): start
+                # fetching its first non-zeros while this one is processed
+                get_row(&data[0], &indices[0], indptr_ptr, dense, n_features,
+                        order[n + 1], &next_data, &next_ind, &next_nnz)
+                for p in range(0, min(next_nnz, 32), 8):
+                    PA_PREFETCH(next_data + p)
+                for p in range(0, min(next_nnz, 32), 16):
+                    PA_PREFETCH(next_ind + p)
             for k in range(K):
                 scores[k] = b[k]
             finite = True
+            # the rows of W and (diagonal) Sigma of upcoming non-zeros are
+            # scattered: ask for them ahead of use
+            for p in range(min(nnz, PREFETCH_AHEAD)):
+                prefetch_row(W0 + row_ind[p] * K, 0, K)
+                if not full:
+                    prefetch_row(Sd + row_ind[p] * G, 0, G)
             for p in range(nnz):
+                if p + PREFETCH_AHEAD < nnz:
+                    prefetch_row(W0 + row_ind[p + PREFETCH_AHEAD] * K, 0, K)
+                    if not full:
+                        prefetch_row(Sd + row_ind[p + PREFETCH_AHEAD] * G, 0, G)
                 xj = row_data[p]
                 finite = finite and isfinite(xj * xj)
+                wrow = W0 + row_ind[p] * K
                 for k in range(K):
-                    scores[k] += xj * W0[row_ind[p] * K + k]
+                    scores[k] += xj * wrow[k]
             for k in range(K):
                 finite = finite and isfinite(scores[k])
             if not finite:
