@@ -215,8 +215,8 @@ def main(argv=None):
 
     usps = load_dataset("usps", args.data_home)
     sccw = {
-        "SCCW": ESTIMATORS["SCCW"](3, 0).set_params(fit_intercept=False),
-        "NumPy SCCW": NumpySCCW(epochs=3),
+        "SCCW": ESTIMATORS["SCCW"](3, 0).set_params(eta=0.8, fit_intercept=False),
+        "NumPy SCCW": NumpySCCW(eta=0.8, epochs=3),
     }
     times = interleaved_fit_times(sccw, usps.X, usps.y, args.repeats)
     print(f"usps {usps.X.shape}, 3 epochs, full covariance, min of {args.repeats}:")
