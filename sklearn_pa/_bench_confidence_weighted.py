@@ -44,6 +44,12 @@ ESTIMATORS = {
     "AROW": _factory(AROWClassifier),
     "SCW-I": _factory(SCWClassifier, variant=1),
     "SCW-II": _factory(SCWClassifier, variant=2),
+    "CW-k1-avg": _factory(
+        ConfidenceWeightedClassifier, multiclass="single", average=True
+    ),
+    "SCCW-avg": _factory(ConfidenceWeightedClassifier, covariance="full", average=True),
+    "SCCWD-avg": _factory(ConfidenceWeightedClassifier, average=True),
+    "AROW-avg": _factory(AROWClassifier, average=True),
 }
 
 #: (data set, estimator) -> accuracy in percent published in the SCCW paper
