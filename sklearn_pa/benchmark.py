@@ -43,6 +43,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 
+from ._bench_confidence_weighted import DEFAULTS_BY_DATASET as _CW_DEFAULTS
 from ._bench_confidence_weighted import ESTIMATORS as _CW_ESTIMATORS
 from ._bench_confidence_weighted import PUBLISHED
 from ._passive_aggressive import PassiveAggressiveClassifier
@@ -342,7 +343,9 @@ def run_benchmark(
         A name from :data:`DATASETS`, or the result of :func:`load_dataset`.
     estimators : list of str, default=None
         Names from :data:`ESTIMATORS`, in the order of the report;
-        ``None`` runs :data:`DEFAULT_ESTIMATORS`.
+        ``None`` runs :data:`DEFAULT_ESTIMATORS` and the data set's
+        Confidence-Weighted entries
+        (``sklearn_pa._bench_confidence_weighted.DEFAULTS_BY_DATASET``).
     cv : int, default=10
         Number of folds.
     epochs : int, default=3
@@ -383,6 +386,8 @@ def run_benchmark(
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, got {epochs}.")
     data = load_dataset(dataset, data_home) if isinstance(dataset, str) else dataset
+    if estimators is None:
+        names += [n for n in _CW_DEFAULTS.get(data.name, ()) if n not in names]
     if data.protocol == "cv" and cv < 2:
         raise ValueError(f"cv must be at least 2, got {cv}.")
 
