@@ -5,6 +5,11 @@ Every estimator is importable from the top of the package::
     from sklearn_pa import PassiveAggressiveClassifier
 """
 
+from ._confidence_weighted import (
+    AROWClassifier,
+    ConfidenceWeightedClassifier,
+    SCWClassifier,
+)
 from ._gradient import (
     ErrorProportionalRegressor,
     ExponentiatedGradientRegressor,
@@ -28,6 +33,9 @@ __all__ = [
     "ErrorProportionalRegressor",
     "ExponentiatedGradientRegressor",
     "GradientDescentRegressor",
+    "AROWClassifier",
+    "ConfidenceWeightedClassifier",
+    "SCWClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveOneClass",
     "PassiveAggressiveRegressor",

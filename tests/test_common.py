@@ -21,13 +21,30 @@ EXPECTED_FAILED_CHECKS = {
 }
 
 
+# The Gaussian models' probability Phi(mu.x / sqrt(x^T Sigma x)) divides each
+# score by that sample's own standard deviation: by design it is not a
+# monotone function of decision_function (mu.x) across samples.
+_GAUSSIAN_PROBA = (
+    "predict_proba is Phi(mu.x / sqrt(x^T Sigma x)): the variance differs per "
+    "sample, so its ranking differs from that of decision_function (mu.x)"
+)
+
+PER_ESTIMATOR_EXPECTED_FAILED_CHECKS = {
+    name: {"check_decision_proba_consistency": _GAUSSIAN_PROBA}
+    for name in ("AROWClassifier", "ConfidenceWeightedClassifier", "SCWClassifier")
+}
+
+
 def _instances():
     for _, Estimator in all_estimators():
         yield Estimator()
 
 
 def _expected_failed_checks(estimator):
-    return EXPECTED_FAILED_CHECKS
+    return {
+        **EXPECTED_FAILED_CHECKS,
+        **PER_ESTIMATOR_EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {}),
+    }
 
 
 def test_all_estimators_found():

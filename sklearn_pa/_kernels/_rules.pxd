@@ -19,3 +19,15 @@ cpdef enum Rule:
 cpdef enum Slack:
     HINGE = 1         # PA-I: C * xi (C = inf gives plain PA)
     SQUARED_HINGE = 2 # PA-II: C * xi ** 2
+
+# The second-order kernel (``_second_order.pyx``): which constraints a row
+# imposes (40-43) and which step solves them (45-48).
+cpdef enum SecondOrderRule:
+    SO_BINARY = 40      # one weight column, labels +1 / -1
+    SO_SINGLE = 41      # multiclass, one constraint against the top wrong class (k = 1)
+    SO_SEQUENTIAL = 42  # multiclass, every wrong class in turn, one at a time (k = inf)
+    SO_SUPPORT = 43     # multiclass, all K-1 constraints at once, matrix-Gaussian (SCCW)
+    STEP_CW = 45        # exact CW: Pr[margin >= 0] >= eta
+    STEP_AROW = 46      # AROW: squared hinge + variance, regularizer r
+    STEP_SCW1 = 47      # SCW-I: CW loss, multiplier capped at C
+    STEP_SCW2 = 48      # SCW-II: squared CW loss weighted by C

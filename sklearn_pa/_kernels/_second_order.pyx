@@ -1,0 +1,540 @@
+# cython: language_level=3
+"""One epoch of second-order online updates: the mean *and* the covariance move.
+
+The weights are Gaussian, ``w ~ N(mu, Sigma)``; after each example the new
+(mu, Sigma) is the closest to the old one in KL divergence under a constraint
+(CW, SCCW) or the minimiser of KL plus a loss (AROW, SCW).  Every rule has the
+shape
+
+    mu_c  += coef_c * Sigma_g x          (one or more mean columns c)
+    Sigma_g -= beta * (Sigma_g x)(Sigma_g x)^T    (Sherman-Morrison form)
+
+so one pass computes ``Sigma_g x`` and ``v = x^T Sigma_g x`` for the covariance
+block(s) g the row touches, a scalar step rule gives the coefficients, and the
+updates follow.  ``Sigma`` is stored either
+
+- diagonal: ``S_diag[n_features + 1, G]`` (feature-major like W); a row touches
+  only its non-zeros (and the intercept's entry, row ``n_features``), or
+- full: ``S_full[G, D', D']`` with ``D' = n_features + 1`` when an intercept is
+  fitted, upper triangle (C order) valid; ``Sigma x`` is a BLAS ``dsymv`` and
+  the update a BLAS ``dsyr``.
+
+``G`` is 1 (binary; the matrix-Gaussian multiclass model of SCCW, whose
+covariance ``Sigma (x) I`` is shared by the classes) or the number of classes
+(the single-constraint and sequential multiclass rules, with one block per
+class as in Crammer, Dredze and Pereira 2009).
+
+The intercept is the weight of a constant feature ``a`` (``intercept``; 0
+without intercept): ``b = a * w_a``, so ``b`` moves by ``a`` times the step of
+``w_a``.  Averaging of the mean is lazy, as in the first-order kernel:
+``U += (t - start) * Delta`` and the average is ``W - U / (t - start + 1)``.
+"""
+
+from libc.math cimport sqrt, isfinite, INFINITY, NAN, M_SQRT2
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset, memcpy
+from scipy.linalg.cython_blas cimport dsymv, dsyr
+
+from ._dataset cimport index_t, get_row
+from ._rules cimport SecondOrderRule
+from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
+
+
+cdef struct Cand:
+    double l
+    Py_ssize_t k
+
+
+cdef inline void pair_step(
+    int step, double m, double v, double phi, double param, double w,
+    double *alpha, double *beta,
+) noexcept nogil:
+    """Step of the binary problem with margin ``m = y mu.x`` and variance
+    ``v = x^T Sigma x``: ``mu += alpha y Sigma x``,
+    ``Sigma -= beta Sigma x x^T Sigma``.  ``w`` (> 0) is the sample weight."""
+    cdef double phi2 = phi * phi, psi, zeta, a, n, gamma, disc, sqrt_u
+    alpha[0] = 0.0
+    beta[0] = 0.0
+    if not v > 0.0 or not w > 0.0:
+        return
+    if step == SecondOrderRule.STEP_AROW:
+        if m < 1.0:
+            beta[0] = 1.0 / (v + param / w)
+            alpha[0] = (1.0 - m) * beta[0]
+        return
+    if step == SecondOrderRule.STEP_SCW2:
+        n = v + 1.0 / (2.0 * param * w)
+        gamma = phi * sqrt(phi2 * m * m * v * v + 4.0 * n * v * (n + v * phi2))
+        a = (-(2.0 * m * n + phi2 * m * v) + gamma) / (2.0 * (n * n + n * v * phi2))
+    else:
+        psi = 1.0 + 0.5 * phi2
+        zeta = 1.0 + phi2
+        a = (-m * psi + sqrt(0.25 * m * m * phi2 * phi2 + v * phi2 * zeta)) / (v * zeta)
+        if step == SecondOrderRule.STEP_CW:
+            a *= w
+        elif a > param * w:  # SCW-I
+            a = param * w
+    if not a > 0.0:
+        return
+    # sqrt(u) = (-a v phi + sqrt(a^2 v^2 phi^2 + 4 v)) / 2, without cancellation
+    disc = sqrt(a * a * v * v * phi2 + 4.0 * v)
+    sqrt_u = 2.0 * v / (a * v * phi + disc)
+    alpha[0] = a
+    beta[0] = a * phi / (sqrt_u + v * a * phi)
+
+
+cdef inline double _support_sqrt_u(double A, double v, double phi, double K) noexcept nogil:
+    # eq. (20): sqrt(u) = (-sqrt2 A phi v + sqrt(2 A^2 phi^2 v^2 + 4 K^2 v)) / (2K)
+    cdef double c = M_SQRT2 * A * phi * v
+    cdef double disc = sqrt(c * c + 4.0 * K * K * v)
+    if c >= 0.0:
+        return 2.0 * K * v / (c + disc)
+    return (-c + disc) / (2.0 * K)
+
+
+cdef inline double _support_A(double L, double s, double v, double phi, double K) noexcept nogil:
+    # eq. (22): the root of (B^2 - s^2 phi^4 v^2) A^2 + 2 A K B L
+    #           + K^2 (L^2 - 2 s^2 phi^2 v) = 0 with (s+1) v A + L >= 0
+    cdef double phi2 = phi * phi
+    cdef double B = ((s + 1.0) * K + s * phi2) * v
+    cdef double a = B * B - s * s * phi2 * phi2 * v * v
+    return (-K * B * L + s * K * phi * sqrt(phi2 * v * v * L * L + 2.0 * v * a)) / a
+
+
+cdef inline double support_step(
+    Cand *cand, Py_ssize_t n_cand, double v, double phi, double K, double w,
+    double *alpha, double *beta,
+) noexcept nogil:
+    """SCCW: all constraints ``l_k + (A + alpha_k) v >= phi sqrt(2u)`` at once.
+
+    ``cand`` holds the margins ``l_k = (mu_y - mu_k).x`` of the wrong classes;
+    it is sorted here, ascending.  The support set is the prefix of that order
+    grown while the newest class still gets a positive multiplier.  Fills
+    ``alpha[j]`` for ``cand[j]`` (0 outside the support set), ``beta``, and
+    returns ``A = sum_k alpha_k`` (0: no step)."""
+    cdef Py_ssize_t i, j, n_sup = 0
+    cdef Cand tmp
+    cdef double L = 0.0, A, sqrt_u, a_j, A_best = 0.0, su_best = 0.0
+    beta[0] = 0.0
+    for j in range(n_cand):
+        alpha[j] = 0.0
+    if not v > 0.0 or not w > 0.0 or n_cand == 0:
+        return 0.0
+    # insertion sort, ascending margin (ties: lower class index first)
+    for i in range(1, n_cand):
+        tmp = cand[i]
+        j = i - 1
+        while j >= 0 and (cand[j].l > tmp.l or (cand[j].l == tmp.l and cand[j].k > tmp.k)):
+            cand[j + 1] = cand[j]
+            j -= 1
+        cand[j + 1] = tmp
+    # no constraint violated: no step
+    if cand[0].l >= phi * sqrt(2.0 * v):
+        return 0.0
+    for j in range(n_cand):
+        L += cand[j].l
+        A = _support_A(L, <double> (j + 1), v, phi, K)
+        sqrt_u = _support_sqrt_u(A, v, phi, K)
+        a_j = (phi * M_SQRT2 * sqrt_u - cand[j].l) / v - A
+        if not a_j > 0.0:
+            break
+        n_sup = j + 1
+        A_best = A
+        su_best = sqrt_u
+    if n_sup == 0 or not A_best > 0.0:
+        return 0.0
+    for j in range(n_sup):
+        alpha[j] = w * ((phi * M_SQRT2 * su_best - cand[j].l) / v - A_best)
+        if alpha[j] < 0.0:
+            alpha[j] = 0.0
+    A = w * A_best
+    if w != 1.0:
+        su_best = _support_sqrt_u(A, v, phi, K)
+    beta[0] = M_SQRT2 * A * phi / (K * su_best + M_SQRT2 * A * phi * v)
+    return A
+
+
+def epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] sample_weight,
+    double[:, ::1] W,
+    double[::1] b,
+    double[:, ::1] S_diag,
+    double[:, :, ::1] S_full,
+    double[:, ::1] U,
+    double[::1] bu,
+    const double[::1] class_weight,
+    int rule,
+    int step,
+    double phi,
+    double param,
+    double intercept,
+    long long t0,
+    long long average_start,
+    double[::1] loss_out,
+):
+    """Run the rule over the rows ``order`` once, updating W, b, Sigma (U, bu).
+
+    Parameters (validated by the caller)
+    ------------------------------------
+    data, indices, indptr, dense, n_features : the row view (``_dataset.pxd``).
+    order : int64 row indices, in visiting order.
+    labels : class index per row (SO_BINARY: 0 / 1).
+    sample_weight : per row; scales the step (0 skips the row).
+    W, b : means (n_features, n_columns) and intercepts, updated in place.
+    S_diag : (n_features + 1, G) diagonal covariance, or shape (0, *) when full.
+    S_full : (G, D', D') full covariance (upper triangle), or (0, *, *).
+    U, bu : lazy-averaging accumulators, or arrays of length 0.
+    class_weight : per class; multiplies the sample weight.
+    rule, step : a ``SecondOrderRule`` of each kind.
+    phi : Phi^{-1}(eta) (CW, SCW).
+    param : r (AROW) or C (SCW).
+    intercept : the constant feature a (0: no intercept).
+    t0, average_start : as in the first-order kernel.
+    loss_out : [0] receives the summed loss measured before each update
+        (the constraint violation ``max(0, phi sqrt(v) - m)``, AROW's hinge).
+
+    Returns
+    -------
+    (mistakes, updates, skipped, overflow)
+    """
+    cdef Py_ssize_t n_rows = order.shape[0]
+    cdef Py_ssize_t K = W.shape[1]
+    cdef bint full = S_full.shape[0] > 0
+    cdef Py_ssize_t G = S_full.shape[0] if full else S_diag.shape[1]
+    cdef Py_ssize_t Dp = n_features + (1 if intercept != 0.0 else 0)
+    cdef Py_ssize_t n_classes = 2 if rule == SecondOrderRule.SO_BINARY else K
+    if class_weight.shape[0] < n_classes:
+        raise ValueError(f"class_weight needs {n_classes} entries")
+    if full:
+        if S_full.shape[1] != Dp or S_full.shape[2] != Dp:
+            raise ValueError(f"S_full must be ({G}, {Dp}, {Dp})")
+    elif S_diag.shape[0] < n_features + 1:
+        raise ValueError(f"S_diag needs {n_features + 1} rows")
+    if rule in (SecondOrderRule.SO_SINGLE, SecondOrderRule.SO_SEQUENTIAL) and G != K:
+        raise ValueError(f"this rule needs one covariance block per class ({K})")
+    if rule in (SecondOrderRule.SO_BINARY, SecondOrderRule.SO_SUPPORT) and G != 1:
+        raise ValueError("this rule needs one shared covariance block")
+    if rule == SecondOrderRule.SO_BINARY and K != 1:
+        raise ValueError("the binary rule needs one weight column")
+    cdef bint averaging = U.shape[0] > 0
+    cdef long long mistakes = 0, updates = 0, skipped = 0
+    cdef bint finite, overflow = False, stepped
+    cdef Py_ssize_t n, i, j, p, k, r, y, nnz, n_cand, n_buf
+    cdef long long t
+    cdef double w_i, m, v, vy, vr, alpha, beta, ysign, best, xj, avg_coef, A, loss
+    cdef double Kd = <double> K
+    cdef const double *row_data
+    cdef const index_t *row_ind
+    cdef const index_t *indptr_ptr = &indptr[0]
+    cdef const double *next_data
+    cdef const index_t *next_ind
+    cdef Py_ssize_t next_nnz
+    cdef double *wrow
+    cdef double *W0 = &W[0, 0]
+    cdef double *U0 = &U[0, 0] if averaging else NULL
+    cdef double *Sd = NULL if full else &S_diag[0, 0]
+    cdef double *Sf = &S_full[0, 0, 0] if full else NULL
+    cdef Py_ssize_t blk = Dp * Dp
+    cdef int n_blas = <int> Dp, one = 1
+    cdef double d_one = 1.0, d_zero = 0.0, neg_beta
+    cdef char *uplo = b'L'   # Fortran lower == C upper triangle
+    n_buf = Dp + 1
+    cdef double *scores = <double *> malloc(K * sizeof(double))
+    cdef double *alphas = <double *> malloc(K * sizeof(double))
+    cdef Cand *cand = <Cand *> malloc(K * sizeof(Cand))
+    cdef double *xbuf = <double *> malloc(n_buf * sizeof(double))
+    cdef double *sx_a = <double *> malloc(n_buf * sizeof(double))
+    cdef double *sx_b = <double *> malloc(n_buf * sizeof(double))
+    if (scores == NULL or alphas == NULL or cand == NULL or xbuf == NULL
+            or sx_a == NULL or sx_b == NULL):
+        free(scores); free(alphas); free(cand); free(xbuf); free(sx_a); free(sx_b)
+        raise MemoryError()
+    if full:
+        memset(xbuf, 0, n_buf * sizeof(double))
+
+    with nogil:
+        for n in range(n_rows):
+            i = order[n]
+            t = t0 + n + 1
+            get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
+                    &row_data, &row_ind, &nnz)
+            if n + 1 < n_rows and not dense:
+                # the next row is elsewhere in X (shuffled order): start
+                # fetching its first non-zeros while this one is processed
+                get_row(&data[0], &indices[0], indptr_ptr, dense, n_features,
+                        order[n + 1], &next_data, &next_ind, &next_nnz)
+                for p in range(0, min(next_nnz, 32), 8):
+                    PA_PREFETCH(next_data + p)
+                for p in range(0, min(next_nnz, 32), 16):
+                    PA_PREFETCH(next_ind + p)
+            for k in range(K):
+                scores[k] = b[k]
+            finite = True
+            # the rows of W and (diagonal) Sigma of upcoming non-zeros are
+            # scattered: ask for them ahead of use
+            for p in range(min(nnz, PREFETCH_AHEAD)):
+                prefetch_row(W0 + row_ind[p] * K, 0, K)
+                if not full:
+                    prefetch_row(Sd + row_ind[p] * G, 0, G)
+            for p in range(nnz):
+                if p + PREFETCH_AHEAD < nnz:
+                    prefetch_row(W0 + row_ind[p + PREFETCH_AHEAD] * K, 0, K)
+                    if not full:
+                        prefetch_row(Sd + row_ind[p + PREFETCH_AHEAD] * G, 0, G)
+                xj = row_data[p]
+                finite = finite and isfinite(xj * xj)
+                wrow = W0 + row_ind[p] * K
+                for k in range(K):
+                    scores[k] += xj * wrow[k]
+            for k in range(K):
+                finite = finite and isfinite(scores[k])
+            if not finite:
+                skipped += 1
+                continue
+            w_i = sample_weight[i]
+            y = labels[i]
+            if rule == SecondOrderRule.SO_BINARY:
+                ysign = 1.0 if y == 1 else -1.0
+                if ysign * scores[0] <= 0.0:
+                    mistakes += 1
+            else:
+                for k in range(K):
+                    if k != y and scores[k] >= scores[y]:
+                        mistakes += 1
+                        break
+            w_i = w_i * class_weight[y]
+            if not w_i > 0.0:
+                continue
+            if full:
+                # the dense x~ = [x, a]
+                if dense:
+                    memcpy(xbuf, row_data, n_features * sizeof(double))
+                else:
+                    for p in range(nnz):
+                        xbuf[row_ind[p]] = row_data[p]
+                if Dp > n_features:
+                    xbuf[n_features] = intercept
+
+            stepped = False
+            if rule == SecondOrderRule.SO_BINARY:
+                v = _sigma_x(full, Sf, Sd, 0, G, blk, n_blas, uplo, xbuf, sx_a,
+                             row_data, row_ind, nnz, n_features, intercept)
+                m = ysign * scores[0]
+                loss = _loss(step, m, v, phi)
+                loss_out[0] += loss
+                pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+                if alpha > 0.0 or beta > 0.0:
+                    stepped = True
+                    avg_coef = _avg(averaging, t, average_start)
+                    overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
+                                      K, 0, ysign * alpha, avg_coef, sx_a,
+                                      row_ind, nnz, n_features, intercept)
+                    _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
+                         row_ind, nnz, n_features, intercept)
+
+            elif rule == SecondOrderRule.SO_SUPPORT:
+                n_cand = 0
+                best = INFINITY
+                for k in range(K):
+                    if k != y:
+                        cand[n_cand].l = scores[y] - scores[k]
+                        cand[n_cand].k = k
+                        if cand[n_cand].l < best:
+                            best = cand[n_cand].l
+                        n_cand += 1
+                v = _sigma_x(full, Sf, Sd, 0, G, blk, n_blas, uplo, xbuf, sx_a,
+                             row_data, row_ind, nnz, n_features, intercept)
+                loss = phi * sqrt(2.0 * v) - best
+                if loss > 0.0:
+                    loss_out[0] += loss
+                A = support_step(cand, n_cand, v, phi, Kd, w_i, alphas, &beta)
+                if A > 0.0:
+                    stepped = True
+                    avg_coef = _avg(averaging, t, average_start)
+                    overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
+                                      K, y, A, avg_coef, sx_a,
+                                      row_ind, nnz, n_features, intercept)
+                    for j in range(n_cand):
+                        if alphas[j] > 0.0:
+                            overflow |= _mean(full, W0, U0, &b[0],
+                                              &bu[0] if averaging else NULL,
+                                              K, cand[j].k, -alphas[j], avg_coef, sx_a,
+                                              row_ind, nnz, n_features, intercept)
+                    _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
+                         row_ind, nnz, n_features, intercept)
+
+            else:
+                # pairs (y, r): SO_SINGLE takes the top-scoring wrong class,
+                # SO_SEQUENTIAL every wrong class, highest score first
+                n_cand = 0
+                for k in range(K):
+                    if k != y:
+                        cand[n_cand].l = scores[y] - scores[k]
+                        cand[n_cand].k = k
+                        n_cand += 1
+                _sort_cand(cand, n_cand)
+                if rule == SecondOrderRule.SO_SINGLE:
+                    n_cand = 1 if n_cand > 0 else 0
+                vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo, xbuf, sx_a,
+                              row_data, row_ind, nnz, n_features, intercept)
+                for j in range(n_cand):
+                    r = cand[j].k
+                    vr = _sigma_x(full, Sf, Sd, r, G, blk, n_blas, uplo, xbuf, sx_b,
+                                  row_data, row_ind, nnz, n_features, intercept)
+                    m = scores[y] - scores[r]
+                    v = vy + vr
+                    loss = _loss(step, m, v, phi)
+                    if j == 0:
+                        loss_out[0] += loss
+                    pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+                    if not (alpha > 0.0 or beta > 0.0):
+                        continue
+                    if not stepped:
+                        avg_coef = _avg(averaging, t, average_start)
+                    stepped = True
+                    overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
+                                      K, y, alpha, avg_coef, sx_a,
+                                      row_ind, nnz, n_features, intercept)
+                    overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
+                                      K, r, -alpha, avg_coef, sx_b,
+                                      row_ind, nnz, n_features, intercept)
+                    _cov(full, Sf, Sd, y, G, blk, n_blas, uplo, beta, sx_a,
+                         row_ind, nnz, n_features, intercept)
+                    _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
+                         row_ind, nnz, n_features, intercept)
+                    if j + 1 < n_cand:
+                        # x^T Sigma_y' x and Sigma_y' x after the rank-one update
+                        scores[y] += alpha * vy
+                        for p in range(Dp if full else nnz + (1 if Dp > n_features else 0)):
+                            sx_a[p] *= 1.0 - beta * vy
+                        vy = vy - beta * vy * vy
+                        # the remaining scores of the other classes are unchanged
+
+            if full and not dense:
+                for p in range(nnz):
+                    xbuf[row_ind[p]] = 0.0
+            if stepped:
+                updates += 1
+
+    free(scores)
+    free(alphas)
+    free(cand)
+    free(xbuf)
+    free(sx_a)
+    free(sx_b)
+    return mistakes, updates, skipped, overflow
+
+
+cdef inline void _sort_cand(Cand *cand, Py_ssize_t n) noexcept nogil:
+    # ascending margin, ties by class index
+    cdef Py_ssize_t i, j
+    cdef Cand tmp
+    for i in range(1, n):
+        tmp = cand[i]
+        j = i - 1
+        while j >= 0 and (cand[j].l > tmp.l or (cand[j].l == tmp.l and cand[j].k > tmp.k)):
+            cand[j + 1] = cand[j]
+            j -= 1
+        cand[j + 1] = tmp
+
+
+cdef inline double _loss(int step, double m, double v, double phi) noexcept nogil:
+    cdef double l
+    if step == SecondOrderRule.STEP_AROW:
+        l = 1.0 - m
+    else:
+        l = phi * sqrt(v) - m
+    return l if l > 0.0 else 0.0
+
+
+cdef inline double _avg(bint averaging, long long t, long long start) noexcept nogil:
+    if averaging and t >= start:
+        return <double> (t - start)
+    return 0.0
+
+
+cdef inline double _sigma_x(
+    bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
+    int n_blas, char *uplo, double *xbuf, double *sx,
+    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    Py_ssize_t n_features, double intercept,
+) noexcept nogil:
+    """Fill ``sx = Sigma_g x~`` and return ``v = x~^T Sigma_g x~``.
+
+    Full: dense over D' entries.  Diagonal: aligned with the row's non-zeros,
+    then the intercept's entry at position nnz."""
+    cdef Py_ssize_t p
+    cdef double v = 0.0, d_one = 1.0, d_zero = 0.0
+    cdef int one = 1
+    if full:
+        dsymv(uplo, &n_blas, &d_one, Sf + g * blk, &n_blas, xbuf, &one,
+              &d_zero, sx, &one)
+        for p in range(n_blas):
+            v += xbuf[p] * sx[p]
+        return v
+    for p in range(nnz):
+        sx[p] = Sd[row_ind[p] * G + g] * row_data[p]
+        v += row_data[p] * sx[p]
+    if intercept != 0.0:
+        sx[nnz] = Sd[n_features * G + g] * intercept
+        v += intercept * sx[nnz]
+    return v
+
+
+cdef inline bint _mean(
+    bint full, double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
+    Py_ssize_t c, double coef, double avg_coef, const double *sx,
+    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t n_features, double intercept,
+) noexcept nogil:
+    """``mu_c += coef * Sigma x~`` (and the lazy average); True on overflow."""
+    cdef Py_ssize_t p, j
+    cdef double d
+    cdef bint overflow = False
+    cdef Py_ssize_t n = n_features if full else nnz
+    for p in range(n):
+        d = coef * sx[p]
+        if d == 0.0:
+            continue
+        j = p if full else <Py_ssize_t> row_ind[p]
+        W0[j * K + c] += d
+        if not isfinite(W0[j * K + c]):
+            overflow = True
+        if avg_coef != 0.0:
+            U0[j * K + c] += avg_coef * d
+    if intercept != 0.0:
+        # b = a * w_a
+        d = intercept * coef * sx[n]
+        b[c] += d
+        if not isfinite(b[c]):
+            overflow = True
+        if avg_coef != 0.0:
+            bu[c] += avg_coef * d
+    return overflow
+
+
+cdef inline void _cov(
+    bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
+    int n_blas, char *uplo, double beta, double *sx,
+    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t n_features, double intercept,
+) noexcept nogil:
+    """``Sigma_g -= beta (Sigma_g x~)(Sigma_g x~)^T`` (its diagonal when
+    diagonal)."""
+    cdef Py_ssize_t p
+    cdef double neg_beta = -beta
+    cdef int one = 1
+    if beta == 0.0:
+        return
+    if full:
+        dsyr(uplo, &n_blas, &neg_beta, sx, &one, Sf + g * blk, &n_blas)
+        return
+    for p in range(nnz):
+        Sd[row_ind[p] * G + g] -= beta * sx[p] * sx[p]
+    if intercept != 0.0:
+        Sd[n_features * G + g] -= beta * sx[nnz] * sx[nnz]
