@@ -1,7 +1,7 @@
 """
-==========================================
+============================================
 Confidence-Weighted learners and label noise
-==========================================
+============================================
 
 Exact CW follows every example, so flipped labels pull it around; AROW and
 SCW trade the hard constraint for a loss and stay steadier.  Held-out accuracy
