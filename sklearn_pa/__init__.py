@@ -5,11 +5,13 @@ Every estimator is importable from the top of the package::
     from sklearn_pa import PassiveAggressiveClassifier
 """
 
+from ._bayes_point import OnlineBayesPointClassifier
 from ._passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "OnlineBayesPointClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveRegressor",
 ]

@@ -43,6 +43,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 
+from ._bayes_point import OnlineBayesPointClassifier
 from ._passive_aggressive import PassiveAggressiveClassifier
 
 __all__ = [
@@ -97,6 +98,19 @@ def _sgd_pa(learning_rate):
     return factory
 
 
+def _obpm(**params):
+    def factory(epochs, random_state):
+        return OnlineBayesPointClassifier(
+            PassiveAggressiveClassifier(**params),
+            max_iter=epochs,
+            tol=None,
+            shuffle=True,
+            random_state=random_state,
+        )
+
+    return factory
+
+
 #: Registry of benchmarked estimators: short name -> ``factory(epochs,
 #: random_state)`` returning an unfitted estimator that makes ``epochs`` passes
 #: (no early stopping) with shuffling seeded by ``random_state``.
@@ -114,6 +128,8 @@ ESTIMATORS = {
     "PA-I-ovr-avg": _pa(C=1.0, loss="hinge", multiclass="ovr", average=True),
     "sklearn-SGD-pa1": _sgd_pa("pa1"),
     "sklearn-SGD-pa2": _sgd_pa("pa2"),
+    "OBPM-PA": _obpm(C=np.inf, multiclass="max_loss"),
+    "OBPM-SPA": _obpm(C=np.inf, multiclass="support"),
 }
 
 #: Estimators run when none are named (the ``SPA*`` names are aliases of the
@@ -605,7 +621,9 @@ def _build_parser():
         "--dataset",
         choices=DATASETS,
         default="digits",
-        help="data set (default: digits, bundled with scikit-learn)",
+        help="data set (default: digits, bundled with scikit-learn); "
+        "'--dataset 20newsgroups-semi --help' shows the semi-supervised "
+        "protocol's own options",
     )
     parser.add_argument(
         "--estimators",
@@ -650,6 +668,23 @@ def _build_parser():
     return parser
 
 
+#: Data sets with a protocol of their own: ``--dataset NAME`` hands the whole
+#: command line to ``module.main(argv)``.
+EXTRA_COMMANDS = {"20newsgroups-semi": "sklearn_pa._bench_semi_supervised"}
+
+
+def _extra_command(argv):
+    for i, arg in enumerate(argv):
+        value = None
+        if arg == "--dataset" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--dataset="):
+            value = arg.split("=", 1)[1]
+        if value in EXTRA_COMMANDS:
+            return EXTRA_COMMANDS[value]
+    return None
+
+
 def main(argv=None):
     """Run the benchmark from the command line.
 
@@ -666,6 +701,11 @@ def main(argv=None):
         data exit through :class:`SystemExit` with status 2 and a message on
         standard error.
     """
+    extra = _extra_command(sys.argv[1:] if argv is None else list(argv))
+    if extra is not None:
+        import importlib
+
+        return importlib.import_module(extra).main(argv)
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.estimators is not None:
