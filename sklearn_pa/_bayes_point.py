@@ -475,9 +475,10 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
             c = np.exp2(-(self.n_mistakes_ - self.n_mistakes_.min()).astype(float))
         c /= c.sum()
         self.copy_weights_ = c
-        blocks = self._W.reshape(n_features, M, K)
-        self.coef_ = np.ascontiguousarray(np.tensordot(c, blocks, axes=([0], [1])).T)
-        self.intercept_ = c @ self._b.reshape(M, K)
+        # sum_r c_r W[:, r K : (r + 1) K] as one product, without copying W
+        mix = np.kron(c[:, None], np.eye(K))  # (M * K, K)
+        self.coef_ = np.ascontiguousarray((self._W @ mix).T)
+        self.intercept_ = self._b @ mix
 
     @property
     def copies_coef_(self):

@@ -249,7 +249,7 @@ def epoch(
     cdef long long n_labeled = 0, n_unlabeled = 0, updates = 0, skipped = 0
     cdef bint finite, overflow = False, mistake
     cdef Py_ssize_t n, i, j, k, r, c, y, nnz, n_changed
-    cdef double sq, xj, w_i, step, mean, loss_sum = 0.0
+    cdef double sq, xj, w_i, step, mean, check, loss_sum = 0.0
     cdef const double *row_data
     cdef const index_t *row_ind
     cdef const double *next_data
@@ -327,7 +327,9 @@ def epoch(
                     if mistake:
                         mistakes[r] += 1
             elif sq > 0.0:
-                # every copy's scores move toward the copies' mean
+                # every copy's scores move toward the copies' mean; every
+                # column moves, so the update pass below runs over all of them
+                # contiguously
                 for k in range(K):
                     mean = 0.0
                     for r in range(M):
@@ -336,9 +338,26 @@ def epoch(
                     for r in range(M):
                         c = r * K + k
                         delta[c] = step * (mean - scores[c]) / sq
-                        if delta[c] != 0.0:
-                            changed[n_changed] = c
-                            n_changed += 1
+                updates += 1
+                for j in range(nnz):
+                    if j + PREFETCH_AHEAD < nnz:
+                        prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * MK, 0, MK)
+                    xj = row_data[j]
+                    if xj == 0.0:
+                        continue
+                    wrow = W0 + row_ind[j] * MK
+                    check = 0.0
+                    for c in range(MK):
+                        wrow[c] += delta[c] * xj
+                        check += wrow[c] - wrow[c]  # NaN once a weight is not finite
+                    if check != 0.0:
+                        overflow = True
+                if intercept_sq > 0.0:
+                    for c in range(MK):
+                        b[c] += intercept_sq * delta[c]
+                        if not isfinite(b[c]):
+                            overflow = True
+                continue
 
             if n_changed == 0:
                 continue
