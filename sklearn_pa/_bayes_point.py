@@ -20,6 +20,9 @@ from ._passive_aggressive import PassiveAggressiveClassifier
 
 __all__ = ["OnlineBayesPointClassifier"]
 
+#: The first-order step rules the copies implement.
+_SUPPORTED_RULES = (Rule.BINARY, Rule.OVR, Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT)
+
 #: The label that marks an unlabeled sample (scikit-learn's convention for
 #: semi-supervised learning, as in ``SelfTrainingClassifier``).
 UNLABELED = -1
@@ -355,6 +358,17 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
                 raise
         return base
 
+    @staticmethod
+    def _check_rule(base):
+        rule = base._rule()
+        if rule not in _SUPPORTED_RULES:
+            raise ValueError(
+                f"{type(base).__name__} with these parameters uses the step rule "
+                f"{Rule(rule).name}, which the copies do not implement; "
+                "OnlineBayesPointClassifier supports the binary, one-vs-rest, "
+                "max-loss, prediction-based and support-class PA rules."
+            )
+
     def _check_memory(self, n_features, n_columns):
         need = 8 * self.n_estimators * max(n_features, 1) * n_columns
         available = _available_memory()
@@ -512,6 +526,7 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
         base = self._prepare_classes(
             base, y, unlabeled, None, first_call=True, fitting=True
         )
+        self._check_rule(base)
         n_columns = 1 if base.classes_.shape[0] == 2 else base.classes_.shape[0]
         warm = (
             self.warm_start
@@ -553,6 +568,7 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
         base = self._prepare_classes(
             base, y, unlabeled, classes, first_call=first_call, fitting=False
         )
+        self._check_rule(base)
         if first_call:
             n_columns = 1 if base.classes_.shape[0] == 2 else base.classes_.shape[0]
             self.classes_ = base.classes_
