@@ -21,20 +21,55 @@ extensions = [
 
 autosummary_generate = True
 numpydoc_show_class_members = False
-templates_path = ["_templates"]
+templates_path = []
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
 html_theme = "pydata_sphinx_theme"
-html_static_path = ["_static"]
+html_static_path = []
 
-intersphinx_mapping = {
-    "python": ("https://docs.python.org/3", None),
-    "numpy": ("https://numpy.org/doc/stable", None),
-    "scipy": ("https://docs.scipy.org/doc/scipy", None),
-    "sklearn": ("https://scikit-learn.org/stable", None),
+SKLEARN_URL = "https://scikit-learn.org/stable/"
+
+# SKLEARN_PA_DOCS_OFFLINE=1 builds without fetching the intersphinx
+# inventories (a machine without internet; the test suite's build).
+OFFLINE = os.environ.get("SKLEARN_PA_DOCS_OFFLINE", "") not in ("", "0")
+intersphinx_mapping = (
+    {}
+    if OFFLINE
+    else {
+        "python": ("https://docs.python.org/3", None),
+        "numpy": ("https://numpy.org/doc/stable", None),
+        "scipy": ("https://docs.scipy.org/doc/scipy", None),
+        "sklearn": (SKLEARN_URL, None),
+    }
+)
+
+# Labels of scikit-learn's user guide that inherited docstrings (``score``)
+# refer to; offline they link to the page instead of going through the
+# inventory.
+_SKLEARN_LABELS = {
+    "accuracy_score": "modules/model_evaluation.html#accuracy-score",
+    "r2_score": "modules/model_evaluation.html#r2-score",
 }
 
+
+def _offline_sklearn_label(app, env, node, contnode):
+    from docutils import nodes
+
+    target = node.get("reftarget")
+    if node.get("reftype") == "ref" and target in _SKLEARN_LABELS:
+        ref = nodes.reference("", "", internal=False)
+        ref["refuri"] = SKLEARN_URL + _SKLEARN_LABELS[target]
+        ref.append(contnode)
+        return ref
+    return None
+
+
+def setup(app):
+    if OFFLINE:
+        app.connect("missing-reference", _offline_sklearn_label)
+
+
 # Heavy examples read this to run on small data when building quickly.
-os.environ.setdefault("SKLEARN_PA_QUICK", "1")
+os.environ.setdefault("SKLEARN_PA_EXAMPLES_QUICK", "1")
 
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",

@@ -6,12 +6,20 @@ Every estimator is importable from the top of the package::
 """
 
 from ._bayes_point import OnlineBayesPointClassifier
-from ._passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from ._passive_aggressive import (
+    MIRAClassifier,
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+)
+from .sequence import StructuredPassiveAggressive, StructuredPerceptron
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "MIRAClassifier",
     "OnlineBayesPointClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveRegressor",
+    "StructuredPassiveAggressive",
+    "StructuredPerceptron",
 ]

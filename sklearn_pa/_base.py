@@ -119,6 +119,12 @@ class BaseOnlineLinear(BaseEstimator):
         "average": [Interval(Integral, 0, None, closed="neither"), "boolean"],
     }
 
+    def __getstate__(self):
+        state = super().__getstate__()
+        # coef_ is a view of this buffer: pickle the average once, as coef_
+        state.pop("_average_coef_buffer", None)
+        return state
+
     # ------------------------------------------------------------------ state
     def _state_arrays(self):
         """(W, b) the kernel updates in place: the standard (non-averaged)
@@ -148,6 +154,7 @@ class BaseOnlineLinear(BaseEstimator):
     def _publish(self, W, b, U=None, bu=None):
         """Expose the kernel state as coef_ / intercept_ (averaged if asked)."""
         if U is None:
+            self._average_coef_buffer = None
             self._average_accum = self._average_intercept_accum = None
             self._standard_coef = self._standard_intercept = None
             self.coef_ = self._shape_coef(W.T)
@@ -157,10 +164,20 @@ class BaseOnlineLinear(BaseEstimator):
         self._standard_coef, self._standard_intercept = self._shape_coef(W.T), b
         n_avg = self.t_ - self._average_start()  # averaged steps so far
         if n_avg >= 1:
-            self.coef_ = self._shape_coef((W - U / n_avg).T.copy())
+            # W - U / n_avg, written into the (D, K) array of the previous
+            # average when there is one (a stream of partial_fit calls then
+            # allocates nothing); coef_ is its transposed view, as in the
+            # unaveraged case, where coef_ is a view of W
+            avg = self.__dict__.get("_average_coef_buffer")
+            if avg is None or avg.shape != W.shape:
+                avg = np.empty_like(W)
+            np.multiply(U, -1.0 / n_avg, out=avg)
+            avg += W
+            self._average_coef_buffer = avg
+            self.coef_ = self._shape_coef(avg.T)
             self.intercept_ = b - bu / n_avg
         else:
-            self.coef_ = self._shape_coef(W.T.copy())
+            self.coef_ = self._shape_coef(W.copy().T)
             self.intercept_ = b.copy()
 
     def _shape_coef(self, coef):
@@ -181,6 +198,10 @@ class BaseOnlineLinear(BaseEstimator):
         one = np.ones(n_columns)
         return one, one, np.ones((1, 1))
 
+    def _kernel_label_arrays(self, y):
+        """Extra label arrays for the kernel (multilabel rows); none by default."""
+        return {}
+
     def _score_for_stopping(self, X, y, sample_weight):
         return self.score(X, y, sample_weight=sample_weight)
 
@@ -197,6 +218,11 @@ class BaseOnlineLinear(BaseEstimator):
             y_numeric=not is_classifier(self),
             multi_output=False,
         )
+        if sp.issparse(X) and not X.has_canonical_format:
+            # duplicate entries add up: sum them, so that each feature appears
+            # once in a row's squared norm (sum_duplicates also sorts)
+            X = X.copy()
+            X.sum_duplicates()
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
             raise ValueError(
@@ -210,7 +236,11 @@ class BaseOnlineLinear(BaseEstimator):
             value = typical_feature_value(X)
         else:
             value = float(self.intercept_scaling)
-        if self.fit_intercept and not 0.0 < value < 1e150:
+        # the kernel adds value**2 to every row's squared norm: it must stay
+        # finite for a row of n_features entries as large as the constant
+        if self.fit_intercept and not (
+            0.0 < value and value * value * (X.shape[1] + 1) < np.finfo(np.float64).max
+        ):
             raise ValueError(
                 f"The intercept's constant feature would be {value:g} "
                 f"(intercept_scaling={self.intercept_scaling!r}); its square must "
@@ -294,6 +324,7 @@ class BaseOnlineLinear(BaseEstimator):
         labels, targets = self._targets(y)
         n_columns = W.shape[1]
         weight_pos, weight_neg, margins = self._kernel_extras(n_columns)
+        label_arrays = self._kernel_label_arrays(y)
         rule, slack = int(self._rule()), int(self._slack())
         ovr = rule == Rule.OVR
         n_loss = n_columns if ovr else 1
@@ -348,6 +379,7 @@ class BaseOnlineLinear(BaseEstimator):
                     loss,
                     c0,
                     c1,
+                    **label_arrays,
                 )
 
             if n_jobs > 1:
@@ -364,7 +396,7 @@ class BaseOnlineLinear(BaseEstimator):
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {epoch + 1} because "
-                    "their squared norm or scores overflowed; scale the input "
+                    "their squared norm, scores or step overflowed; scale the input "
                     "(StandardScaler, MaxAbsScaler).",
                     RuntimeWarning,
                 )

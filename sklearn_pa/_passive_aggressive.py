@@ -3,16 +3,26 @@
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
+from sklearn.model_selection import ShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin, atomic_update
 from ._kernels._rules import Rule, Slack
 
-__all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]
+__all__ = [
+    "MIRAClassifier",
+    "PassiveAggressiveClassifier",
+    "PassiveAggressiveRegressor",
+]
 
 _MULTICLASS_RULES = {
     "support": Rule.SUPPORT,
@@ -128,7 +138,26 @@ class PassiveAggressiveClassifier(
         average is kept lazily (no per-sample copy of the weights).
     multiclass : {"support", "max_loss", "prediction", "ovr"}, default="support"
         The multiclass rule (see above).  Ignored for two classes, where every
-        rule is binary PA on one weight vector.
+        rule is binary PA on one weight vector, and for a multilabel ``y``.
+    cost_matrix : array-like of shape (n_classes, n_classes), default=None
+        Cost-sensitive multiclass learning: ``cost_matrix[i, j] >= 0`` is the
+        cost of predicting ``classes_[j]`` when the truth is ``classes_[i]``
+        (zero diagonal).  The margin required against class ``j`` becomes
+        ``sqrt(cost_matrix[y, j])`` for the ``"support"``, ``"max_loss"`` and
+        ``"prediction"`` rules.  Refused for two classes (use
+        ``class_weight``) and for ``"ovr"``, which compares no class pairs.
+
+    Notes
+    -----
+    A 2-D ``y`` of several columns is a multilabel indicator matrix: the
+    model then keeps one prototype per label, ranks the relevant labels above
+    a virtual label of score 0 and that above the irrelevant ones (margins 1
+    between relevant and irrelevant, 1/2 to the threshold), each step
+    enforcing the most violated of these extreme constraints; ``predict``
+    returns the indicator matrix of the labels scoring above 0 and
+    ``classes_`` is ``np.arange(n_labels)`` (pass it as ``classes`` to the
+    first ``partial_fit``).  See the user guide "The rest of the
+    Passive-Aggressive family".
 
     Attributes
     ----------
@@ -143,7 +172,7 @@ class PassiveAggressiveClassifier(
         Number of features seen during ``fit``.
     intercept_scaling_ : float
         The constant feature behind the intercept (see ``intercept_scaling``).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int
@@ -175,6 +204,22 @@ class PassiveAggressiveClassifier(
     True
     >>> clf.coef_.shape
     (10, 64)
+
+    Cost-sensitive: predicting 1 for a true 0 costs ten times more.
+
+    >>> import numpy as np
+    >>> cost = np.ones((10, 10)) - np.eye(10)
+    >>> cost[0, 1] = 10.0
+    >>> clf = PassiveAggressiveClassifier(cost_matrix=cost, random_state=0)
+    >>> clf.fit(X[:1500], y[:1500]).score(X[1500:], y[1500:]) > 0.85
+    True
+
+    Multilabel: ``y`` an indicator matrix, ``predict`` returns one.
+
+    >>> Y = np.column_stack([y % 2, y >= 5, y == 0])
+    >>> ml = PassiveAggressiveClassifier(random_state=0).fit(X, Y)
+    >>> ml.predict(X[:2]).shape
+    (2, 3)
     """
 
     _parameter_constraints: dict = {
@@ -183,6 +228,7 @@ class PassiveAggressiveClassifier(
         "n_jobs": [Integral, None],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "multiclass": [StrOptions(set(_MULTICLASS_RULES))],
+        "cost_matrix": ["array-like", None],
     }
 
     def __init__(
@@ -205,6 +251,7 @@ class PassiveAggressiveClassifier(
         class_weight=None,
         average=False,
         multiclass="support",
+        cost_matrix=None,
     ):
         self.C = C
         self.fit_intercept = fit_intercept
@@ -223,11 +270,238 @@ class PassiveAggressiveClassifier(
         self.class_weight = class_weight
         self.average = average
         self.multiclass = multiclass
+        self.cost_matrix = cost_matrix
 
     def _rule(self):
+        if getattr(self, "_multilabel", False):
+            return Rule.MULTILABEL
         if self.classes_.shape[0] == 2:
             return Rule.BINARY
         return _MULTICLASS_RULES[self.multiclass]
+
+    # ------------------------------------------------------ cost-sensitive
+    def _check_cost_matrix(self):
+        """Margins sqrt(rho(y, y')) from ``cost_matrix``, or None."""
+        if self.cost_matrix is None:
+            return None
+        if getattr(self, "_multilabel", False):
+            raise ValueError(
+                "cost_matrix is defined between the classes of a single-label "
+                "problem; it cannot be used with a multilabel indicator y. Pass "
+                "cost_matrix=None."
+            )
+        K = self.classes_.shape[0]
+        if K == 2:
+            raise ValueError(
+                "cost_matrix needs at least 3 classes: with two classes every "
+                "mistake has the same pair of labels, so the costs only reweigh "
+                "the two classes. Use class_weight={label: cost} instead."
+            )
+        if self.multiclass == "ovr":
+            raise ValueError(
+                "cost_matrix sets the margin between pairs of classes, which "
+                "multiclass='ovr' never compares (each class is trained against "
+                "the rest). Use multiclass='support', 'max_loss' or 'prediction'."
+            )
+        try:
+            cost = np.asarray(self.cost_matrix, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "cost_matrix must be a (n_classes, n_classes) array of numbers."
+            ) from exc
+        if cost.shape != (K, K):
+            raise ValueError(
+                f"cost_matrix has shape {cost.shape}; expected ({K}, {K}): row y "
+                f"and column y' give the cost of predicting y' when the truth is "
+                f"y, in the order of classes_ = {self.classes_.tolist()!r}."
+            )
+        if not np.all(np.isfinite(cost)):
+            raise ValueError(
+                "cost_matrix contains NaN or infinity; every cost must be a "
+                "finite number."
+            )
+        if np.any(cost < 0):
+            raise ValueError(
+                "cost_matrix has negative entries; costs must be >= 0 (the "
+                "margin required against class y' is sqrt(cost[y, y']))."
+            )
+        if np.any(np.diag(cost) != 0):
+            raise ValueError(
+                "cost_matrix must have a zero diagonal: predicting the true "
+                "class costs nothing. Set cost_matrix[k, k] = 0."
+            )
+        return np.ascontiguousarray(np.sqrt(cost))
+
+    def _kernel_extras(self, n_columns):
+        weight_pos, weight_neg, margins = super()._kernel_extras(n_columns)
+        if getattr(self, "_cost_margins", None) is not None:
+            margins = self._cost_margins
+        return weight_pos, weight_neg, margins
+
+    # ----------------------------------------------------------- multilabel
+    def _validate_batch(self, X, y, sample_weight, reset):
+        # a 2-D y of several columns is a multilabel indicator matrix (a
+        # single column is a 1-D y, as scikit-learn reads it)
+        if sp.issparse(y):
+            multilabel = True
+        else:
+            shape = np.shape(np.asarray(y))
+            multilabel = len(shape) == 2 and shape[1] > 1
+        if not multilabel:
+            if not reset and getattr(self, "_multilabel", False):
+                raise ValueError(
+                    "This model was trained on a multilabel indicator y of "
+                    f"{self.classes_.shape[0]} columns; partial_fit needs y of "
+                    "the same form."
+                )
+            self._multilabel = False
+            return super()._validate_batch(X, y, sample_weight, reset)
+        if not reset and not getattr(self, "_multilabel", False):
+            raise ValueError(
+                "This model was trained on single-label y; partial_fit cannot "
+                "switch to a multilabel indicator y. Start a new model."
+            )
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            reset=reset,
+            multi_output=True,
+        )
+        if sp.issparse(y):
+            y = y.tocsr()
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError(
+                "sample_weight must be finite and non-negative; it multiplies C "
+                "for each sample."
+            )
+        self._multilabel = True
+        return X, y, sample_weight
+
+    def _prepare_targets(self, y, *, classes, first_call, fitting):
+        if not getattr(self, "_multilabel", False):
+            super()._prepare_targets(
+                y, classes=classes, first_call=first_call, fitting=fitting
+            )
+            self._cost_margins = self._check_cost_matrix()
+            return
+        values = y.data if sp.issparse(y) else np.asarray(y)
+        if not np.all(np.isin(values, (0, 1))):
+            raise ValueError(
+                "A 2-D y is read as a multilabel indicator matrix and must hold "
+                "only 0 and 1 (1 = the label is relevant); use "
+                "sklearn.preprocessing.MultiLabelBinarizer to build one."
+            )
+        n_labels = y.shape[1]
+        if fitting:
+            classes_ = np.arange(n_labels)
+        elif first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit; "
+                    "for a multilabel y they are the label column indices, "
+                    f"classes=np.arange({n_labels})."
+                )
+            classes_ = np.asarray(classes)
+            if not np.array_equal(classes_, np.arange(n_labels)):
+                raise ValueError(
+                    "For a multilabel indicator y, classes must be the column "
+                    f"indices np.arange(n_labels) = np.arange({n_labels}); got "
+                    f"{classes!r}."
+                )
+        else:
+            classes_ = self.classes_
+            if n_labels != classes_.shape[0]:
+                raise ValueError(
+                    f"y has {n_labels} label columns but the model was trained on "
+                    f"{classes_.shape[0]}; every batch must have the same columns."
+                )
+            if classes is not None and not np.array_equal(
+                np.asarray(classes), classes_
+            ):
+                raise ValueError(
+                    f"classes={classes!r} is not the same as on the first call to "
+                    f"partial_fit, which was {classes_!r}."
+                )
+        if n_labels < 2:
+            raise ValueError(
+                "A multilabel indicator y needs at least 2 label columns; for a "
+                "single label pass a 1-D y."
+            )
+        if self.class_weight is not None:
+            raise ValueError(
+                "class_weight is not supported with a multilabel y (a row has "
+                "several labels); pass class_weight=None and use sample_weight."
+            )
+        if self.cost_matrix is not None:
+            self._check_cost_matrix()  # raises: no costs between label sets
+        self.classes_ = classes_
+        self._expanded_class_weight = np.ones(n_labels)
+        self._cost_margins = None
+
+    def _n_columns(self):
+        if getattr(self, "_multilabel", False):
+            return self.classes_.shape[0]
+        return super()._n_columns()
+
+    def _targets(self, y):
+        if getattr(self, "_multilabel", False):
+            return np.zeros(y.shape[0], dtype=np.int32), np.zeros(1)
+        return super()._targets(y)
+
+    def _kernel_label_arrays(self, y):
+        if not getattr(self, "_multilabel", False):
+            return {}
+        Y = sp.csr_matrix(y)
+        Y.eliminate_zeros()
+        Y.sort_indices()
+        return {
+            "label_indptr": np.ascontiguousarray(Y.indptr, dtype=np.int64),
+            "label_indices": np.ascontiguousarray(Y.indices, dtype=np.int32),
+        }
+
+    def _validation_split(self, y, sample_weight):
+        if not getattr(self, "_multilabel", False) or not self.early_stopping:
+            return super()._validation_split(y, sample_weight)
+        n_samples = y.shape[0]
+        cv = ShuffleSplit(
+            test_size=self.validation_fraction, random_state=self.random_state
+        )
+        idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1))))
+        if not np.any(sample_weight[idx_val]):
+            raise ValueError(
+                "The sample weights of the validation set are all zero; use a "
+                "different random_state."
+            )
+        return idx_train, idx_val
+
+    def predict(self, X):
+        """Predict class labels, or the relevant labels of a multilabel model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_labels)
+            Class labels; for a model fitted on a multilabel indicator ``y``,
+            the indicator matrix of the labels whose score is above the
+            learned threshold 0.
+        """
+        if getattr(self, "_multilabel", False):
+            return (self.decision_function(X) > 0).astype(np.int64)
+        return super().predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        return tags
 
     def _slack(self):
         return Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE
@@ -240,8 +514,10 @@ class PassiveAggressiveClassifier(
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Target labels.
+            A 2-D indicator matrix (dense or sparse) trains the multilabel
+            ranking rule (see Notes).
         coef_init : ndarray of shape (n_classes, n_features), default=None
             Initial weights (``(1, n_features)`` for two classes).
         intercept_init : ndarray of shape (n_classes,), default=None
@@ -269,13 +545,245 @@ class PassiveAggressiveClassifier(
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             A batch of training data.
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Its labels, all in ``classes``.
+            A 2-D indicator matrix (dense or sparse) trains the multilabel
+            ranking rule (see Notes).
+        classes : array-like of shape (n_classes,), default=None
+            Every label the stream may contain.  Required on the first call,
+            optional (but checked) afterwards.  For a multilabel ``y``, the
+            label column indices ``np.arange(n_labels)``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights multiplying ``C``.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            return self._partial_fit(X, y, classes, sample_weight)
+
+
+class MIRAClassifier(
+    OnlineLinearClassifierMixin,
+    LinearClassifierMixin,
+    SparseCoefMixin,
+    BaseOnlineLinear,
+):
+    """MIRA: the Margin Infused Relaxed Algorithm of Crammer & Singer (2003).
+
+    One prototype ``M_r`` per class; the prediction is the class of highest
+    score ``M_r . x``.  On each example every prototype moves along ``x``,
+    ``M_r <- M_r + tau_r x``, with the steps that make the *new prototypes*
+    as small as possible (where Passive-Aggressive minimises the size of the
+    change)::
+
+        min_tau  1/2 sum_r ||M_r + tau_r x||^2  -  margin * tau_y
+        s.t.     tau_r <= [r == y]   (the true class moves by at most 1,
+                                      the others only down)
+                 sum_r tau_r = 0.
+
+    With ``margin=0`` this is the paper's quadratic program.  Its solution is
+    *ultraconservative*: only the classes scoring within ``margin`` of the
+    true class (with ``margin=0``: at least as high as it) move, so a correct
+    prediction by more than ``margin`` leaves the model alone.  The solution
+    is found exactly by sorting the scores (a projection onto a scaled
+    simplex), in the compiled epoch kernel, on dense or CSR input.  With two
+    classes the prototypes are ``-w/2`` and ``+w/2`` and the update is the
+    paper's binary MIRA on ``w``: ``w <- w + y min(2, [margin - y w.x]_+ /
+    ||x||^2) x``.
+
+    Parameters
+    ----------
+    margin : float, default=1.0
+        Score lead the true class should have: classes scoring within
+        ``margin`` of it take part in the update, and the objective rewards the
+        true class's step by ``margin``.  ``0`` is the mistake-driven MIRA of
+        the paper's quadratic program, which cannot leave an all-zero start
+        (every score ties there and the program's solution is no step): it
+        needs ``coef_init`` or ``warm_start`` from a non-zero model.
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, the weight of a constant feature
+        ``intercept_scaling`` appended to every sample (it adds
+        ``intercept_scaling ** 2`` to ``||x||^2``).
+    intercept_scaling : float or "auto", default="auto"
+        Value of that constant feature; ``"auto"`` uses the root mean square
+        of the non-zero entries of the first batch (``intercept_scaling_``).
+    max_iter : int, default=1000
+        Maximum number of passes over the training data (epochs) in ``fit``.
+    tol : float or None, default=1e-3
+        Stop when the average online margin loss ``max_r [margin - (s_y -
+        s_r)]_+`` of an epoch is not below ``best_loss - tol`` for
+        ``n_iter_no_change`` epochs (validation accuracy with
+        ``early_stopping``).  ``None`` runs ``max_iter`` epochs.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the training data and
+        stop when its accuracy stops improving.
+    validation_fraction : float, default=0.1
+        Proportion of the training data held out for early stopping.
+    n_iter_no_change : int, default=5
+        Number of epochs with no improvement to wait before stopping.
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+    verbose : int, default=0
+        If positive, print one line per epoch (loss, online mistakes,
+        updates, norms, time).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the early-stopping split.
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous solution.
+    class_weight : dict, "balanced" or None, default=None
+        Weights per class; the bound 1 on the true class's step becomes the
+        class weight (times the sample weight).
+    average : bool or int, default=False
+        If True, ``coef_`` and ``intercept_`` average the weights over all
+        steps; an int ``a`` starts averaging at step ``a``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) if n_classes == 2 else \
+            (n_classes, n_features)
+        The prototypes (``M_1 - M_0`` for two classes), averaged if
+        ``average``.
+    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
+        Intercepts.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    intercept_scaling_ : float
+        The constant feature behind the intercept.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+    n_iter_ : int
+        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    t_ : float
+        Number of samples seen (over all epochs and calls) plus one.
+
+    See Also
+    --------
+    PassiveAggressiveClassifier : Minimises the size of the change instead,
+        with an aggressiveness parameter ``C``.
+
+    References
+    ----------
+    .. [1] K. Crammer and Y. Singer, "Ultraconservative Online Algorithms for
+       Multiclass Problems", JMLR 3, 2003, pp. 951-991.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn_pa import MIRAClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = MIRAClassifier(max_iter=5, tol=None, random_state=0)
+    >>> clf.fit(X[:1500], y[:1500]).score(X[1500:], y[1500:]) > 0.85
+    True
+    >>> clf.coef_.shape
+    (10, 64)
+    """
+
+    _parameter_constraints: dict = {
+        **{
+            k: v for k, v in BaseOnlineLinear._parameter_constraints.items() if k != "C"
+        },
+        "margin": [Interval(Real, 0, None, closed="left")],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+    }
+
+    # The paper bounds the true class's step by 1; the kernel reads the bound
+    # as C (it is not a parameter of MIRA).
+    C = 1.0
+
+    def __init__(
+        self,
+        *,
+        margin=1.0,
+        fit_intercept=True,
+        intercept_scaling="auto",
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+        class_weight=None,
+        average=False,
+    ):
+        self.margin = margin
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.average = average
+
+    @property
+    def epsilon(self):
+        # the kernel reads MIRA's margin through its ``epsilon`` argument
+        return float(self.margin)
+
+    def _rule(self):
+        return Rule.MIRA
+
+    def _slack(self):
+        return Slack.HINGE
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        coef_init : ndarray of shape (n_classes, n_features), default=None
+            Initial prototypes (``(1, n_features)`` for two classes).
+        intercept_init : ndarray of shape (n_classes,), default=None
+            Initial intercepts.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each scales the bound on its sample's step (a
+            zero weight skips the sample).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            return self._fit(X, y, coef_init, intercept_init, sample_weight)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one pass over a batch, continuing from the current weights.
+
+        The whole batch is validated before any weight moves: on an error the
+        estimator is left exactly as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
         y : array-like of shape (n_samples,)
             Its labels, all in ``classes``.
         classes : array-like of shape (n_classes,), default=None
             Every label the stream may contain.  Required on the first call,
             optional (but checked) afterwards.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C``.
+            Per-sample weights scaling the bound on each step.
 
         Returns
         -------
@@ -345,7 +853,7 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         Number of features seen during ``fit``.
     intercept_scaling_ : float
         The constant feature behind the intercept (see ``intercept_scaling``).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during ``fit``, when ``X`` has string column
         names.
     n_iter_ : int

@@ -143,3 +143,29 @@ def test_load_20newsgroups(capsys):
     assert "7532 test" in out and "--cv is ignored" in out
     row = next(line for line in out.splitlines() if line.startswith("PA-I"))
     assert float(row.split()[1]) > 60
+
+
+def test_published_figures_are_printed_beside_ours(monkeypatch, capsys, tmp_path):
+    from sklearn_pa import benchmark
+
+    monkeypatch.setitem(benchmark.PUBLISHED, "digits", {"PA-I": 12.5})
+    monkeypatch.setitem(benchmark.PUBLISHED_SOURCE, "digits", "published: a test")
+    main([*FAST, "--estimators", "PA-I", "PA", "--output", str(tmp_path / "r.csv")])
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("estimator"))
+    assert header.endswith("published (%)")
+    row = next(line for line in out.splitlines() if line.startswith("PA-I "))
+    assert row.split()[-1] == "12.50"
+    assert out.rstrip().endswith("published: a test")
+    with open(tmp_path / "r.csv", newline="") as f:
+        by_name = {r["estimator"]: r for r in csv.DictReader(f)}
+    assert float(by_name["PA-I"]["published"]) == pytest.approx(0.125)
+    assert by_name["PA"]["published"] == ""
+
+
+def test_plot_writes_a_png(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "bench.png"
+    main([*FAST, "--estimators", "PA-I", "sklearn-SGD-pa1", "--plot", str(path)])
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "chart written to" in capsys.readouterr().err

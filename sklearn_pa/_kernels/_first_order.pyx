@@ -25,7 +25,7 @@ of the current averaged step, ``U += (c - 1) * Delta`` and the average of the
 iterates is ``W - U / c``.  Nothing here calls back into Python.
 """
 
-from libc.math cimport fabs, isfinite, INFINITY, NAN
+from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row
@@ -33,6 +33,62 @@ from ._rules cimport Rule, Slack
 from ._steps cimport (
     Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
 )
+from ._steps cimport mira_steps
+
+
+cdef bint _step_overflows(
+    const double *row_data,
+    const index_t *row_ind,
+    Py_ssize_t nnz,
+    double *W0,
+    double *U0,
+    double[::1] b,
+    double[::1] bu,
+    Py_ssize_t K,
+    const double *delta,
+    const Py_ssize_t *changed,
+    Py_ssize_t n_changed,
+    double sq,
+    double intercept_sq,
+    double avg_coef,
+) noexcept nogil:
+    """Whether adding the step to W, b (and U, bu) would overflow.
+
+    Every |x_j| is at most sqrt(sq), so a step bounded by 1e300 cannot make a
+    finite weight infinite (unless the weight is already within 1e300 of the
+    largest double, which the write-time check still reports): only rows above
+    that bound, which are rare, pay for the exact test.
+    """
+    cdef Py_ssize_t j, r, k
+    cdef double step_max = 0.0, factor = avg_coef if avg_coef > 1.0 else 1.0
+    cdef double xj
+    cdef double *wrow
+    for r in range(n_changed):
+        step_max = max(step_max, fabs(delta[changed[r]]))
+    step_max *= factor
+    if step_max * sqrt(sq) < 1e300 and step_max * intercept_sq < 1e300:
+        return False
+    for j in range(nnz):
+        xj = row_data[j]
+        wrow = W0 + row_ind[j] * K
+        for r in range(n_changed):
+            k = changed[r]
+            if not isfinite(wrow[k] + delta[k] * xj):
+                return True
+            if avg_coef != 0.0 and not isfinite(
+                U0[row_ind[j] * K + k] + avg_coef * delta[k] * xj
+            ):
+                return True
+    if intercept_sq > 0.0:
+        for r in range(n_changed):
+            k = changed[r]
+            if not isfinite(b[k] + intercept_sq * delta[k]):
+                return True
+            if avg_coef != 0.0 and not isfinite(
+                bu[k] + avg_coef * intercept_sq * delta[k]
+            ):
+                return True
+    return False
 
 
 def epoch(
@@ -64,6 +120,8 @@ def epoch(
     Py_ssize_t col_start=0,
     Py_ssize_t col_stop=-1,
     double[:, ::1] scores_out=None,
+    const long long[::1] label_indptr=None,
+    const int[::1] label_indices=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -96,6 +154,15 @@ def epoch(
         "predict then learn" decision values used by progressive validation).
         Columns outside ``col_start:col_stop`` are left alone; a skipped row
         gets NaN.
+    label_indptr, label_indices : MULTILABEL only, the relevant labels of
+        row i as ``label_indices[label_indptr[i]:label_indptr[i + 1]]`` (a
+        CSR indicator matrix).  MULTILABEL ranks the relevant labels above a
+        virtual label of score 0 and that above the irrelevant ones: relevant
+        - irrelevant >= 1, relevant >= 1/2, irrelevant <= -1/2, and each step
+        enforces the most violated of the three extreme constraints.
+    MIRA reads ``epsilon`` as its margin beta and bounds the true class's
+        step by ``C * sample_weight * weight_pos[y]`` (1 in the paper); with
+        one column it is binary MIRA on the difference of the two prototypes.
 
     Returns
     -------
@@ -118,6 +185,27 @@ def epoch(
         margins.shape[0] < K or margins.shape[1] < K
     ):
         raise ValueError(f"margins must be at least ({K}, {K})")
+    if rule == Rule.MIRA and K == 1 and (weight_pos.shape[0] < 2):
+        raise ValueError("class weights need 2 entries for binary MIRA")
+    cdef const long long *lptr = NULL
+    cdef const int *lind = NULL
+    cdef Py_ssize_t max_row = 0, q
+    if rule == Rule.MULTILABEL:
+        if label_indptr is None or label_indices is None:
+            raise ValueError("MULTILABEL needs label_indptr and label_indices")
+        for q in range(order.shape[0]):
+            if order[q] > max_row:
+                max_row = order[q]
+        if label_indptr.shape[0] < max_row + 2:
+            raise ValueError("label_indptr is shorter than the rows in order")
+        if label_indices.shape[0] < label_indptr[max_row + 1]:
+            raise ValueError("label_indices is shorter than label_indptr says")
+        for q in range(label_indptr[max_row + 1]):
+            if label_indices[q] < 0 or label_indices[q] >= K:
+                raise ValueError(f"label indices must lie in [0, {K})")
+        lptr = &label_indptr[0]
+        if label_indices.shape[0] > 0:
+            lind = &label_indices[0]
     cdef bint averaging = U.shape[0] > 0
     cdef bint want_scores = scores_out is not None
     if want_scores and (scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K):
@@ -129,6 +217,9 @@ def epoch(
     cdef Py_ssize_t n, i, j, k, r, y, nnz, n_changed, n_cand
     cdef long long t
     cdef double sq, w_i, C_i, loss, tau, ysign, best, xj, avg_coef, resid
+    cdef double lo, hi
+    cdef Py_ssize_t u, kind
+    cdef bint miss
     cdef const double *row_data
     cdef const index_t *row_ind
     cdef const double *next_data
@@ -144,7 +235,12 @@ def epoch(
     cdef double *tau_buf = <double *> malloc(K * sizeof(double))
     cdef Py_ssize_t *changed = <Py_ssize_t *> malloc(K * sizeof(Py_ssize_t))
     cdef Candidate *cand = <Candidate *> malloc(K * sizeof(Candidate))
+    cdef unsigned char *relevant = <unsigned char *> malloc(K * sizeof(unsigned char))
     if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL:
+        free(scores); free(delta); free(tau_buf); free(changed); free(cand)
+        free(relevant)
+        raise MemoryError()
+    if relevant == NULL:
         free(scores); free(delta); free(tau_buf); free(changed); free(cand)
         raise MemoryError()
 
@@ -246,6 +342,116 @@ def epoch(
                             changed[n_changed] = k
                             n_changed += 1
 
+            elif rule == Rule.MULTILABEL:
+                # label ranking with a virtual label of score 0 between the
+                # relevant labels (above it) and the irrelevant ones (below)
+                for k in range(K):
+                    relevant[k] = 0
+                for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
+                    relevant[lind[j]] = 1
+                r = -1
+                u = -1
+                lo = INFINITY
+                hi = -INFINITY
+                miss = False
+                for k in range(K):
+                    if relevant[k]:
+                        if scores[k] < lo:
+                            lo = scores[k]
+                            r = k
+                        if scores[k] <= 0.0:
+                            miss = True
+                    else:
+                        if scores[k] > hi:
+                            hi = scores[k]
+                            u = k
+                        if scores[k] > 0.0:
+                            miss = True
+                if miss:
+                    mistakes += 1
+                # the extreme constraints: (lowest relevant, highest
+                # irrelevant) at margin 1, each against the threshold at 1/2;
+                # the pair wins ties (its loss is the sum of the other two)
+                best = 0.0
+                kind = 0
+                if r >= 0 and u >= 0 and 1.0 - (lo - hi) > best:
+                    best = 1.0 - (lo - hi)
+                    kind = 3
+                if r >= 0 and 0.5 - lo > best:
+                    best = 0.5 - lo
+                    kind = 1
+                if u >= 0 and 0.5 + hi > best:
+                    best = 0.5 + hi
+                    kind = 2
+                if kind != 0:
+                    loss_out[0] += best
+                    if w_i > 0.0:
+                        tau = single_step(best, (2.0 if kind == 3 else 1.0) * sq,
+                                          C * w_i, slack)
+                        if tau > 0.0:
+                            if kind != 2:
+                                delta[r] = tau
+                                changed[n_changed] = r
+                                n_changed += 1
+                            if kind != 1:
+                                delta[u] = -tau
+                                changed[n_changed] = u
+                                n_changed += 1
+
+            elif rule == Rule.MIRA:
+                y = labels[i]
+                C_i = C * w_i * weight_pos[y]
+                if K == 1:
+                    # prototypes -v/2 and +v/2: the step of v = M_1 - M_0 is
+                    # twice the prototypes' step, clipped at 2 C_i
+                    ysign = 1.0 if y == 1 else -1.0
+                    if ysign * scores[0] <= 0.0:
+                        mistakes += 1
+                    loss = epsilon - ysign * scores[0]
+                    if loss > 0.0:
+                        loss_out[0] += loss
+                        if C_i > 0.0 and sq > 0.0:
+                            tau = min(2.0 * C_i, loss / sq)
+                            if tau > 0.0:
+                                delta[0] = ysign * tau
+                                changed[0] = 0
+                                n_changed = 1
+                else:
+                    n_cand = 0
+                    best = 0.0
+                    miss = False
+                    for k in range(K):
+                        if k == y:
+                            continue
+                        if scores[k] >= scores[y]:
+                            miss = True
+                        loss = epsilon - (scores[y] - scores[k])
+                        if loss > best:
+                            best = loss
+                        if loss > 0.0:
+                            # only classes within beta of the true class move
+                            cand[n_cand].loss = scores[k]
+                            cand[n_cand].k = k
+                            n_cand += 1
+                    if miss:
+                        mistakes += 1
+                    if best > 0.0:
+                        loss_out[0] += best
+                    if n_cand > 0 and C_i > 0.0 and sq > 0.0:
+                        cand[n_cand].loss = scores[y] - epsilon + sq * C_i
+                        cand[n_cand].k = y
+                        n_cand += 1
+                        tau = mira_steps(cand, n_cand, sq, C_i, y, tau_buf)
+                        if tau > 0.0:
+                            delta[y] = tau
+                            changed[0] = y
+                            n_changed = 1
+                            for j in range(n_cand):
+                                if cand[j].k != y and tau_buf[j] < 0.0:
+                                    delta[cand[j].k] = tau_buf[j]
+                                    changed[n_changed] = cand[j].k
+                                    n_changed += 1
+
             else:
                 # multiclass rules on K prototypes: losses l_u = m_yu - (s_y - s_u)
                 y = labels[i]
@@ -307,6 +513,14 @@ def epoch(
 
             if n_changed == 0:
                 continue
+            if _step_overflows(row_data, row_ind, nnz, W0, U0, b, bu, K, delta,
+                               changed, n_changed, sq, intercept_sq,
+                               <double> (t - average_start)
+                               if averaging and t >= average_start else 0.0):
+                # a finite row whose step would make a weight infinite: skip it
+                # before writing anything, as a row whose scores overflow
+                skipped += 1
+                continue
             updates += 1
             avg_coef = 0.0
             if averaging and t >= average_start:
@@ -346,6 +560,7 @@ def epoch(
     free(tau_buf)
     free(changed)
     free(cand)
+    free(relevant)
     if rule == Rule.REGRESSION or (rule == Rule.OVR and not (c0 == 0 and c1 == K)):
         mistakes = -1
     return mistakes, updates, skipped, overflow

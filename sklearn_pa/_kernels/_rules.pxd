@@ -8,6 +8,8 @@ cpdef enum Rule:
     PREDICTION = 3    # multiclass, single constraint, only on a prediction mistake
     SUPPORT = 4       # multiclass, all K-1 constraints solved exactly (SPA)
     REGRESSION = 5    # epsilon-insensitive regression
+    MULTILABEL = 10   # label ranking: extreme relevant/irrelevant pair, zero-score threshold
+    MIRA = 11         # Crammer & Singer 2003: minimal norm of the new prototypes
 
 cpdef enum Slack:
     HINGE = 1         # PA-I: C * xi (C = inf gives plain PA)

@@ -127,3 +127,44 @@ cdef inline double support_steps(
         else:
             tau[j] = 0.0
     return T
+
+
+cdef inline double mira_steps(
+    Candidate *cand, Py_ssize_t n, double A, double c, Py_ssize_t y, double *tau
+) noexcept nogil:
+    """Exact MIRA step (Crammer & Singer 2003) on the prototypes in ``cand``.
+
+    Solves  min_tau 1/2 sum_r ||M_r + tau_r x||^2 - beta tau_y
+            s.t.    tau_r <= c [r == y],  sum_r tau_r = 0,
+    over the classes in ``cand`` (the true class ``y`` and every class whose
+    step can be non-zero).  On entry ``cand[j].loss`` holds
+    E_r = s_r - beta [r == y] + A c [r == y]  (s_r the score, A = ||x||^2);
+    the KKT conditions give tau_r = c [r == y] - [E_r - Theta]_+ / A with
+    sum_r [E_r - Theta]_+ = A c: a projection onto a scaled simplex, found by
+    sorting.  On return ``tau[j]`` is the step of ``cand[j]`` (<= 0 for the
+    other classes); returns the true class's step T = -sum of the others."""
+    cdef Py_ssize_t j, k = 0
+    cdef double P = 0.0, Q, theta, T = 0.0, budget = A * c
+    if n == 0 or A <= 0.0 or c <= 0.0:
+        return 0.0
+    sort_candidates(cand, n)
+    for j in range(n):
+        Q = P + cand[j].loss
+        if cand[j].loss * (j + 1) > Q - budget:
+            P = Q
+            k = j + 1
+        else:
+            break
+    theta = (P - budget) / k
+    for j in range(n):
+        if cand[j].k == y:
+            continue
+        if j < k and cand[j].loss > theta:
+            tau[j] = -(cand[j].loss - theta) / A
+            T -= tau[j]
+        else:
+            tau[j] = 0.0
+    for j in range(n):
+        if cand[j].k == y:
+            tau[j] = T
+    return T

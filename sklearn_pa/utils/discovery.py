@@ -20,6 +20,13 @@ _TYPES = {
 }
 
 
+def is_sequence_tagger(estimator):
+    """Whether ``estimator`` (a class or an instance) takes ``X`` as a list of
+    sequences and ``y`` as a list of label sequences (its class sets
+    ``_sequence_tagger = True``)."""
+    return bool(getattr(estimator, "_sequence_tagger", False))
+
+
 def all_estimators(type_filter=None):
     """List the public estimators of ``sklearn_pa``.
 
@@ -27,11 +34,19 @@ def all_estimators(type_filter=None):
     :class:`~sklearn.base.BaseEstimator` is listed, so an estimator joins the
     common test-suites the day it is exported.
 
+    Sequence taggers (``X`` a list of sequences, ``y`` a list of label
+    sequences) do not fit scikit-learn's tabular estimator checks; they are
+    listed only when asked for with ``type_filter="sequence_tagger"`` (or
+    ``"all"``).
+
     Parameters
     ----------
     type_filter : {"classifier", "regressor", "outlier_detector", \
-            "transformer"} or list of those, default=None
-        Keep only estimators of these kinds.  ``None`` keeps all.
+            "transformer", "sequence_tagger", "all"} or list of those, \
+            default=None
+        Keep only estimators of these kinds.  ``None`` keeps every tabular
+        estimator (everything but the sequence taggers); ``"all"`` keeps
+        everything.
 
     Returns
     -------
@@ -50,10 +65,11 @@ def all_estimators(type_filter=None):
     if isinstance(type_filter, str):
         type_filter = [type_filter]
     if type_filter is not None:
-        unknown = set(type_filter) - set(_TYPES)
+        choices = set(_TYPES) | {"sequence_tagger", "all"}
+        unknown = set(type_filter) - choices
         if unknown:
             raise ValueError(
-                f"Unknown type_filter {sorted(unknown)}; choose from {sorted(_TYPES)}."
+                f"Unknown type_filter {sorted(unknown)}; choose from {sorted(choices)}."
             )
     found = []
     for name in sklearn_pa.__all__:
@@ -62,8 +78,14 @@ def all_estimators(type_filter=None):
             continue
         if inspect.isabstract(obj):
             continue
-        if type_filter is not None and not any(
-            issubclass(obj, _TYPES[kind]) for kind in type_filter
+        if type_filter is None:
+            if is_sequence_tagger(obj):
+                continue
+        elif "all" not in type_filter and not any(
+            is_sequence_tagger(obj)
+            if kind == "sequence_tagger"
+            else issubclass(obj, _TYPES[kind]) and not is_sequence_tagger(obj)
+            for kind in type_filter
         ):
             continue
         found.append((name, obj))

@@ -1,0 +1,1010 @@
+# cython: language_level=3
+"""Search and updates for first-order Markov sequence models.
+
+A sentence of ``T`` tokens with label sequence ``z`` scores
+
+    s(x, z) = Tr[START, z_0] + sum_t E[t, z_t] + sum_{t>0} Tr[z_{t-1}, z_t]
+              + Tr[z_{T-1}, END],       E[t, j] = x_t . W[:, j]
+
+with emission weights ``W[n_features, L]`` (feature-major, one sparse token row
+reads contiguous rows of W) and transition weights ``Tr[L + 1, L + 1]`` whose
+row ``L`` is START and column ``L`` is END.
+
+Search is beam search with recombination: hypotheses that end in the same
+label are merged (only the best survives, as the Markov model cannot tell them
+apart later) and the ``b`` best labels are kept at each position, so ``b >= L``
+is exact Viterbi.  The END transition joins the scores at the last position
+before pruning, so the final beam is ranked on full-sequence scores.
+
+Updates (Huang, Fayong & Guo 2012).  With ``g_t`` the score of the gold prefix
+``y[:t+1]`` and ``z^t`` the best prefix in the beam at ``t``:
+
+- standard: the full sequences, ``y`` against the final best ``z``; with a
+  narrow beam this may not be a violation (``w . Delta phi > 0``): counted;
+- early: the first position where the gold prefix is not in the beam (or the
+  end, if it stays in and loses): every such update is a violation;
+- max-violation: the position maximising ``s(z^t) - g_t`` among those where the
+  best prefix is not the gold one; again always a violation.
+
+Structured PA / k-best MIRA solves, per sentence,
+
+    min_w 1/2 ||w - w_old||^2 + C xi  (or + C xi^2)
+    s.t.  w . (phi(y) - phi(z_j)) >= rho(y, z_j) - xi   for the k best z_j
+
+(``rho`` the Hamming distance) through its dual over the k multipliers, with
+an SMO-style pairwise method on the simplex ``sum(alpha) + alpha_slack = C``
+for the hinge loss and Hildreth's coordinate ascent for the squared hinge
+(``G + 1/(2C)`` is positive definite); both run to a KKT tolerance.
+
+Averaging is lazy: with ``c`` the index of the current sentence,
+``U += (c - 1) * Delta`` and the average of the iterates is ``W - U / c``.
+Nothing here calls back into Python; loops over sentences run without the GIL.
+"""
+
+from libc.math cimport INFINITY, fabs
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from ._dataset cimport get_row, index_t
+
+cdef enum:
+    UPDATE_STANDARD = 0
+    UPDATE_EARLY = 1
+    UPDATE_MAX_VIOLATION = 2
+
+cdef enum:
+    LOSS_HINGE = 0
+    LOSS_SQUARED_HINGE = 1
+
+
+# --------------------------------------------------------------- emissions
+cdef void emissions(
+    const double *data,
+    const index_t *indices,
+    const index_t *indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    Py_ssize_t start,
+    Py_ssize_t T,
+    const double *W,
+    Py_ssize_t L,
+    double *E,
+) noexcept nogil:
+    cdef Py_ssize_t t, p, j, nnz
+    cdef const double *rd
+    cdef const index_t *ri
+    cdef const double *w
+    cdef double *e
+    cdef double v
+    for t in range(T):
+        get_row(data, indices, indptr, dense, n_features, start + t, &rd, &ri, &nnz)
+        e = E + t * L
+        for j in range(L):
+            e[j] = 0.0
+        for p in range(nnz):
+            v = rd[p]
+            if v == 0.0:
+                continue
+            w = W + (<Py_ssize_t> ri[p]) * L
+            for j in range(L):
+                e[j] += v * w[j]
+
+
+# ------------------------------------------------------------------ search
+cdef inline void select_beam(
+    const double *score, Py_ssize_t L, Py_ssize_t b, int *beam,
+    Py_ssize_t *n_beam, unsigned char *taken,
+) noexcept nogil:
+    """The ``b`` best labels, best first (ties: smaller label first)."""
+    cdef Py_ssize_t q, j, arg
+    cdef double m
+    if b >= L:
+        # keep everything, best first
+        arg = 0
+        for j in range(1, L):
+            if score[j] > score[arg]:
+                arg = j
+        beam[0] = <int> arg
+        q = 1
+        for j in range(L):
+            if j != arg:
+                beam[q] = <int> j
+                q += 1
+        n_beam[0] = L
+        return
+    for j in range(L):
+        taken[j] = 0
+    for q in range(b):
+        arg = -1
+        m = -INFINITY
+        for j in range(L):
+            if not taken[j] and (arg < 0 or score[j] > m):
+                m = score[j]
+                arg = j
+        taken[arg] = 1
+        beam[q] = <int> arg
+    n_beam[0] = b
+
+
+cdef void beam_search(
+    const double *E,
+    const double *Tr,
+    Py_ssize_t L,
+    Py_ssize_t T,
+    Py_ssize_t b,
+    const int *y,
+    bint stop_when_gold_falls,
+    double *delta,
+    int *bp,
+    unsigned char *gold,
+    int *beam,
+    Py_ssize_t *n_beam,
+    unsigned char *taken,
+    double *g_score,
+    unsigned char *gold_in,
+    Py_ssize_t *n_done,
+) noexcept nogil:
+    """Beam search with recombination over positions 0..T-1.
+
+    ``delta[t, j]``: best prefix score ending in label j at t (END included at
+    the last position); ``bp`` its predecessor; ``beam[t, :n_beam[t]]`` the
+    labels kept, best first.  With gold labels ``y``: ``gold[t, j]`` says the
+    kept hypothesis (t, j) is the gold prefix, ``gold_in[t]`` that the gold
+    prefix is in the beam, ``g_score[t]`` the gold prefix score.
+    """
+    cdef Py_ssize_t Ls = L + 1
+    cdef Py_ssize_t t, j, q, pn, arg, i
+    cdef double m, s, g
+    cdef double *cur
+    cdef const double *prev
+    cdef const int *pb
+    for j in range(L):
+        delta[j] = Tr[L * Ls + j] + E[j]
+        bp[j] = -1
+        if T == 1:
+            delta[j] += Tr[j * Ls + L]
+    select_beam(delta, L, b, beam, &n_beam[0], taken)
+    if y != NULL:
+        g = Tr[L * Ls + y[0]] + E[y[0]]
+        if T == 1:
+            g += Tr[y[0] * Ls + L]
+        g_score[0] = g
+        for j in range(L):
+            gold[j] = 0
+        gold_in[0] = 0
+        for q in range(n_beam[0]):
+            if beam[q] == y[0]:
+                gold_in[0] = 1
+                gold[y[0]] = 1
+    n_done[0] = 1
+    for t in range(1, T):
+        if y != NULL and stop_when_gold_falls and not gold_in[t - 1]:
+            return
+        prev = delta + (t - 1) * L
+        cur = delta + t * L
+        pb = beam + (t - 1) * L
+        pn = n_beam[t - 1]
+        for j in range(L):
+            m = -INFINITY
+            arg = -1
+            for q in range(pn):
+                i = pb[q]
+                s = prev[i] + Tr[i * Ls + j]
+                if arg < 0 or s > m:
+                    m = s
+                    arg = i
+            s = m + E[t * L + j]
+            if t == T - 1:
+                s += Tr[j * Ls + L]
+            cur[j] = s
+            bp[t * L + j] = <int> arg
+        select_beam(cur, L, b, beam + t * L, &n_beam[t], taken)
+        if y != NULL:
+            g = g_score[t - 1] + Tr[y[t - 1] * Ls + y[t]] + E[t * L + y[t]]
+            if t == T - 1:
+                g += Tr[y[t] * Ls + L]
+            g_score[t] = g
+            for j in range(L):
+                gold[t * L + j] = 0
+            gold_in[t] = 0
+            if gold_in[t - 1] and bp[t * L + y[t]] == y[t - 1]:
+                for q in range(n_beam[t]):
+                    if beam[t * L + q] == y[t]:
+                        gold_in[t] = 1
+                        gold[t * L + y[t]] = 1
+        n_done[0] = t + 1
+
+
+cdef inline void backtrace(
+    const int *bp, Py_ssize_t L, Py_ssize_t t, int j, int *path,
+) noexcept nogil:
+    """The prefix path[0..t] ending in label j at position t."""
+    cdef Py_ssize_t s = t
+    while s >= 0:
+        path[s] = j
+        if s > 0:
+            j = bp[s * L + j]
+        s -= 1
+
+
+cdef Py_ssize_t kbest_viterbi(
+    const double *E,
+    const double *Tr,
+    Py_ssize_t L,
+    Py_ssize_t T,
+    Py_ssize_t k,
+    double *dk,
+    int *bl,
+    int *br,
+    int *nk,
+    int *fj,
+    int *fr,
+    double *fs,
+    int *paths,
+) noexcept nogil:
+    """The k best label sequences (exact list Viterbi), best first.
+
+    ``paths[m * T + t]`` is the m-th sequence, ``fs[m]`` its score; returns how
+    many there are (``min(k, L ** T)``)."""
+    cdef Py_ssize_t Ls = L + 1
+    cdef Py_ssize_t t, j, i, r, n, pos, base, pbase, m, cnt
+    cdef int jj, rr, pj
+    cdef double s, tr, add
+    for j in range(L):
+        base = j * k
+        dk[base] = Tr[L * Ls + j] + E[j]
+        if T == 1:
+            dk[base] += Tr[j * Ls + L]
+        bl[base] = -1
+        br[base] = -1
+        nk[j] = 1
+    for t in range(1, T):
+        for j in range(L):
+            base = (t * L + j) * k
+            n = 0
+            for i in range(L):
+                pbase = ((t - 1) * L + i) * k
+                tr = Tr[i * Ls + j]
+                for r in range(nk[(t - 1) * L + i]):
+                    s = dk[pbase + r] + tr
+                    if n == k and not (s > dk[base + k - 1]):
+                        break  # the rest of this list is no better
+                    pos = n if n < k else k - 1
+                    while pos > 0 and dk[base + pos - 1] < s:
+                        dk[base + pos] = dk[base + pos - 1]
+                        bl[base + pos] = bl[base + pos - 1]
+                        br[base + pos] = br[base + pos - 1]
+                        pos -= 1
+                    dk[base + pos] = s
+                    bl[base + pos] = <int> i
+                    br[base + pos] = <int> r
+                    if n < k:
+                        n += 1
+            add = E[t * L + j]
+            if t == T - 1:
+                add += Tr[j * Ls + L]
+            for r in range(n):
+                dk[base + r] += add
+            nk[t * L + j] = <int> n
+    # the k best over the last position
+    cnt = 0
+    for j in range(L):
+        base = ((T - 1) * L + j) * k
+        for r in range(nk[(T - 1) * L + j]):
+            s = dk[base + r]
+            if cnt == k and not (s > fs[k - 1]):
+                break
+            pos = cnt if cnt < k else k - 1
+            while pos > 0 and fs[pos - 1] < s:
+                fs[pos] = fs[pos - 1]
+                fj[pos] = fj[pos - 1]
+                fr[pos] = fr[pos - 1]
+                pos -= 1
+            fs[pos] = s
+            fj[pos] = <int> j
+            fr[pos] = <int> r
+            if cnt < k:
+                cnt += 1
+    for m in range(cnt):
+        jj = fj[m]
+        rr = fr[m]
+        t = T - 1
+        while t >= 0:
+            paths[m * T + t] = jj
+            if t > 0:
+                base = (t * L + jj) * k + rr
+                pj = bl[base]
+                rr = br[base]
+                jj = pj
+            t -= 1
+    return cnt
+
+
+# ----------------------------------------------------------------- updates
+cdef void add_delta(
+    const double *data,
+    const index_t *indices,
+    const index_t *indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    Py_ssize_t start,
+    const int *y,
+    const int *z,
+    Py_ssize_t upto,
+    bint with_end,
+    double a,
+    double *W,
+    double *Tr,
+    double *U,
+    double *UT,
+    Py_ssize_t L,
+    double c,
+    bint average,
+) noexcept nogil:
+    """w += a * (phi(y[:upto+1]) - phi(z[:upto+1])), and U += c * that."""
+    cdef Py_ssize_t Ls = L + 1
+    cdef Py_ssize_t s, p, nnz, f, yi, zi, py, pz
+    cdef const double *rd
+    cdef const index_t *ri
+    cdef double v
+    py = L
+    pz = L
+    for s in range(upto + 1):
+        yi = y[s]
+        zi = z[s]
+        if yi != zi:
+            get_row(data, indices, indptr, dense, n_features, start + s, &rd, &ri, &nnz)
+            for p in range(nnz):
+                v = a * rd[p]
+                if v == 0.0:
+                    continue
+                f = (<Py_ssize_t> ri[p]) * L
+                W[f + yi] += v
+                W[f + zi] -= v
+                if average:
+                    U[f + yi] += c * v
+                    U[f + zi] -= c * v
+        if py != pz or yi != zi:
+            Tr[py * Ls + yi] += a
+            Tr[pz * Ls + zi] -= a
+            if average:
+                UT[py * Ls + yi] += c * a
+                UT[pz * Ls + zi] -= c * a
+        py = yi
+        pz = zi
+    if with_end and py != pz:
+        Tr[py * Ls + L] += a
+        Tr[pz * Ls + L] -= a
+        if average:
+            UT[py * Ls + L] += c * a
+            UT[pz * Ls + L] -= c * a
+
+
+cdef double row_dot(
+    const double *data,
+    const index_t *indices,
+    const index_t *indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    Py_ssize_t r1,
+    Py_ssize_t r2,
+) noexcept nogil:
+    """x_r1 . x_r2 (CSR rows with sorted indices, or dense rows)."""
+    cdef const double *d1
+    cdef const double *d2
+    cdef const index_t *i1
+    cdef const index_t *i2
+    cdef Py_ssize_t n1, n2, p, q
+    cdef double s = 0.0
+    get_row(data, indices, indptr, dense, n_features, r1, &d1, &i1, &n1)
+    get_row(data, indices, indptr, dense, n_features, r2, &d2, &i2, &n2)
+    if dense:
+        for p in range(n1):
+            s += d1[p] * d2[p]
+        return s
+    p = 0
+    q = 0
+    while p < n1 and q < n2:
+        if i1[p] == i2[q]:
+            s += d1[p] * d2[q]
+            p += 1
+            q += 1
+        elif i1[p] < i2[q]:
+            p += 1
+        else:
+            q += 1
+    return s
+
+
+cdef void transition_counts(
+    const int *y, const int *z, Py_ssize_t T, Py_ssize_t L, double *cnt,
+) noexcept nogil:
+    """cnt = transition counts of y minus those of z, (L+1) x (L+1)."""
+    cdef Py_ssize_t Ls = L + 1
+    cdef Py_ssize_t s
+    memset(cnt, 0, Ls * Ls * sizeof(double))
+    cnt[L * Ls + y[0]] += 1.0
+    cnt[L * Ls + z[0]] -= 1.0
+    for s in range(1, T):
+        cnt[y[s - 1] * Ls + y[s]] += 1.0
+        cnt[z[s - 1] * Ls + z[s]] -= 1.0
+    cnt[y[T - 1] * Ls + L] += 1.0
+    cnt[z[T - 1] * Ls + L] -= 1.0
+
+
+cdef Py_ssize_t solve_duals(
+    const double *G,
+    const double *ell,
+    Py_ssize_t k,
+    double C,
+    int loss,
+    double *alpha,
+    double *grad,
+    double tol,
+    Py_ssize_t max_iter,
+) noexcept nogil:
+    """Dual of the k-constraint PA problem, maximise
+    ``ell . a - 1/2 a' H a`` over ``a >= 0`` (and ``sum(a) <= C`` for the
+    hinge loss with finite C), ``H = G`` (+ ``1/(2C)`` everywhere for the squared
+    hinge).  Returns the number of iterations."""
+    cdef Py_ssize_t i, j, it, up, low
+    cdef double extra = 0.0
+    cdef double a_slack, g_up, g_low, eta, d, h, new, viol, pg
+    cdef bint hinge_box = loss == LOSS_HINGE and C < INFINITY
+    for j in range(k):
+        alpha[j] = 0.0
+        grad[j] = ell[j]
+    if loss == LOSS_SQUARED_HINGE:
+        extra = 0.5 / C
+    if hinge_box:
+        # pairwise steps on {a >= 0, a_slack >= 0, sum(a) + a_slack = C}; the
+        # slack coordinate has zero gain and zero curvature
+        a_slack = C
+        for it in range(max_iter):
+            up = -1  # -1 is the slack
+            g_up = 0.0
+            for j in range(k):
+                if grad[j] > g_up:
+                    g_up = grad[j]
+                    up = j
+            low = -2
+            g_low = INFINITY
+            if a_slack > 0.0:
+                low = -1
+                g_low = 0.0
+            for j in range(k):
+                if alpha[j] > 0.0 and grad[j] < g_low:
+                    g_low = grad[j]
+                    low = j
+            if low == -2 or up == low or g_up - g_low <= tol:
+                return it
+            eta = 0.0
+            if up >= 0:
+                eta += G[up * k + up]
+            if low >= 0:
+                eta += G[low * k + low]
+            if up >= 0 and low >= 0:
+                eta -= 2.0 * G[up * k + low]
+            h = a_slack if low == -1 else alpha[low]
+            if eta > 1e-300:
+                d = (g_up - g_low) / eta
+                if d > h:
+                    d = h
+            else:
+                d = h
+            if up >= 0:
+                alpha[up] += d
+            else:
+                a_slack += d
+            if low >= 0:
+                alpha[low] = 0.0 if d == h else alpha[low] - d
+            else:
+                a_slack = 0.0 if d == h else a_slack - d
+            for j in range(k):
+                if up >= 0:
+                    grad[j] -= d * G[j * k + up]
+                if low >= 0:
+                    grad[j] += d * G[j * k + low]
+        return max_iter
+    # Hildreth: exact coordinate ascent with a >= 0
+    for it in range(max_iter):
+        viol = 0.0
+        for j in range(k):
+            h = G[j * k + j] + extra
+            if h <= 0.0:
+                continue
+            new = alpha[j] + grad[j] / h
+            if new < 0.0:
+                new = 0.0
+            d = new - alpha[j]
+            if d != 0.0:
+                alpha[j] = new
+                for i in range(k):
+                    grad[i] -= d * (G[i * k + j] + extra)
+        for j in range(k):
+            pg = grad[j] if alpha[j] > 0.0 else (grad[j] if grad[j] > 0.0 else 0.0)
+            if fabs(pg) > viol:
+                viol = fabs(pg)
+        if viol <= tol:
+            return it + 1
+    return max_iter
+
+
+def solve_kbest_qp(
+    const double[:, ::1] G,
+    const double[::1] ell,
+    double C,
+    int loss,
+    double[::1] alpha,
+    double[::1] grad,
+    double tol=1e-13,
+    Py_ssize_t max_iter=100000,
+):
+    """The dual solver on its own (for the oracle tests): writes the
+    multipliers into ``alpha``, returns the iterations used."""
+    cdef Py_ssize_t k = ell.shape[0]
+    cdef Py_ssize_t it
+    cdef double scale = 1.0
+    cdef Py_ssize_t j
+    for j in range(k):
+        if fabs(ell[j]) > scale:
+            scale = fabs(ell[j])
+    with nogil:
+        it = solve_duals(&G[0, 0], &ell[0], k, C, loss, &alpha[0], &grad[0],
+                         tol * scale, max_iter)
+    return it
+
+
+# ------------------------------------------------------------------ epochs
+def perceptron_epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] offsets,
+    const long long[::1] order,
+    const int[::1] labels,
+    double[:, ::1] W,
+    double[:, ::1] Tr,
+    double[:, ::1] U,
+    double[:, ::1] UT,
+    bint average,
+    double t0,
+    int update,
+    Py_ssize_t beam_width,
+    bint record,
+    double[::1] rec_margin,
+    long long[::1] rec_length,
+    int[::1] rec_pred,
+):
+    """One pass of the structured perceptron over ``order`` (sentence ids).
+
+    Returns ``(t, n_updates, n_invalid, n_errors)``: the averaging counter
+    after the pass, the updates made, the standard updates that were not
+    violations, and the sentences whose prediction (before the update) was
+    wrong.  With ``record``, ``rec_margin[k]`` / ``rec_length[k]`` hold the
+    pre-update ``w . Delta phi`` and prefix length of the k-th sentence's
+    update (length 0: none), and ``rec_pred`` at that sentence's tokens the
+    predicted prefix."""
+    cdef Py_ssize_t L = W.shape[1]
+    cdef Py_ssize_t n = order.shape[0]
+    cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
+    cdef Py_ssize_t Tmax = 0
+    cdef Py_ssize_t m, s, T, start, t, upd_t, n_done, best_lab
+    cdef long long n_updates = 0, n_invalid = 0, n_errors = 0
+    cdef double tc = t0
+    cdef double margin, v, vmax
+    cdef bint final_gold
+    cdef double *E
+    cdef double *delta
+    cdef int *bp
+    cdef unsigned char *gold
+    cdef int *beam
+    cdef Py_ssize_t *n_beam
+    cdef unsigned char *taken
+    cdef double *g_score
+    cdef unsigned char *gold_in
+    cdef int *z
+    cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
+    cdef double *Up = &U[0, 0] if average else NULL
+    cdef double *UTp = &UT[0, 0] if average else NULL
+    for m in range(offsets.shape[0] - 1):
+        if offsets[m + 1] - offsets[m] > Tmax:
+            Tmax = offsets[m + 1] - offsets[m]
+    if Tmax == 0 or n == 0:
+        return tc + n, 0, 0, 0
+    E = <double *> malloc(Tmax * L * sizeof(double))
+    delta = <double *> malloc(Tmax * L * sizeof(double))
+    bp = <int *> malloc(Tmax * L * sizeof(int))
+    gold = <unsigned char *> malloc(Tmax * L)
+    beam = <int *> malloc(Tmax * L * sizeof(int))
+    n_beam = <Py_ssize_t *> malloc(Tmax * sizeof(Py_ssize_t))
+    taken = <unsigned char *> malloc(L)
+    g_score = <double *> malloc(Tmax * sizeof(double))
+    gold_in = <unsigned char *> malloc(Tmax)
+    z = <int *> malloc(Tmax * sizeof(int))
+    if (E == NULL or delta == NULL or bp == NULL or gold == NULL or beam == NULL
+            or n_beam == NULL or taken == NULL or g_score == NULL
+            or gold_in == NULL or z == NULL):
+        free(E); free(delta); free(bp); free(gold); free(beam); free(n_beam)
+        free(taken); free(g_score); free(gold_in); free(z)
+        raise MemoryError()
+    try:
+        with nogil:
+            for m in range(n):
+                s = order[m]
+                start = offsets[s]
+                T = offsets[s + 1] - start
+                if record:
+                    rec_length[m] = 0
+                    rec_margin[m] = 0.0
+                if T == 0:
+                    continue
+                tc += 1.0
+                emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
+                          &W[0, 0], L, E)
+                beam_search(E, &Tr[0, 0], L, T, b, &labels[start],
+                            update == UPDATE_EARLY, delta, bp, gold, beam, n_beam,
+                            taken, g_score, gold_in, &n_done)
+                upd_t = -1
+                if update == UPDATE_EARLY and n_done < T:
+                    upd_t = n_done - 1
+                    n_errors += 1
+                else:
+                    best_lab = beam[(T - 1) * L]
+                    final_gold = gold_in[T - 1] and best_lab == labels[start + T - 1]
+                    if not final_gold:
+                        n_errors += 1
+                        if update == UPDATE_MAX_VIOLATION:
+                            vmax = -INFINITY
+                            for t in range(T):
+                                best_lab = beam[t * L]
+                                if gold[t * L + best_lab] and best_lab == labels[start + t]:
+                                    continue  # the best prefix is the gold one
+                                v = delta[t * L + best_lab] - g_score[t]
+                                if v > vmax:
+                                    vmax = v
+                                    upd_t = t
+                        elif update == UPDATE_EARLY:
+                            # the gold prefix was in the beam at every position
+                            for t in range(T):
+                                if not gold_in[t]:
+                                    upd_t = t
+                                    break
+                            if upd_t < 0:
+                                upd_t = T - 1
+                        else:
+                            upd_t = T - 1
+                if upd_t < 0:
+                    continue
+                best_lab = beam[upd_t * L]
+                backtrace(bp, L, upd_t, <int> best_lab, z)
+                margin = g_score[upd_t] - delta[upd_t * L + best_lab]
+                if margin > 0.0:
+                    n_invalid += 1
+                if record:
+                    rec_length[m] = upd_t + 1
+                    rec_margin[m] = margin
+                    for t in range(upd_t + 1):
+                        rec_pred[start + t] = z[t]
+                add_delta(&data[0], &indices[0], ip, dense, n_features, start,
+                          &labels[start], z, upd_t, upd_t == T - 1, 1.0,
+                          &W[0, 0], &Tr[0, 0], Up, UTp, L, tc - 1.0, average)
+                n_updates += 1
+    finally:
+        free(E); free(delta); free(bp); free(gold); free(beam); free(n_beam)
+        free(taken); free(g_score); free(gold_in); free(z)
+    return tc, n_updates, n_invalid, n_errors
+
+
+def pa_epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] offsets,
+    const long long[::1] order,
+    const int[::1] labels,
+    double[:, ::1] W,
+    double[:, ::1] Tr,
+    double[:, ::1] U,
+    double[:, ::1] UT,
+    bint average,
+    double t0,
+    double C,
+    int loss,
+    Py_ssize_t k_best,
+    Py_ssize_t beam_width,
+    double tol,
+    Py_ssize_t max_qp_iter,
+    bint record,
+    double[:, ::1] rec_alpha,
+):
+    """One pass of structured PA / k-best MIRA over ``order`` (sentence ids).
+
+    The constraints are the ``k_best`` best sequences under the current
+    weights (exact list Viterbi, or the final beam when ``beam_width`` is
+    below the number of labels), margins their Hamming distance to the gold
+    sequence.  Returns ``(t, n_updates, n_errors, max_qp_iterations)``; with
+    ``record``, ``rec_alpha[k]`` holds the k-th sentence's multipliers."""
+    cdef Py_ssize_t L = W.shape[1]
+    cdef Py_ssize_t Ls = L + 1
+    cdef Py_ssize_t n = order.shape[0]
+    cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
+    cdef bint exact = b >= L
+    cdef Py_ssize_t k = k_best
+    cdef Py_ssize_t Tmax = 0
+    cdef Py_ssize_t m, s, T, start, t, u, i, j, q, cnt, n_done, lab, it
+    cdef Py_ssize_t max_it = 0
+    cdef long long n_updates = 0, n_errors = 0
+    cdef double tc = t0
+    cdef double g, sc, dot, scale, kij, agree
+    cdef bint any_loss
+    cdef const int *yy
+    cdef int *zi
+    cdef int *zj
+    cdef double *E
+    cdef double *delta
+    cdef int *bp
+    cdef unsigned char *gold
+    cdef int *beam
+    cdef Py_ssize_t *n_beam
+    cdef unsigned char *taken
+    cdef double *g_score
+    cdef unsigned char *gold_in
+    cdef double *dk
+    cdef int *bl
+    cdef int *br
+    cdef int *nk
+    cdef int *fj
+    cdef int *fr
+    cdef double *fs
+    cdef int *paths
+    cdef double *cnt_tr
+    cdef double *K
+    cdef double *G
+    cdef double *ell
+    cdef double *alpha
+    cdef double *grad
+    cdef unsigned char *diff
+    cdef double *trp = &Tr[0, 0]
+    cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
+    cdef double *Up = &U[0, 0] if average else NULL
+    cdef double *UTp = &UT[0, 0] if average else NULL
+    for m in range(offsets.shape[0] - 1):
+        if offsets[m + 1] - offsets[m] > Tmax:
+            Tmax = offsets[m + 1] - offsets[m]
+    if Tmax == 0 or n == 0:
+        return tc + n, 0, 0, 0
+    E = <double *> malloc(Tmax * L * sizeof(double))
+    delta = <double *> malloc(Tmax * L * sizeof(double))
+    bp = <int *> malloc(Tmax * L * sizeof(int))
+    gold = <unsigned char *> malloc(Tmax * L)
+    beam = <int *> malloc(Tmax * L * sizeof(int))
+    n_beam = <Py_ssize_t *> malloc(Tmax * sizeof(Py_ssize_t))
+    taken = <unsigned char *> malloc(L)
+    g_score = <double *> malloc(Tmax * sizeof(double))
+    gold_in = <unsigned char *> malloc(Tmax)
+    dk = <double *> malloc(Tmax * L * k * sizeof(double))
+    bl = <int *> malloc(Tmax * L * k * sizeof(int))
+    br = <int *> malloc(Tmax * L * k * sizeof(int))
+    nk = <int *> malloc(Tmax * L * sizeof(int))
+    fj = <int *> malloc(k * sizeof(int))
+    fr = <int *> malloc(k * sizeof(int))
+    fs = <double *> malloc(k * sizeof(double))
+    paths = <int *> malloc(k * Tmax * sizeof(int))
+    cnt_tr = <double *> malloc(k * Ls * Ls * sizeof(double))
+    K = <double *> malloc(Tmax * Tmax * sizeof(double))
+    G = <double *> malloc(k * k * sizeof(double))
+    ell = <double *> malloc(k * sizeof(double))
+    alpha = <double *> malloc(k * sizeof(double))
+    grad = <double *> malloc(k * sizeof(double))
+    diff = <unsigned char *> malloc(Tmax)
+    if (E == NULL or delta == NULL or bp == NULL or gold == NULL or beam == NULL
+            or n_beam == NULL or taken == NULL or g_score == NULL
+            or gold_in == NULL or dk == NULL or bl == NULL or br == NULL
+            or nk == NULL or fj == NULL or fr == NULL or fs == NULL
+            or paths == NULL or cnt_tr == NULL or K == NULL or G == NULL
+            or ell == NULL or alpha == NULL or grad == NULL or diff == NULL):
+        free(E); free(delta); free(bp); free(gold); free(beam); free(n_beam)
+        free(taken); free(g_score); free(gold_in); free(dk); free(bl); free(br)
+        free(nk); free(fj); free(fr); free(fs); free(paths); free(cnt_tr)
+        free(K); free(G); free(ell); free(alpha); free(grad); free(diff)
+        raise MemoryError()
+    try:
+        with nogil:
+            for m in range(n):
+                s = order[m]
+                start = offsets[s]
+                T = offsets[s + 1] - start
+                if record:
+                    for j in range(k):
+                        rec_alpha[m, j] = 0.0
+                if T == 0:
+                    continue
+                tc += 1.0
+                yy = &labels[start]
+                emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
+                          &W[0, 0], L, E)
+                # the gold score and the k best sequences
+                g = trp[L * Ls + yy[0]] + E[yy[0]]
+                for t in range(1, T):
+                    g += trp[yy[t - 1] * Ls + yy[t]] + E[t * L + yy[t]]
+                g += trp[yy[T - 1] * Ls + L]
+                if exact and k > 1:
+                    cnt = kbest_viterbi(E, &Tr[0, 0], L, T, k, dk, bl, br, nk,
+                                        fj, fr, fs, paths)
+                else:
+                    beam_search(E, &Tr[0, 0], L, T, b, NULL, False, delta, bp,
+                                gold, beam, n_beam, taken, g_score, gold_in,
+                                &n_done)
+                    cnt = k if k < n_beam[T - 1] else n_beam[T - 1]
+                    for q in range(cnt):
+                        lab = beam[(T - 1) * L + q]
+                        fs[q] = delta[(T - 1) * L + lab]
+                        backtrace(bp, L, T - 1, <int> lab, paths + q * T)
+                # losses; the gold sequence itself gives the trivial constraint
+                any_loss = False
+                for t in range(T):
+                    diff[t] = 0
+                for q in range(cnt):
+                    zi = paths + q * T
+                    sc = 0.0  # Hamming distance
+                    for t in range(T):
+                        if zi[t] != yy[t]:
+                            sc += 1.0
+                            diff[t] = 1
+                    if q == 0 and sc > 0.0:
+                        n_errors += 1
+                    ell[q] = sc - (g - fs[q])
+                    if sc > 0.0 and ell[q] > 0.0:
+                        any_loss = True
+                if not any_loss:
+                    continue
+                # Gram matrix of the feature differences
+                for t in range(T):
+                    if not diff[t]:
+                        continue
+                    for u in range(t, T):
+                        if diff[u]:
+                            dot = row_dot(&data[0], &indices[0], ip, dense,
+                                          n_features, start + t, start + u)
+                            K[t * Tmax + u] = dot
+                            K[u * Tmax + t] = dot
+                for q in range(cnt):
+                    transition_counts(yy, paths + q * T, T, L, cnt_tr + q * Ls * Ls)
+                for i in range(cnt):
+                    zi = paths + i * T
+                    for j in range(i, cnt):
+                        zj = paths + j * T
+                        dot = 0.0
+                        for t in range(T):
+                            if zi[t] == yy[t]:
+                                continue
+                            for u in range(T):
+                                if zj[u] == yy[u]:
+                                    continue
+                                kij = K[t * Tmax + u]
+                                agree = ((yy[t] == yy[u]) - (yy[t] == zj[u])
+                                         - (zi[t] == yy[u]) + (zi[t] == zj[u]))
+                                dot += kij * agree
+                        for u in range(Ls * Ls):
+                            dot += cnt_tr[i * Ls * Ls + u] * cnt_tr[j * Ls * Ls + u]
+                        G[i * cnt + j] = dot
+                        G[j * cnt + i] = dot
+                scale = 1.0
+                for q in range(cnt):
+                    if fabs(ell[q]) > scale:
+                        scale = fabs(ell[q])
+                it = solve_duals(G, ell, cnt, C, loss, alpha, grad, tol * scale,
+                                 max_qp_iter)
+                if it > max_it:
+                    max_it = it
+                for q in range(cnt):
+                    if record:
+                        rec_alpha[m, q] = alpha[q]
+                    if alpha[q] > 0.0:
+                        add_delta(&data[0], &indices[0], ip, dense, n_features,
+                                  start, yy, paths + q * T, T - 1, True, alpha[q],
+                                  &W[0, 0], &Tr[0, 0], Up, UTp, L, tc - 1.0,
+                                  average)
+                n_updates += 1
+    finally:
+        free(E); free(delta); free(bp); free(gold); free(beam); free(n_beam)
+        free(taken); free(g_score); free(gold_in); free(dk); free(bl); free(br)
+        free(nk); free(fj); free(fr); free(fs); free(paths); free(cnt_tr)
+        free(K); free(G); free(ell); free(alpha); free(grad); free(diff)
+    return tc, n_updates, n_errors, max_it
+
+
+def decode(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] offsets,
+    const double[:, ::1] W,
+    const double[:, ::1] Tr,
+    Py_ssize_t beam_width,
+    int[::1] out,
+):
+    """Best label sequence of every sentence (Viterbi, or beam search when
+    ``0 < beam_width < L``), written at the sentence's tokens in ``out``."""
+    cdef Py_ssize_t L = W.shape[1]
+    cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
+    cdef Py_ssize_t Tmax = 0
+    cdef Py_ssize_t m, T, start, n_done
+    cdef double *E
+    cdef double *delta
+    cdef int *bp
+    cdef int *beam
+    cdef Py_ssize_t *n_beam
+    cdef unsigned char *taken
+    cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
+    for m in range(offsets.shape[0] - 1):
+        if offsets[m + 1] - offsets[m] > Tmax:
+            Tmax = offsets[m + 1] - offsets[m]
+    if Tmax == 0:
+        return
+    E = <double *> malloc(Tmax * L * sizeof(double))
+    delta = <double *> malloc(Tmax * L * sizeof(double))
+    bp = <int *> malloc(Tmax * L * sizeof(int))
+    beam = <int *> malloc(Tmax * L * sizeof(int))
+    n_beam = <Py_ssize_t *> malloc(Tmax * sizeof(Py_ssize_t))
+    taken = <unsigned char *> malloc(L)
+    if (E == NULL or delta == NULL or bp == NULL or beam == NULL
+            or n_beam == NULL or taken == NULL):
+        free(E); free(delta); free(bp); free(beam); free(n_beam); free(taken)
+        raise MemoryError()
+    try:
+        with nogil:
+            for m in range(offsets.shape[0] - 1):
+                start = offsets[m]
+                T = offsets[m + 1] - start
+                if T == 0:
+                    continue
+                emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
+                          &W[0, 0], L, E)
+                beam_search(E, &Tr[0, 0], L, T, b, NULL, False, delta, bp, NULL,
+                            beam, n_beam, taken, NULL, NULL, &n_done)
+                backtrace(bp, L, T - 1, beam[(T - 1) * L], &out[start])
+    finally:
+        free(E); free(delta); free(bp); free(beam); free(n_beam); free(taken)
+
+
+def kbest(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    Py_ssize_t start,
+    Py_ssize_t T,
+    const double[:, ::1] W,
+    const double[:, ::1] Tr,
+    Py_ssize_t k,
+    int[:, ::1] paths,
+    double[::1] scores,
+):
+    """The k best sequences of one sentence (for tests); returns their count."""
+    cdef Py_ssize_t L = W.shape[1]
+    cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
+    cdef double *E = <double *> malloc(T * L * sizeof(double))
+    cdef double *dk = <double *> malloc(T * L * k * sizeof(double))
+    cdef int *bl = <int *> malloc(T * L * k * sizeof(int))
+    cdef int *br = <int *> malloc(T * L * k * sizeof(int))
+    cdef int *nk = <int *> malloc(T * L * sizeof(int))
+    cdef int *fj = <int *> malloc(k * sizeof(int))
+    cdef int *fr = <int *> malloc(k * sizeof(int))
+    cdef Py_ssize_t cnt
+    try:
+        emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
+                  &W[0, 0], L, E)
+        cnt = kbest_viterbi(E, &Tr[0, 0], L, T, k, dk, bl, br, nk, fj, fr,
+                            &scores[0], &paths[0, 0])
+    finally:
+        free(E); free(dk); free(bl); free(br); free(nk); free(fj); free(fr)
+    return cnt

@@ -1,0 +1,604 @@
+"""Structured perceptron and structured Passive-Aggressive sequence taggers."""
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._kernels import _sequence
+from ._validation import stack_labels, stack_sequences
+
+__all__ = ["StructuredPassiveAggressive", "StructuredPerceptron"]
+
+_UPDATES = {"standard": 0, "early": 1, "max_violation": 2}
+_LOSSES = {"hinge": 0, "squared_hinge": 1}
+
+
+class _BaseSequenceTagger(BaseEstimator):
+    """First-order Markov tagger trained online over whole sequences.
+
+    Subclasses set ``_run_epoch(batch, labels, order)``.  The model is the
+    emission weights ``W[n_features, n_classes]`` (feature-major) and the
+    transition weights ``Tr[n_classes + 1, n_classes + 1]`` (row
+    ``n_classes`` is START, column ``n_classes`` is END).
+    """
+
+    # Discovery tag: X is a list of sequences, so the tabular common checks do
+    # not apply (see sklearn_pa.utils.all_estimators).
+    _sequence_tagger = True
+
+    _parameter_constraints: dict = {
+        "beam_width": [Interval(Integral, 1, None, closed="left"), None],
+        "average": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.sparse = True
+        tags.input_tags.string = True
+        tags.input_tags.dict = True
+        tags.target_tags.required = True
+        tags.non_deterministic = self.shuffle and self.random_state is None
+        return tags
+
+    # ------------------------------------------------------------ validation
+    def _validate_batch(self, X, y, reset, classes=None):
+        """Check the whole batch (X, y) before any weight changes."""
+        batch, vectorizer = stack_sequences(
+            X,
+            vectorizer=None if reset else getattr(self, "vectorizer_", None),
+            fit_vectorizer=reset,
+        )
+        if not reset and batch.n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {batch.n_features} features, but {type(self).__name__} "
+                f"is expecting {self.n_features_in_} features as input."
+            )
+        flat = stack_labels(y, batch.offsets, len(batch.offsets) - 1)
+        if reset:
+            if classes is None:
+                classes = np.unique(flat)
+            else:
+                classes = np.unique(np.asarray(classes))
+            if classes.shape[0] < 1:
+                raise ValueError("y holds no label; pass non-empty sequences.")
+        else:
+            classes = self.classes_
+        labels = np.searchsorted(classes, flat)
+        labels = np.minimum(labels, classes.shape[0] - 1)
+        unknown = classes[labels] != flat if flat.size else np.zeros(0, bool)
+        if np.any(unknown):
+            raise ValueError(
+                f"y holds labels {np.unique(flat[unknown]).tolist()} that are "
+                f"not in classes {classes.tolist()}; pass every label in "
+                "`classes` on the first call to partial_fit."
+            )
+        return batch, vectorizer, classes, np.ascontiguousarray(labels, np.int32)
+
+    def _batch_for_predict(self, X):
+        check_is_fitted(self, "coef_")
+        batch, _ = stack_sequences(X, vectorizer=self.vectorizer_)
+        if batch.n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {batch.n_features} features, but {type(self).__name__} "
+                f"is expecting {self.n_features_in_} features as input."
+            )
+        return batch
+
+    # ----------------------------------------------------------------- state
+    def _reset(self, classes, n_features, vectorizer):
+        n_classes = classes.shape[0]
+        self.classes_ = classes
+        self.n_features_in_ = n_features
+        self.vectorizer_ = vectorizer
+        self._W = np.zeros((n_features, n_classes))
+        self._Tr = np.zeros((n_classes + 1, n_classes + 1))
+        if self.average:
+            self._U = np.zeros_like(self._W)
+            self._UT = np.zeros_like(self._Tr)
+        self.t_ = 0.0
+        self.n_iter_ = 0
+        self.n_updates_ = 0
+        self._set_public()
+
+    def _set_public(self):
+        """coef_ and transitions from the raw weights, averaged if asked."""
+        W, Tr = self._W, self._Tr
+        if self.average and self.t_ > 0:
+            W = W - self._U / self.t_
+            Tr = Tr - self._UT / self.t_
+        n = self.classes_.shape[0]
+        self.coef_ = np.ascontiguousarray(W.T)
+        self.transitions_ = Tr[:n, :n].copy()
+        self.start_transitions_ = Tr[n, :n].copy()
+        self.end_transitions_ = Tr[:n, n].copy()
+
+    def _decode_weights(self):
+        n = self.classes_.shape[0]
+        Tr = np.zeros((n + 1, n + 1))
+        Tr[:n, :n] = self.transitions_
+        Tr[n, :n] = self.start_transitions_
+        Tr[:n, n] = self.end_transitions_
+        return np.ascontiguousarray(np.asarray(self.coef_, np.float64).T), Tr
+
+    def _averaging_arrays(self):
+        if self.average:
+            return self._U, self._UT
+        empty = np.zeros((1, 1))
+        return empty, empty
+
+    # --------------------------------------------------------------- fitting
+    def _epochs(self, batch, labels, n_epochs, rng):
+        n_seq = batch.offsets.shape[0] - 1
+        for _ in range(n_epochs):
+            start = time.perf_counter()
+            if self.shuffle:
+                order = rng.permutation(n_seq).astype(np.int64)
+            else:
+                order = np.arange(n_seq, dtype=np.int64)
+            stats = self._run_epoch(batch, labels, order)
+            self.n_iter_ += 1
+            if self.verbose:
+                self._report(stats, n_seq, time.perf_counter() - start)
+
+    def _report(self, stats, n_seq, elapsed):
+        print(
+            f"-- Epoch {self.n_iter_}, Sequences: {n_seq}, "
+            f"Errors: {stats['errors']}/{n_seq}, Updates: {stats['updates']}, "
+            f"Norm: {np.linalg.norm(self._W):.2f}, T: {self.t_:.0f}, "
+            f"Time: {elapsed:.2f} s",
+            flush=True,
+        )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the tagger on whole sequences, ``max_iter`` passes.
+
+        Parameters
+        ----------
+        X : list of sequences
+            Each a 2-D array or sparse matrix (n_tokens, n_features), or a list
+            of feature dicts (one per token; string values become one-hot
+            ``name=value`` features, as DictVectorizer makes them, mapped by a
+            ``FeatureDictMapper`` fitted here and
+            kept as ``vectorizer_``).
+        y : list of array-like of shape (n_tokens,)
+            The label sequences, one per sequence of X.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
+        self._check_params(classes)
+        self._reset(classes, batch.n_features, vectorizer)
+        rng = check_random_state(self.random_state)
+        self._epochs(batch, labels, self.max_iter, rng)
+        self._set_public()
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None):
+        """One pass over a batch of sequences.
+
+        Parameters
+        ----------
+        X : list of sequences
+            As in :meth:`fit`.  With feature dicts, the features are those of
+            the first call; hash them (``FeatureHasher``) to stream new ones.
+        y : list of array-like of shape (n_tokens,)
+            The label sequences.
+        classes : array-like of shape (n_classes,), default=None
+            Every label that can occur.  Required on the first call.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit "
+                "(every label that can occur)."
+            )
+        if not first and classes is not None:
+            if not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+                raise ValueError(
+                    f"classes={list(classes)} differs from the classes of the "
+                    f"first call {self.classes_.tolist()}."
+                )
+        batch, vectorizer, classes_, labels = self._validate_batch(
+            X, y, reset=first, classes=classes
+        )
+        if first:
+            self._check_params(classes_)
+            self._reset(classes_, batch.n_features, vectorizer)
+        if not hasattr(self, "_rng"):
+            self._rng = check_random_state(self.random_state)
+        self._epochs(batch, labels, 1, self._rng)
+        self._set_public()
+        return self
+
+    def _check_params(self, classes):
+        pass
+
+    def _beam(self):
+        return 0 if self.beam_width is None else int(self.beam_width)
+
+    # ------------------------------------------------------------ prediction
+    def predict(self, X):
+        """Best label sequence of each sequence of X.
+
+        Parameters
+        ----------
+        X : list of sequences
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        y_pred : list of ndarray of shape (n_tokens,)
+            The labels of each sequence (exact Viterbi, or beam search when
+            ``beam_width`` is set).
+        """
+        batch = self._batch_for_predict(X)
+        W, Tr = self._decode_weights()
+        out = np.zeros(batch.n_tokens, dtype=np.int32)
+        _sequence.decode(*batch.kernel_args(), batch.offsets, W, Tr, self._beam(), out)
+        labels = self.classes_[out]
+        return [
+            labels[batch.offsets[i] : batch.offsets[i + 1]]
+            for i in range(batch.offsets.shape[0] - 1)
+        ]
+
+    def score(self, X, y):
+        """Token accuracy of :meth:`predict` on (X, y).
+
+        Parameters
+        ----------
+        X : list of sequences
+            As in :meth:`fit`.
+        y : list of array-like of shape (n_tokens,)
+            The true label sequences.
+
+        Returns
+        -------
+        score : float
+            Fraction of tokens labelled correctly.
+        """
+        pred = self.predict(X)
+        batch_offsets = np.zeros(len(pred) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in pred], out=batch_offsets[1:])
+        true = stack_labels(y, batch_offsets, len(pred))
+        pred = np.concatenate(pred) if pred else np.empty(0)
+        if true.size == 0:
+            return 1.0
+        return float(np.mean(true == pred))
+
+
+class StructuredPerceptron(_BaseSequenceTagger):
+    """Structured perceptron over label sequences, exact or beam search.
+
+    A first-order Markov model (emission weights per feature and label,
+    transition weights between labels, from START and to END) trained with
+    Collins' perceptron, or with the violation-fixing updates of Huang, Fayong
+    & Guo (2012) that keep the convergence guarantee under beam search: the
+    *early* update (stop where the gold prefix falls off the beam, update on
+    the prefixes) and the *max-violation* update (update on the prefix where
+    ``score(best) - score(gold)`` is largest).
+
+    Read more in the :ref:`User Guide <sequence>`.
+
+    Parameters
+    ----------
+    update : {"standard", "early", "max_violation"}, default="standard"
+        Which (gold, predicted) pair to update on.  With exact search the
+        three coincide whenever the full prediction is wrong and no prefix is
+        more violated; with a narrow beam "standard" may update on a pair that
+        is not a violation (counted in ``n_invalid_updates_``).
+    beam_width : int or None, default=None
+        ``None`` is exact Viterbi search; an int is beam search keeping that
+        many labels per position (hypotheses ending in the same label are
+        merged, so ``beam_width >= n_classes`` is exact).
+    average : bool, default=True
+        Average the weights over every sequence seen (the averaged perceptron).
+    max_iter : int, default=10
+        Passes over the training sequences in :meth:`fit`.
+    shuffle : bool, default=True
+        Shuffle the sequences before each pass.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+    verbose : int, default=0
+        Print a progress line per pass when positive.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The labels.
+    coef_ : ndarray of shape (n_classes, n_features)
+        Emission weights (averaged when ``average``).
+    transitions_ : ndarray of shape (n_classes, n_classes)
+        ``transitions_[i, j]`` is the weight of label ``i`` followed by ``j``.
+    start_transitions_ : ndarray of shape (n_classes,)
+        Weight of a sequence starting with each label.
+    end_transitions_ : ndarray of shape (n_classes,)
+        Weight of a sequence ending with each label.
+    vectorizer_ : FeatureDictMapper or None
+        The feature-dict to column mapping fitted by :meth:`fit` (None for
+        arrays).
+    n_features_in_ : int
+        Number of features per token.
+    n_iter_ : int
+        Passes made.
+    t_ : float
+        Sequences seen (the averaging counter).
+    n_updates_ : int
+        Updates made.
+    n_invalid_updates_ : int
+        Updates whose pair was not a violation (``w . Delta phi > 0`` before
+        the update): possible only for ``update="standard"`` with a beam.
+
+    See Also
+    --------
+    StructuredPassiveAggressive : Cost-sensitive PA and k-best MIRA over
+        sequences.
+
+    References
+    ----------
+    M. Collins, "Discriminative training methods for hidden Markov models",
+    EMNLP 2002.  L. Huang, S. Fayong and Y. Guo, "Structured perceptron with
+    inexact search", NAACL 2012.
+
+    Examples
+    --------
+    >>> from sklearn_pa import StructuredPerceptron
+    >>> X = [[{"w": "the"}, {"w": "dog"}, {"w": "runs"}],
+    ...      [{"w": "a"}, {"w": "cat"}, {"w": "sleeps"}]]
+    >>> y = [["D", "N", "V"], ["D", "N", "V"]]
+    >>> tagger = StructuredPerceptron(max_iter=5, random_state=0).fit(X, y)
+    >>> [p.tolist() for p in tagger.predict([[{"w": "the"}, {"w": "cat"}]])]
+    [['D', 'N']]
+    """
+
+    _parameter_constraints: dict = {
+        **_BaseSequenceTagger._parameter_constraints,
+        "update": [StrOptions(set(_UPDATES))],
+    }
+
+    def __init__(
+        self,
+        update="standard",
+        beam_width=None,
+        average=True,
+        max_iter=10,
+        shuffle=True,
+        random_state=None,
+        verbose=0,
+    ):
+        self.update = update
+        self.beam_width = beam_width
+        self.average = average
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _reset(self, classes, n_features, vectorizer):
+        super()._reset(classes, n_features, vectorizer)
+        self.n_invalid_updates_ = 0
+
+    def _run_epoch(self, batch, labels, order):
+        record = getattr(self, "_record_updates", False)
+        n = order.shape[0]
+        if record:
+            rec_margin = np.zeros(n)
+            rec_length = np.zeros(n, dtype=np.int64)
+            rec_pred = np.full(batch.n_tokens, -1, dtype=np.int32)
+        else:
+            rec_margin = np.zeros(1)
+            rec_length = np.zeros(1, dtype=np.int64)
+            rec_pred = np.zeros(1, dtype=np.int32)
+        U, UT = self._averaging_arrays()
+        t, n_updates, n_invalid, n_errors = _sequence.perceptron_epoch(
+            *batch.kernel_args(),
+            batch.offsets,
+            order,
+            labels,
+            self._W,
+            self._Tr,
+            U,
+            UT,
+            self.average,
+            float(self.t_),
+            _UPDATES[self.update],
+            self._beam(),
+            record,
+            rec_margin,
+            rec_length,
+            rec_pred,
+        )
+        self.t_ = t
+        self.n_updates_ += int(n_updates)
+        self.n_invalid_updates_ += int(n_invalid)
+        if record:
+            self._update_log_ = getattr(self, "_update_log_", [])
+            self._update_log_.append(
+                {
+                    "order": order,
+                    "margin": rec_margin,
+                    "length": rec_length,
+                    "pred": rec_pred,
+                    "offsets": batch.offsets,
+                }
+            )
+        return {"errors": int(n_errors), "updates": int(n_updates)}
+
+
+class StructuredPassiveAggressive(_BaseSequenceTagger):
+    """Cost-sensitive Passive-Aggressive over sequences, and k-best MIRA.
+
+    Per training sequence, the weights move as little as possible so that the
+    gold sequence ``y`` beats each of the ``k_best`` highest-scoring sequences
+    ``z`` by a margin of their Hamming distance ``rho(y, z)``::
+
+        min_w 1/2 ||w - w_t||^2 + C xi        (loss="hinge", PA-I)
+                                + C xi ** 2   (loss="squared_hinge", PA-II)
+        s.t.  w . (phi(x, y) - phi(x, z_j)) >= rho(y, z_j) - xi,  j = 1..k
+
+    ``k_best=1`` is the prediction-based cost-sensitive PA of Crammer et al.
+    (2006, sec. 8-9) in closed form; ``k_best > 1`` is k-best MIRA (McDonald
+    et al. 2005) with all k constraints solved exactly per sequence.
+
+    Read more in the :ref:`User Guide <sequence>`.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Aggressiveness (``np.inf`` with ``loss="hinge"``: hard constraints).
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        PA-I or PA-II slack penalty (one slack shared by the k constraints).
+    k_best : int, default=1
+        Number of best sequences to constrain against.
+    beam_width : int or None, default=None
+        ``None``: exact (list-)Viterbi search; an int: beam search, and the k
+        best are taken from the final beam (so ``k_best <= beam_width``).
+    average : bool, default=True
+        Average the weights over every sequence seen.
+    max_iter : int, default=10
+        Passes over the training sequences in :meth:`fit`.
+    shuffle : bool, default=True
+        Shuffle the sequences before each pass.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+    verbose : int, default=0
+        Print a progress line per pass when positive.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The labels.
+    coef_ : ndarray of shape (n_classes, n_features)
+        Emission weights (averaged when ``average``).
+    transitions_ : ndarray of shape (n_classes, n_classes)
+        ``transitions_[i, j]`` is the weight of label ``i`` followed by ``j``.
+    start_transitions_ : ndarray of shape (n_classes,)
+        Weight of a sequence starting with each label.
+    end_transitions_ : ndarray of shape (n_classes,)
+        Weight of a sequence ending with each label.
+    vectorizer_ : FeatureDictMapper or None
+        The feature-dict to column mapping fitted by :meth:`fit` (None for
+        arrays).
+    n_features_in_ : int
+        Number of features per token.
+    n_iter_ : int
+        Passes made.
+    t_ : float
+        Sequences seen (the averaging counter).
+    n_updates_ : int
+        Sequences that changed the weights.
+
+    See Also
+    --------
+    StructuredPerceptron : Structured perceptron with exact or beam search.
+
+    References
+    ----------
+    K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer, "Online
+    passive-aggressive algorithms", JMLR 2006.  R. McDonald, K. Crammer and
+    F. Pereira, "Online large-margin training of dependency parsers", ACL 2005.
+
+    Examples
+    --------
+    >>> from sklearn_pa import StructuredPassiveAggressive
+    >>> X = [[{"w": "the"}, {"w": "dog"}, {"w": "runs"}],
+    ...      [{"w": "a"}, {"w": "cat"}, {"w": "sleeps"}]]
+    >>> y = [["D", "N", "V"], ["D", "N", "V"]]
+    >>> tagger = StructuredPassiveAggressive(k_best=2, random_state=0).fit(X, y)
+    >>> [p.tolist() for p in tagger.predict([[{"w": "a"}, {"w": "dog"}]])]
+    [['D', 'N']]
+    """
+
+    _parameter_constraints: dict = {
+        **_BaseSequenceTagger._parameter_constraints,
+        "C": [Interval(Real, 0, np.inf, closed="right")],
+        "loss": [StrOptions(set(_LOSSES))],
+        "k_best": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        C=1.0,
+        loss="hinge",
+        k_best=1,
+        beam_width=None,
+        average=True,
+        max_iter=10,
+        shuffle=True,
+        random_state=None,
+        verbose=0,
+    ):
+        self.C = C
+        self.loss = loss
+        self.k_best = k_best
+        self.beam_width = beam_width
+        self.average = average
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _check_params(self, classes):
+        if self.beam_width is not None and self.k_best > self.beam_width:
+            raise ValueError(
+                f"k_best={self.k_best} exceeds beam_width={self.beam_width}: the "
+                "k best are taken from the final beam; widen the beam or lower "
+                "k_best."
+            )
+        if self.loss == "squared_hinge" and not np.isfinite(self.C):
+            raise ValueError(
+                "loss='squared_hinge' needs a finite C; use loss='hinge' with "
+                "C=np.inf for hard constraints."
+            )
+
+    def _run_epoch(self, batch, labels, order):
+        self._check_params(self.classes_)
+        record = getattr(self, "_record_updates", False)
+        k = int(self.k_best)
+        rec_alpha = np.zeros((order.shape[0], k) if record else (1, 1))
+        U, UT = self._averaging_arrays()
+        t, n_updates, n_errors, _ = _sequence.pa_epoch(
+            *batch.kernel_args(),
+            batch.offsets,
+            order,
+            labels,
+            self._W,
+            self._Tr,
+            U,
+            UT,
+            self.average,
+            float(self.t_),
+            float(self.C),
+            _LOSSES[self.loss],
+            k,
+            self._beam(),
+            1e-12,
+            100000,
+            record,
+            rec_alpha,
+        )
+        self.t_ = t
+        self.n_updates_ += int(n_updates)
+        if record:
+            self._update_log_ = getattr(self, "_update_log_", [])
+            self._update_log_.append({"order": order, "alpha": rec_alpha})
+        return {"errors": int(n_errors), "updates": int(n_updates)}
