@@ -5,6 +5,7 @@ Every estimator is importable from the top of the package::
     from sklearn_pa import PassiveAggressiveClassifier
 """
 
+from ._bayes_point import OnlineBayesPointClassifier
 from ._confidence_weighted import (
     AROWClassifier,
     ConfidenceWeightedClassifier,
@@ -36,6 +37,7 @@ __all__ = [
     "AROWClassifier",
     "ConfidenceWeightedClassifier",
     "SCWClassifier",
+    "OnlineBayesPointClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveOneClass",
     "PassiveAggressiveRegressor",

@@ -44,6 +44,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 
 from . import _bench_gradient
+from ._bayes_point import OnlineBayesPointClassifier
 from ._bench_confidence_weighted import ESTIMATORS as _CW_ESTIMATORS
 from ._bench_uniclass import uniclass_kernel_estimators
 from ._passive_aggressive import MIRAClassifier, PassiveAggressiveClassifier
@@ -102,6 +103,19 @@ def _sgd_pa(learning_rate):
     return factory
 
 
+def _obpm(**params):
+    def factory(epochs, random_state):
+        return OnlineBayesPointClassifier(
+            PassiveAggressiveClassifier(**params),
+            max_iter=epochs,
+            tol=None,
+            shuffle=True,
+            random_state=random_state,
+        )
+
+    return factory
+
+
 #: Registry of benchmarked estimators: short name -> ``factory(epochs,
 #: random_state)`` returning an unfitted estimator that makes ``epochs`` passes
 #: (no early stopping) with shuffling seeded by ``random_state``.
@@ -127,6 +141,8 @@ ESTIMATORS = {
     # regression (the ``preference`` data sets; see ``_bench_gradient``)
     **_bench_gradient.REGRESSION_ESTIMATORS,
     **_CW_ESTIMATORS,
+    "OBPM-PA": _obpm(C=np.inf, multiclass="max_loss"),
+    "OBPM-SPA": _obpm(C=np.inf, multiclass="support"),
 }
 # kernel PA and uniclass PA (as one detector per class); see _bench_uniclass
 ESTIMATORS.update(uniclass_kernel_estimators())
@@ -789,7 +805,9 @@ def _build_parser():
         "--dataset",
         choices=(*DATASETS, "20newsgroups-multilabel"),
         default="digits",
-        help="data set (default: digits, bundled with scikit-learn)",
+        help="data set (default: digits, bundled with scikit-learn); "
+        "'--dataset 20newsgroups-semi --help' shows the semi-supervised "
+        "protocol's own options",
     )
     parser.add_argument(
         "--estimators",
@@ -853,6 +871,23 @@ def _build_parser():
     return parser
 
 
+#: Data sets with a protocol of their own: ``--dataset NAME`` hands the whole
+#: command line to ``module.main(argv)``.
+EXTRA_COMMANDS = {"20newsgroups-semi": "sklearn_pa._bench_semi_supervised"}
+
+
+def _extra_command(argv):
+    for i, arg in enumerate(argv):
+        value = None
+        if arg == "--dataset" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--dataset="):
+            value = arg.split("=", 1)[1]
+        if value in EXTRA_COMMANDS:
+            return EXTRA_COMMANDS[value]
+    return None
+
+
 def main(argv=None):
     """Run the benchmark from the command line.
 
@@ -870,6 +905,11 @@ def main(argv=None):
         standard error.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    extra = _extra_command(argv)
+    if extra is not None:
+        import importlib
+
+        return importlib.import_module(extra).main(argv)
     if "conll2000" in argv or "--dataset=conll2000" in argv:
         # sequence data: lists of sentences, its own protocol and peers
         from .sequence._benchmark import main as sequence_main

@@ -1,0 +1,646 @@
+"""Online Bayes Point Machines and the semi-supervised ss-PA / ss-SPA."""
+
+import os
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context, clone, is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from ._base import BaseOnlineLinear, _RowView, atomic_update
+from ._kernels import _bayes_point
+from ._kernels._rules import Rule
+from ._passive_aggressive import PassiveAggressiveClassifier
+
+__all__ = ["OnlineBayesPointClassifier"]
+
+#: The first-order step rules the copies implement.
+_SUPPORTED_RULES = (Rule.BINARY, Rule.OVR, Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT)
+
+#: The label that marks an unlabeled sample (scikit-learn's convention for
+#: semi-supervised learning, as in ``SelfTrainingClassifier``).
+UNLABELED = -1
+
+
+def _available_memory():
+    """Bytes of physical memory available now, or None when unknown."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _unlabeled_mask(y):
+    """True where ``y`` is the unlabeled marker -1 (never for string labels)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iuf":
+        return y == UNLABELED
+    if y.dtype.kind == "O":
+        return np.fromiter(
+            (
+                isinstance(v, (Integral, Real)) and not isinstance(v, bool) and v == -1
+                for v in y
+            ),
+            dtype=bool,
+            count=y.shape[0],
+        )
+    return np.zeros(y.shape[0], dtype=bool)
+
+
+class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
+    """Online Bayes Point Machine over a first-order learner; semi-supervised.
+
+    ``n_estimators`` copies of the linear learner ``estimator`` (M) see the
+    same stream.  On a labeled sample each copy takes the base rule's step
+    with probability ``update_probability`` (an independent Bernoulli draw
+    per copy and sample), so the copies drift apart like samples from the
+    version space; the prediction uses their weighted average, an estimate
+    of its centre, the Bayes point (Harrington et al. 2003):
+
+    .. math::
+
+        \\tilde w_v \\propto \\sum_r c_r w_{r,v}, \\qquad
+        c_r = 2^{-\\#miss(r)} \\;(\\text{``weighting="mistakes"``})
+        \\text{ or } 1 \\;(\\text{``"uniform"``}),
+
+    where ``#miss(r)`` counts copy ``r``'s online mistakes on the labeled
+    samples.
+
+    A sample labeled ``-1`` is **unlabeled** (scikit-learn's convention, as in
+    :class:`~sklearn.semi_supervised.SelfTrainingClassifier`).  With
+    ``unlabeled_step=c > 0`` (ss-PA, or ss-SPA with the support-class rule;
+    Matsushima et al.) every copy moves its score on it toward the copies'
+    mean:
+
+    .. math::
+
+        m_{r,v} = \\frac{w_{r,v} \\cdot x}{\\|x\\|^2}, \\quad
+        \\bar m_v = \\frac{1}{M}\\sum_r m_{r,v}, \\quad
+        w_{r,v} \\leftarrow w_{r,v} + c\\,(\\bar m_v - m_{r,v})\\, x,
+
+    so that copy ``r``'s score becomes ``(1 - c) f_r + c \\bar f``: ``c = 1``
+    makes every copy agree on ``x``, ``c = 0`` ignores unlabeled samples
+    (supervised OBPM).  For ``c`` in [0, 2] the spread of the copies never
+    grows, which keeps the mistake bound of the supervised algorithm: on data
+    separable by ``u`` with margin 1, ``||x|| <= R`` and plain PA or SPA as
+    the base rule, the copies make at most ``2 M R^2 sum_v ||u_v||^2``
+    mistakes on the labeled samples at which they learn.
+
+    One compiled pass over each batch updates all M copies; their weights
+    are one ``(n_features, M * n_classes)`` block of float64, i.e.
+    ``8 * M * n_features * n_classes`` bytes (250 MB for M = 30, 130 000
+    features and 8 classes).  The size is checked against the available
+    memory before anything is allocated, and refused with a ``MemoryError``
+    that says what to change when it does not fit.
+
+    Parameters
+    ----------
+    estimator : PassiveAggressiveClassifier, default=None
+        The base learner, unfitted: its step rule (``C``, ``loss``,
+        ``multiclass``), ``class_weight``, ``fit_intercept`` and
+        ``intercept_scaling`` are used by every copy.  Its epoch parameters
+        (``max_iter``, ``tol``, ``shuffle``, ``random_state``,
+        ``warm_start``, ``n_jobs``) are ignored: this estimator's own rule
+        the stream.  ``average`` and ``early_stopping`` are not supported and
+        are refused.  ``None`` means
+        ``PassiveAggressiveClassifier(multiclass="support")`` (PA-I with
+        ``C=1``, SPA on more than two classes).
+    n_estimators : int, default=30
+        Number of copies M.
+    update_probability : float, default=0.8
+        Probability pi that a copy learns from a labeled sample, in (0, 1].
+        With 1 every copy is the base learner itself.
+    weighting : {"mistakes", "uniform"}, default="mistakes"
+        Weight of each copy in the average: ``2 ** -n_mistakes_[r]``, or equal.
+    unlabeled_step : float, default=0.0
+        The step c in [0, 2] on unlabeled samples; 0 is supervised OBPM.  A
+        sample weight multiplies it (the product is capped at 2).
+    max_iter : int, default=1000
+        Maximum number of passes over the training data in ``fit``;
+        ``partial_fit`` always makes one pass.
+    tol : float or None, default=1e-3
+        Stop ``fit`` when the average online loss on the labeled samples (over
+        the copies) is not below ``best_loss - tol`` for ``n_iter_no_change``
+        consecutive epochs.  ``None`` runs ``max_iter`` epochs.
+    n_iter_no_change : int, default=5
+        Number of epochs with no improvement to wait before stopping.
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+    verbose : int, default=0
+        If positive, print one line per epoch: average loss, mistakes over the
+        copies, updates, labeled and unlabeled samples, time.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the Bernoulli draws (drawn per batch in numpy,
+        so results are reproducible).
+    warm_start : bool, default=False
+        Whether ``fit`` continues from the previous copies (and their mistake
+        counts) when the features and classes match.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) if n_classes == 2 else \
+            (n_classes, n_features)
+        The weighted average of the copies' weights (the Bayes point).
+    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
+        The weighted average of the copies' intercepts.
+    copies_coef_ : ndarray of shape (n_estimators, n_columns, n_features)
+        Every copy's weights (a read-only view of the shared block; ``n_columns``
+        is 1 for two classes, else n_classes).
+    copies_intercept_ : ndarray of shape (n_estimators, n_columns)
+        Every copy's intercepts.
+    copy_weights_ : ndarray of shape (n_estimators,)
+        The weights of the copies in the average (they sum to 1).
+    n_mistakes_ : ndarray of shape (n_estimators,)
+        Online prediction mistakes of each copy on the labeled samples seen.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels (never -1).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+    intercept_scaling_ : float
+        The constant feature behind the intercept (see the base learner).
+    n_iter_ : int
+        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    t_ : float
+        Number of samples seen (over all epochs and calls) plus one.
+
+    See Also
+    --------
+    PassiveAggressiveClassifier : The base learner.
+    sklearn.semi_supervised.SelfTrainingClassifier : Batch semi-supervised
+        learning with the same ``-1`` convention.
+
+    References
+    ----------
+    .. [1] E. Harrington, R. Herbrich, J. Kivinen, J. Platt and R. Williamson,
+       "Online Bayes Point Machines", PAKDD 2003.
+    .. [2] S. Matsushima, N. Shimizu, I. Sato, T. Ninomiya and H. Nakagawa,
+       "Online Semisupervised Learning on Multiclass Classification" (in
+       Japanese), IPSJ SIG Technical Report, 2009.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn_pa import OnlineBayesPointClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> y_partial = y[:1500].copy()
+    >>> y_partial[300:] = -1  # unlabeled
+    >>> clf = OnlineBayesPointClassifier(
+    ...     n_estimators=10, unlabeled_step=0.5, max_iter=5, tol=None,
+    ...     random_state=0)
+    >>> clf.fit(X[:1500], y_partial).score(X[1500:], y[1500:]) > 0.8
+    True
+    >>> clf.copies_coef_.shape
+    (10, 10, 64)
+    """
+
+    # Checks of scikit-learn's suite that cannot apply, with the reason
+    # (read by the package's common tests).
+    _expected_failed_checks = {
+        "check_classifiers_classes": (
+            "-1 marks an unlabeled sample (scikit-learn's convention for "
+            "semi-supervised learning); the check fits on the labels [-1, 1] and "
+            "exempts scikit-learn's own semi-supervised classifiers by name, as "
+            "there is no estimator tag for semi-supervision"
+        ),
+    }
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "partial_fit"]), None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "update_probability": [Interval(Real, 0, 1, closed="right")],
+        "weighting": [StrOptions({"mistakes", "uniform"})],
+        "unlabeled_step": [Interval(Real, 0, 2, closed="both")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, None, None, closed="neither"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        n_estimators=30,
+        update_probability=0.8,
+        weighting="mistakes",
+        unlabeled_step=0.0,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+    ):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.update_probability = update_probability
+        self.weighting = weighting
+        self.unlabeled_step = unlabeled_step
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    # ---------------------------------------------------------------- base
+    def _make_base(self):
+        base = (
+            PassiveAggressiveClassifier(multiclass="support")
+            if self.estimator is None
+            else clone(self.estimator)
+        )
+        if not (
+            isinstance(base, BaseOnlineLinear)
+            and is_classifier(base)
+            and hasattr(base, "_rule")
+            and hasattr(base, "_kernel_extras")
+        ):
+            raise TypeError(
+                "estimator must be a first-order linear classifier of sklearn_pa "
+                f"such as PassiveAggressiveClassifier; got {type(base).__name__}."
+            )
+        base._validate_params()
+        if base.average:
+            raise ValueError(
+                "The copies cannot average their iterates: set average=False on "
+                "the base estimator (the Bayes point is itself an average)."
+            )
+        if base.early_stopping:
+            raise ValueError(
+                "early_stopping on the base estimator is not supported: the "
+                "copies share one stream. Set early_stopping=False and use "
+                "max_iter / tol of OnlineBayesPointClassifier."
+            )
+        return base
+
+    # ---------------------------------------------------------- validation
+    def _validate_batch(self, X, y, sample_weight, reset):
+        from sklearn.utils.validation import validate_data
+
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            reset=reset,
+            multi_output=False,
+        )
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError(
+                "sample_weight must be finite and non-negative; it multiplies C "
+                "for each labeled sample and unlabeled_step for each unlabeled one."
+            )
+        return X, y, sample_weight
+
+    def _prepare_classes(self, base, y, unlabeled, classes, first_call, fitting):
+        y_lab = y[~unlabeled]
+        if classes is not None and np.any(_unlabeled_mask(np.asarray(classes))):
+            raise ValueError(
+                "classes contains -1, which marks unlabeled samples. Encode the "
+                "classes with other labels (e.g. with LabelEncoder) and use -1 "
+                "only for samples without a label."
+            )
+        if fitting and y_lab.shape[0] == 0:
+            raise ValueError(
+                "y has no labeled sample: every label is -1, which marks an "
+                "unlabeled sample. fit needs labeled samples of at least two "
+                "classes."
+            )
+        if not first_call and not fitting:
+            base.classes_ = self.classes_
+            base._expanded_class_weight = self._class_weight
+        if y_lab.shape[0] == 0:
+            if first_call:
+                if classes is None:
+                    raise ValueError(
+                        "classes must be passed on the first call to partial_fit: "
+                        "the list of every label the stream may contain, e.g. "
+                        "classes=np.unique(y_all[y_all != -1])."
+                    )
+                base._prepare_targets(
+                    np.asarray(classes), classes=classes, first_call=True, fitting=False
+                )
+            elif classes is not None:
+                base._prepare_targets(
+                    self.classes_, classes=classes, first_call=False, fitting=False
+                )
+        else:
+            try:
+                base._prepare_targets(
+                    y_lab, classes=classes, first_call=first_call, fitting=fitting
+                )
+            except ValueError as exc:
+                if fitting and "greater than one" in str(exc):
+                    raise ValueError(
+                        f"{exc} (besides -1, which marks unlabeled samples). If "
+                        "your labels are -1 and +1, encode them differently: -1 "
+                        "means 'no label' here."
+                    ) from exc
+                raise
+        return base
+
+    @staticmethod
+    def _check_rule(base):
+        rule = base._rule()
+        if rule not in _SUPPORTED_RULES:
+            raise ValueError(
+                f"{type(base).__name__} with these parameters uses the step rule "
+                f"{Rule(rule).name}, which the copies do not implement; "
+                "OnlineBayesPointClassifier supports the binary, one-vs-rest, "
+                "max-loss, prediction-based and support-class PA rules."
+            )
+
+    def _check_memory(self, n_features, n_columns):
+        need = 8 * self.n_estimators * max(n_features, 1) * n_columns
+        available = _available_memory()
+        if available is not None and need > available:
+            raise MemoryError(
+                f"The {self.n_estimators} copies need {need / 2**20:.0f} MiB "
+                f"({self.n_estimators} x {n_features} features x {n_columns} "
+                f"columns of float64) but only {available / 2**20:.0f} MiB are "
+                "available. Use fewer copies (n_estimators) or fewer features "
+                "(feature selection, HashingVectorizer(n_features=...))."
+            )
+
+    # ------------------------------------------------------------ fitting
+    def _labels(self, y, unlabeled):
+        labels = np.full(y.shape[0], UNLABELED, dtype=np.int32)
+        if np.any(~unlabeled):
+            labels[~unlabeled] = np.searchsorted(self.classes_, y[~unlabeled])
+        return labels
+
+    def _run(self, X, labels, sample_weight, base, *, max_iter, stopping, rng):
+        rows = _RowView(X)
+        n_columns = self._W.shape[1] // self.n_estimators
+        weight_pos, weight_neg, margins = base._kernel_extras(n_columns)
+        rule, slack = int(base._rule()), int(base._slack())
+        if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
+            margins = np.ascontiguousarray(margins[:n_columns, :n_columns])
+        else:
+            margins = np.ones((1, 1))
+        C = float(base.C)
+        intercept_sq = self.intercept_scaling_**2 if base.fit_intercept else 0.0
+        M = self.n_estimators
+        n_rows = X.shape[0]
+        n_labeled_rows = int(np.count_nonzero(labels >= 0))
+        best, no_improve = np.inf, 0
+        tic = time.perf_counter()
+        n_iter = 0
+        for epoch in range(max_iter):
+            if self.shuffle:
+                order = rng.permutation(n_rows)
+            else:
+                order = np.arange(n_rows)
+            order = np.ascontiguousarray(order, dtype=np.int64)
+            draws = rng.random_sample((n_rows, M)) < self.update_probability
+            draws = np.ascontiguousarray(draws, dtype=np.uint8)
+            loss = np.zeros(1)
+            mistakes_before = int(self.n_mistakes_.sum())
+            n_lab, n_unlab, n_updates, n_skipped, overflow = _bayes_point.epoch(
+                rows.data,
+                rows.indices,
+                rows.indptr,
+                rows.dense,
+                rows.n_features,
+                order,
+                labels,
+                sample_weight,
+                draws,
+                self._W,
+                self._b,
+                M,
+                weight_pos,
+                weight_neg,
+                margins,
+                rule,
+                slack,
+                C,
+                intercept_sq,
+                float(self.unlabeled_step),
+                self.n_mistakes_,
+                loss,
+            )
+            self.t_ += n_rows
+            n_iter = epoch + 1
+            if n_skipped:
+                warnings.warn(
+                    f"{n_skipped} rows were skipped at epoch {n_iter} because "
+                    "their squared norm or scores overflowed; scale the input "
+                    "(StandardScaler, MaxAbsScaler).",
+                    RuntimeWarning,
+                )
+            if overflow:
+                raise ValueError(
+                    f"Floating-point overflow at epoch {n_iter}: the weights are "
+                    "no longer finite. Scale the input (StandardScaler, "
+                    "MaxAbsScaler) or lower C."
+                )
+            objective = float(loss[0]) / max(n_labeled_rows * M, 1)
+            if self.verbose:
+                print(
+                    f"-- Epoch {n_iter}, Avg. loss: {objective:.6f}, Mistakes: "
+                    f"{int(self.n_mistakes_.sum()) - mistakes_before}/"
+                    f"{n_lab * M} (over {M} copies), Updates: {n_updates}, "
+                    f"Labeled: {n_lab}, Unlabeled: {n_unlab}, "
+                    f"T: {int(self.t_) - 1}, "
+                    f"Time: {time.perf_counter() - tic:.2f} s",
+                    flush=True,
+                )
+            if not stopping or self.tol is None:
+                continue
+            no_improve = no_improve + 1 if objective > best - self.tol else 0
+            best = min(best, objective)
+            if no_improve >= self.n_iter_no_change:
+                if self.verbose:
+                    print(
+                        f"Convergence after {n_iter} epochs took "
+                        f"{time.perf_counter() - tic:.2f} seconds"
+                    )
+                break
+        return n_iter
+
+    def _publish(self):
+        M = self.n_estimators
+        n_features, MK = self._W.shape
+        K = MK // M
+        if self.weighting == "uniform":
+            c = np.ones(M)
+        else:
+            # 2 ** -n_mistakes, relative to the best copy (no underflow to 0/0)
+            c = np.exp2(-(self.n_mistakes_ - self.n_mistakes_.min()).astype(float))
+        c /= c.sum()
+        self.copy_weights_ = c
+        # sum_r c_r W[:, r K : (r + 1) K] as one product, without copying W
+        mix = np.kron(c[:, None], np.eye(K))  # (M * K, K)
+        self.coef_ = np.ascontiguousarray((self._W @ mix).T)
+        self.intercept_ = self._b @ mix
+
+    @property
+    def copies_coef_(self):
+        check_is_fitted(self, "_W")
+        n_features, MK = self._W.shape
+        view = self._W.T.reshape(self.n_estimators, MK // self.n_estimators, -1)
+        view = view.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def copies_intercept_(self):
+        check_is_fitted(self, "_b")
+        view = self._b.reshape(self.n_estimators, -1).view()
+        view.flags.writeable = False
+        return view
+
+    def _start(self, base, X, n_columns):
+        self._check_memory(X.shape[1], n_columns)
+        self._W = np.zeros((X.shape[1], self.n_estimators * n_columns))
+        self._b = np.zeros(self.n_estimators * n_columns)
+        self.n_mistakes_ = np.zeros(self.n_estimators, dtype=np.int64)
+        self.t_ = 1.0
+        base._set_intercept_scaling(X)
+        self.intercept_scaling_ = base.intercept_scaling_
+
+    def _fit(self, X, y, sample_weight):
+        base = self._make_base()
+        X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
+        unlabeled = _unlabeled_mask(y)
+        base = self._prepare_classes(
+            base, y, unlabeled, None, first_call=True, fitting=True
+        )
+        self._check_rule(base)
+        n_columns = 1 if base.classes_.shape[0] == 2 else base.classes_.shape[0]
+        warm = (
+            self.warm_start
+            and hasattr(self, "_W")
+            and self._W.shape == (X.shape[1], self.n_estimators * n_columns)
+            and np.array_equal(self.classes_, base.classes_)
+        )
+        self.classes_ = base.classes_
+        self._class_weight = base._expanded_class_weight
+        if not warm:
+            self._start(base, X, n_columns)
+        self._rng = check_random_state(self.random_state)
+        self.n_iter_ = self._run(
+            X,
+            self._labels(y, unlabeled),
+            sample_weight,
+            base,
+            max_iter=self.max_iter,
+            stopping=True,
+            rng=self._rng,
+        )
+        self._publish()
+        if self.tol is not None and self.n_iter_ == self.max_iter:
+            warnings.warn(
+                "Maximum number of iteration reached before convergence. Consider "
+                "increasing max_iter to improve the fit.",
+                ConvergenceWarning,
+            )
+        return self
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        self._validate_params()
+        base = self._make_base()
+        first_call = not hasattr(self, "_W")
+        X, y, sample_weight = self._validate_batch(
+            X, y, sample_weight, reset=first_call
+        )
+        unlabeled = _unlabeled_mask(y)
+        base = self._prepare_classes(
+            base, y, unlabeled, classes, first_call=first_call, fitting=False
+        )
+        self._check_rule(base)
+        if first_call:
+            n_columns = 1 if base.classes_.shape[0] == 2 else base.classes_.shape[0]
+            self.classes_ = base.classes_
+            self._class_weight = base._expanded_class_weight
+            self._start(base, X, n_columns)
+            self._rng = check_random_state(self.random_state)
+        else:
+            base.intercept_scaling_ = self.intercept_scaling_
+        self.n_iter_ = self._run(
+            X,
+            self._labels(y, unlabeled),
+            sample_weight,
+            base,
+            max_iter=1,
+            stopping=False,
+            rng=self._rng,
+        )
+        self._publish()
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the copies with up to ``max_iter`` passes over the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Labels; ``-1`` marks an unlabeled sample.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights: they multiply the base rule's ``C`` on labeled
+            samples and ``unlabeled_step`` on unlabeled ones (a zero weight
+            skips the sample).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            return self._fit(X, y, sample_weight)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one pass over a batch of labeled and unlabeled samples.
+
+        The whole batch is validated before any weight moves: on an error the
+        estimator is left exactly as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels, each in ``classes`` or ``-1`` (unlabeled).  A batch
+            may be entirely unlabeled.
+        classes : array-like of shape (n_classes,), default=None
+            Every class the stream may contain (never -1).  Required on the
+            first call, optional (but checked) afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights (see ``fit``).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            return self._partial_fit(X, y, classes, sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

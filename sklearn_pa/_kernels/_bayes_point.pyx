@@ -1,0 +1,388 @@
+# cython: language_level=3
+"""One epoch of Online Bayes Point Machine updates over M copies at once.
+
+The M copies of a first-order linear learner share one feature-major block
+``W[n_features, M * K]``: copy ``r`` owns the columns ``r * K : (r + 1) * K``
+(``K`` = 1 for a binary problem).  A row is read once and scored for every
+copy in one pass over its non-zeros; one more pass writes the steps of every
+copy that moved.
+
+On a labeled row (class index ``y >= 0``) copy ``r`` takes the step of the
+base rule (PA / PA-I / PA-II; binary, one-vs-rest, max-loss, prediction-based
+or the exact support-class step) when its Bernoulli draw ``draws[n, r]`` is 1,
+and is left alone otherwise (Harrington et al., Online Bayes Point Machines).
+The step of one copy is the same closed form as in ``_first_order.pyx``,
+built from the helpers of ``_steps.pxd``.
+
+On an unlabeled row (``y == -1``) every copy moves its scores toward the
+copies' mean (ss-PA / ss-SPA, Matsushima et al.): with ``s`` the squared norm
+of the row (plus ``a ** 2`` for an intercept fitted as the weight of a
+constant feature ``a``),
+
+    m_{r,v} = w_{r,v} . x / s,   mbar_v = mean_r m_{r,v},
+    w_{r,v} += c (mbar_v - m_{r,v}) x,
+
+so the score of copy ``r`` on ``x`` becomes ``(1 - c) f_{r,v} + c fbar_v``:
+``c = 1`` makes every copy's score equal, ``c = 0`` changes nothing, and for
+``c`` in [0, 2] the spread of the copies around their mean never grows.
+Nothing here calls back into Python.
+"""
+
+from libc.math cimport isfinite, INFINITY
+from libc.stdlib cimport malloc, free
+
+from ._dataset cimport index_t, get_row
+from ._rules cimport Rule
+from ._steps cimport (
+    Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
+)
+
+
+cdef inline Py_ssize_t copy_step(
+    const double *scores,
+    Py_ssize_t K,
+    Py_ssize_t y,
+    int rule,
+    int slack,
+    double C_i,
+    double sq,
+    bint learn,
+    const double *weight_pos,
+    const double *weight_neg,
+    const double *margins,
+    Candidate *cand,
+    double *tau_buf,
+    double *delta,
+    Py_ssize_t *changed,
+    Py_ssize_t offset,
+    double *loss_sum,
+    bint *mistake,
+) noexcept nogil:
+    """The base rule on one copy whose scores are ``scores[0:K]``.
+
+    Always measures the copy's online loss (added to ``loss_sum``) and
+    whether it makes a prediction mistake; when ``learn``, writes the step of
+    column ``k`` to ``delta[offset + k]``, lists ``offset + k`` in
+    ``changed`` and returns how many columns moved.  ``C_i`` is ``C`` times
+    the sample weight; the class weights multiply it as in the first-order
+    kernel.
+    """
+    cdef Py_ssize_t k, j, r, n_changed = 0, n_cand = 0
+    cdef double ysign, loss, tau, best
+    mistake[0] = False
+
+    if rule == Rule.BINARY:
+        ysign = 1.0 if y == 1 else -1.0
+        mistake[0] = ysign * scores[0] <= 0.0
+        loss = 1.0 - ysign * scores[0]
+        if loss > 0.0:
+            loss_sum[0] += loss
+            if learn:
+                tau = single_step(loss, sq, C_i * weight_pos[y], slack)
+                if tau > 0.0:
+                    delta[offset] = ysign * tau
+                    changed[0] = offset
+                    n_changed = 1
+        return n_changed
+
+    if rule == Rule.OVR:
+        best = scores[0]
+        r = 0
+        for k in range(1, K):
+            if scores[k] > best:
+                best = scores[k]
+                r = k
+        mistake[0] = r != y
+        for k in range(K):
+            ysign = 1.0 if k == y else -1.0
+            loss = 1.0 - ysign * scores[k]
+            if loss <= 0.0:
+                continue
+            loss_sum[0] += loss
+            if learn:
+                tau = single_step(
+                    loss, sq, C_i * (weight_pos[k] if k == y else weight_neg[k]), slack
+                )
+                if tau > 0.0:
+                    delta[offset + k] = ysign * tau
+                    changed[n_changed] = offset + k
+                    n_changed += 1
+        return n_changed
+
+    # multiclass rules on K prototypes: losses l_u = m_yu - (s_y - s_u)
+    r = -1
+    best = -INFINITY
+    for k in range(K):
+        if k == y:
+            continue
+        loss = margins[y * K + k] - (scores[y] - scores[k])
+        if loss > best:
+            best = loss
+            r = k
+        if loss > 0.0:
+            cand[n_cand].loss = loss
+            cand[n_cand].k = k
+            n_cand += 1
+    # a tie with a wrong class counts as a mistake
+    for k in range(K):
+        if k != y and scores[k] >= scores[y]:
+            mistake[0] = True
+            break
+    if best > 0.0:
+        loss_sum[0] += best
+    if not (best > 0.0 and learn):
+        return 0
+    C_i = C_i * weight_pos[y]
+    if rule == Rule.SUPPORT:
+        tau = support_steps(cand, n_cand, sq, C_i, slack, tau_buf)
+        if tau > 0.0:
+            delta[offset + y] = tau
+            changed[0] = offset + y
+            n_changed = 1
+            for j in range(n_cand):
+                if tau_buf[j] > 0.0:
+                    delta[offset + cand[j].k] = -tau_buf[j]
+                    changed[n_changed] = offset + cand[j].k
+                    n_changed += 1
+        return n_changed
+    if rule == Rule.PREDICTION:
+        # rival = the predicted class; only on a mistake
+        best = -INFINITY
+        r = -1
+        for k in range(K):
+            if k != y and scores[k] > best:
+                best = scores[k]
+                r = k
+        loss = margins[y * K + r] - (scores[y] - scores[r])
+        if best < scores[y]:
+            loss = 0.0
+    else:
+        loss = best
+    tau = single_step(loss, 2.0 * sq, C_i, slack)
+    if tau > 0.0:
+        delta[offset + y] = tau
+        delta[offset + r] = -tau
+        changed[0] = offset + y
+        changed[1] = offset + r
+        n_changed = 2
+    return n_changed
+
+
+def epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] sample_weight,
+    const unsigned char[:, ::1] draws,
+    double[:, ::1] W,
+    double[::1] b,
+    Py_ssize_t n_copies,
+    const double[::1] weight_pos,
+    const double[::1] weight_neg,
+    const double[:, ::1] margins,
+    int rule,
+    int slack,
+    double C,
+    double intercept_sq,
+    double unlabeled_step,
+    long long[::1] mistakes,
+    double[::1] loss_out,
+):
+    """Run the M copies over the rows ``order`` once, updating W and b.
+
+    Parameters (all validated by the caller)
+    ----------------------------------------
+    data, indices, indptr, dense, n_features
+        The row view (see ``_dataset.pxd``).
+    order : int64 row indices, in visiting order.
+    labels : class index per row (BINARY uses 0/1); -1 marks an unlabeled row.
+    sample_weight : per row; multiplies C on a labeled row and the unlabeled
+        step (capped at 2) on an unlabeled one.  A zero weight skips the row.
+    draws : (len(order), n_copies) Bernoulli draws: copy r learns from the
+        labeled row ``order[n]`` only when ``draws[n, r]`` is 1.
+    W, b : weights (n_features, n_copies * K) and intercepts (n_copies * K),
+        copy r in columns ``r * K : (r + 1) * K``, updated in place.
+    weight_pos, weight_neg, margins, rule, slack, C : the base rule, as in
+        ``_first_order.epoch``.
+    intercept_sq : a^2 for an intercept fitted as the weight of a constant
+        feature a (0 without intercept).
+    unlabeled_step : the step c of the unlabeled update (0 turns it off).
+    mistakes : (n_copies,) int64, incremented by each copy's online
+        prediction mistakes on the labeled rows (whether or not it learned).
+    loss_out : [0] receives the online loss summed over labeled rows and
+        copies, measured before each update.
+
+    Returns
+    -------
+    (n_labeled, n_unlabeled, updates, skipped, overflow) : the labeled and
+        unlabeled rows seen, the rows on which some copy moved, the rows
+        skipped because their norm or scores were not finite, and whether a
+        weight this call wrote overflowed.
+    """
+    cdef Py_ssize_t n_rows = order.shape[0]
+    cdef Py_ssize_t M = n_copies
+    cdef Py_ssize_t MK = W.shape[1]
+    if M < 1 or MK % M != 0:
+        raise ValueError(f"W has {MK} columns, not a multiple of {M} copies")
+    cdef Py_ssize_t K = MK // M
+    cdef Py_ssize_t n_weights = 2 if rule == Rule.BINARY else K
+    if weight_pos.shape[0] < n_weights or weight_neg.shape[0] < n_weights:
+        raise ValueError(
+            f"class weights need {n_weights} entries for this rule; got "
+            f"{weight_pos.shape[0]} and {weight_neg.shape[0]}"
+        )
+    if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT) and (
+        margins.shape[0] != K or margins.shape[1] != K
+    ):
+        raise ValueError(f"margins must be ({K}, {K})")
+    if rule not in (Rule.BINARY, Rule.OVR, Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
+        raise ValueError(f"rule {rule} is not a classification rule")
+    if draws.shape[0] < n_rows or draws.shape[1] != M:
+        raise ValueError(f"draws must be ({n_rows}, {M})")
+    if mistakes.shape[0] != M or b.shape[0] != MK:
+        raise ValueError("mistakes and b must match the copies")
+
+    cdef long long n_labeled = 0, n_unlabeled = 0, updates = 0, skipped = 0
+    cdef bint finite, overflow = False, mistake
+    cdef Py_ssize_t n, i, j, k, r, c, y, nnz, n_changed
+    cdef double sq, xj, w_i, step, mean, check, loss_sum = 0.0
+    cdef const double *row_data
+    cdef const index_t *row_ind
+    cdef const double *next_data
+    cdef const index_t *next_ind
+    cdef Py_ssize_t next_nnz
+    cdef double *wrow
+    cdef const index_t *indptr_ptr = &indptr[0]
+    cdef double *W0 = &W[0, 0]
+    cdef const double *margins0 = &margins[0, 0]
+    cdef double *scores = <double *> malloc(MK * sizeof(double))
+    cdef double *delta = <double *> malloc(MK * sizeof(double))
+    cdef Py_ssize_t *changed = <Py_ssize_t *> malloc(MK * sizeof(Py_ssize_t))
+    cdef double *tau_buf = <double *> malloc(K * sizeof(double))
+    cdef Candidate *cand = <Candidate *> malloc(K * sizeof(Candidate))
+    if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL:
+        free(scores); free(delta); free(tau_buf); free(changed); free(cand)
+        raise MemoryError()
+
+    with nogil:
+        for n in range(n_rows):
+            i = order[n]
+            get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
+                    &row_data, &row_ind, &nnz)
+            if n + 1 < n_rows and not dense:
+                get_row(&data[0], &indices[0], indptr_ptr, dense, n_features,
+                        order[n + 1], &next_data, &next_ind, &next_nnz)
+                for j in range(0, min(next_nnz, 32), 8):
+                    PA_PREFETCH(next_data + j)
+                for j in range(0, min(next_nnz, 32), 16):
+                    PA_PREFETCH(next_ind + j)
+
+            y = labels[i]
+            w_i = sample_weight[i]
+            if y < 0:
+                n_unlabeled += 1
+                step = unlabeled_step * w_i
+                if step > 2.0:
+                    step = 2.0
+                if not step > 0.0:
+                    continue
+            else:
+                n_labeled += 1
+
+            # scores of every copy in one pass over the row
+            sq = intercept_sq
+            for c in range(MK):
+                scores[c] = b[c]
+            for j in range(min(nnz, PREFETCH_AHEAD)):
+                prefetch_row(W0 + row_ind[j] * MK, 0, MK)
+            for j in range(nnz):
+                if j + PREFETCH_AHEAD < nnz:
+                    prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * MK, 0, MK)
+                xj = row_data[j]
+                sq += xj * xj
+                wrow = W0 + row_ind[j] * MK
+                for c in range(MK):
+                    scores[c] += xj * wrow[c]
+            finite = isfinite(sq)
+            for c in range(MK):
+                finite = finite and isfinite(scores[c])
+            if not finite:
+                skipped += 1
+                continue
+
+            n_changed = 0
+            if y >= 0:
+                for r in range(M):
+                    n_changed += copy_step(
+                        scores + r * K, K, y, rule, slack, C * w_i, sq,
+                        draws[n, r] != 0 and w_i > 0.0,
+                        &weight_pos[0], &weight_neg[0], margins0,
+                        cand, tau_buf, delta, changed + n_changed, r * K,
+                        &loss_sum, &mistake,
+                    )
+                    if mistake:
+                        mistakes[r] += 1
+            elif sq > 0.0:
+                # every copy's scores move toward the copies' mean; every
+                # column moves, so the update pass below runs over all of them
+                # contiguously
+                for k in range(K):
+                    mean = 0.0
+                    for r in range(M):
+                        mean += scores[r * K + k]
+                    mean /= M
+                    for r in range(M):
+                        c = r * K + k
+                        delta[c] = step * (mean - scores[c]) / sq
+                updates += 1
+                for j in range(nnz):
+                    if j + PREFETCH_AHEAD < nnz:
+                        prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * MK, 0, MK)
+                    xj = row_data[j]
+                    if xj == 0.0:
+                        continue
+                    wrow = W0 + row_ind[j] * MK
+                    check = 0.0
+                    for c in range(MK):
+                        wrow[c] += delta[c] * xj
+                        check += wrow[c] - wrow[c]  # NaN once a weight is not finite
+                    if check != 0.0:
+                        overflow = True
+                if intercept_sq > 0.0:
+                    for c in range(MK):
+                        b[c] += intercept_sq * delta[c]
+                        if not isfinite(b[c]):
+                            overflow = True
+                continue
+
+            if n_changed == 0:
+                continue
+            updates += 1
+            for j in range(nnz):
+                xj = row_data[j]
+                if xj == 0.0:
+                    continue
+                wrow = W0 + row_ind[j] * MK
+                for r in range(n_changed):
+                    c = changed[r]
+                    wrow[c] += delta[c] * xj
+                    if not isfinite(wrow[c]):
+                        overflow = True
+            if intercept_sq > 0.0:
+                for r in range(n_changed):
+                    c = changed[r]
+                    b[c] += intercept_sq * delta[c]
+                    if not isfinite(b[c]):
+                        overflow = True
+
+    free(scores)
+    free(delta)
+    free(tau_buf)
+    free(changed)
+    free(cand)
+    loss_out[0] += loss_sum
+    return n_labeled, n_unlabeled, updates, skipped, overflow
