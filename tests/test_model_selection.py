@@ -185,6 +185,22 @@ def test_averaged_models_take_the_fallback():
         ref.partial_fit(X[i : i + 1], y[i : i + 1])
 
 
+@pytest.mark.parametrize("name", ["AROWClassifier", "ConfidenceWeightedClassifier"])
+def test_second_order_models_take_the_fallback(name):
+    """The second-order kernel records no pre-update scores: the per-batch
+    loop is used, and it is the predict-then-learn loop."""
+    import sklearn_pa
+
+    X, y = make_classification(60, 5, n_informative=3, random_state=0)
+    est = getattr(sklearn_pa, name)()
+    y_pred, predicted = progressive_val_predict(est, X, y)
+    assert not predicted[0] and predicted[1:].all()
+    ref = clone(est).partial_fit(X[:1], y[:1], classes=np.unique(y))
+    for i in range(1, 6):
+        assert y_pred[i] == ref.predict(X[i : i + 1])[0]
+        ref.partial_fit(X[i : i + 1], y[i : i + 1])
+
+
 def test_bad_arguments():
     X, y = _regression(20)
     with pytest.raises(ValueError, match="scoring"):
