@@ -237,6 +237,7 @@ pairs = make_pipeline(
     PolynomialFeatures(degree=2, interaction_only=True, include_bias=False),
 )
 X2 = pairs.fit_transform(texts).tocsr()
+X2.sum_duplicates()  # one stored entry per product, then Boolean values
 X2.data[:] = 1.0
 ls2 = Ridge(alpha=1.0).fit(X2, y)
 U2 = float(np.abs(ls2.coef_).sum() + abs(ls2.intercept_))
