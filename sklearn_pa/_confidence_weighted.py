@@ -157,7 +157,15 @@ class _BaseSecondOrder(
         rng,
         stopping,
         t_start,
+        scores_out=None,
     ):
+        if scores_out is not None:
+            # the second-order kernel does not record the scores before each
+            # update: refuse before any write, so that progressive
+            # validation falls back to predict / partial_fit
+            raise NotImplementedError(
+                "the second-order kernel does not record pre-update scores"
+            )
         rows = _RowView(X)
         labels, _ = self._targets(y)
         rule = R.SO_BINARY if self.classes_.shape[0] == 2 else self._rule()
