@@ -160,6 +160,9 @@ class _BaseSecondOrder(
         scores_out=None,
     ):
         if scores_out is not None:
+            # the second-order kernel does not record the scores before each
+            # update: refuse before any write, so that progressive
+            # validation falls back to predict / partial_fit
             raise NotImplementedError(
                 "the second-order kernel does not record pre-update scores"
             )
