@@ -62,7 +62,7 @@ def load_20newsgroups_multilabel(data_home=None):
     """
     from sklearn.datasets import get_data_home
 
-    from .benchmark import DATA_ENV, _resolve_data_home
+    from .benchmark import _20newsgroups_not_found, _resolve_data_home
 
     root = _resolve_data_home(data_home)
     sklearn_home = root / "sklearn" if root is not None else Path(get_data_home())
@@ -74,18 +74,7 @@ def load_20newsgroups_multilabel(data_home=None):
             for subset in ("train", "test")
         )
     except OSError as exc:
-        where = (
-            f"the data folder {root} (its 'sklearn' subfolder)"
-            if root is not None
-            else f"scikit-learn's default data home {sklearn_home} (no data "
-            f"folder given: pass --data-home DIR or set {DATA_ENV}=DIR)"
-        )
-        raise FileNotFoundError(
-            f"20 Newsgroups not found in {where}. It must be a scikit-learn "
-            "data home holding the fetch_20newsgroups cache "
-            "(20news-bydate_py3.pkz or 20newsgroup_vectorized_py3.pkl); "
-            f"nothing is downloaded. ({exc})"
-        ) from exc
+        raise _20newsgroups_not_found(root, sklearn_home, exc) from exc
     return Bunch(
         name="20newsgroups-multilabel",
         X=train.data,
