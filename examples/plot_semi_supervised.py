@@ -34,9 +34,14 @@ from sklearn_pa import OnlineBayesPointClassifier, PassiveAggressiveClassifier
 quick = bool(os.environ.get("SKLEARN_PA_EXAMPLES_QUICK"))
 data_home = os.environ.get("SKLEARN_PA_DATA")
 if data_home and not quick:
-    from sklearn_pa._bench_semi_supervised import load_subset
+    from sklearn_pa.datasets import fetch_20newsgroups_subset
 
-    X, y = load_subset("sb-7-1", os.path.join(data_home, "sklearn"))
+    X, y = fetch_20newsgroups_subset(
+        "sb-7-1",
+        data_home=os.path.join(data_home, "sklearn"),
+        download_if_missing=False,
+        return_X_y=True,
+    )
     name = "20 Newsgroups, 7 groups"
 else:
     X, y = load_digits(return_X_y=True)

@@ -12,8 +12,8 @@ predicted label sets.
 
 import sys
 import time
+from pathlib import Path
 
-import numpy as np
 from sklearn.base import clone
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import (
@@ -25,6 +25,11 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.utils import Bunch
 
 from ._passive_aggressive import PassiveAggressiveClassifier
+from .datasets import (
+    SUPER_CATEGORIES,
+    fetch_20newsgroups_multilabel,
+    multilabel_targets,
+)
 
 __all__ = [
     "MULTILABEL_ESTIMATORS",
@@ -35,77 +40,48 @@ __all__ = [
     "run_multilabel_benchmark",
 ]
 
-#: The super-categories added as labels (newsgroup name prefixes).
-SUPER_CATEGORIES = ("comp", "rec", "sci", "talk")
-
-
-def multilabel_targets(target, target_names):
-    """Indicator matrix: the newsgroup, then its super-category if any.
-
-    Parameters
-    ----------
-    target : ndarray of shape (n_samples,)
-        Newsgroup indices.
-    target_names : list of str
-        Newsgroup names, such as ``"comp.graphics"``.
-
-    Returns
-    -------
-    Y : ndarray of shape (n_samples, n_groups + 4)
-        Columns ``0 .. n_groups - 1`` are the newsgroups, then one column per
-        entry of :data:`SUPER_CATEGORIES`.
-    names : list of str
-        The column names.
-    """
-    n_groups = len(target_names)
-    Y = np.zeros((target.shape[0], n_groups + len(SUPER_CATEGORIES)), dtype=np.int64)
-    Y[np.arange(target.shape[0]), target] = 1
-    for j, prefix in enumerate(SUPER_CATEGORIES):
-        members = [
-            k for k, name in enumerate(target_names) if name.split(".")[0] == prefix
-        ]
-        Y[np.isin(target, members), n_groups + j] = 1
-    return Y, list(target_names) + list(SUPER_CATEGORIES)
-
 
 def load_20newsgroups_multilabel(data_home=None):
     """20 Newsgroups (vectorized) with the super-category labels.
+
+    The train and test subsets of
+    :func:`sklearn_pa.datasets.fetch_20newsgroups_multilabel`, read from the
+    benchmark data folder without downloading.
 
     Parameters
     ----------
     data_home : str or path-like, default=None
         The benchmark data folder (its ``sklearn`` subfolder is the
-        scikit-learn data home); ``None`` reads ``SKLEARN_PA_DATA``.
+        scikit-learn data home); ``None`` reads ``SKLEARN_PA_DATA``, and
+        without it scikit-learn's default data home is used.
 
     Returns
     -------
     data : :class:`~sklearn.utils.Bunch`
         ``X``, ``Y`` (train), ``X_test``, ``Y_test``, ``label_names``.
     """
-    from .benchmark import load_dataset
+    from sklearn.datasets import get_data_home
 
-    # the loader checks the data folder and says what is missing
-    data = load_dataset("20newsgroups", data_home)
-    names = data.get("target_names")
-    if names is None:
-        from sklearn.datasets import fetch_20newsgroups_vectorized
+    from .benchmark import _20newsgroups_not_found, _resolve_data_home
 
-        from .benchmark import _resolve_data_home
-
-        root = _resolve_data_home(data_home)
-        kwargs = {"data_home": str(root / "sklearn")} if root is not None else {}
-        names = fetch_20newsgroups_vectorized(
-            subset="test", download_if_missing=False, **kwargs
-        ).target_names
-    Y, label_names = multilabel_targets(data.y, names)
-    Y_test, _ = multilabel_targets(data.y_test, names)
+    root = _resolve_data_home(data_home)
+    sklearn_home = root / "sklearn" if root is not None else Path(get_data_home())
+    try:
+        train, test = (
+            fetch_20newsgroups_multilabel(
+                data_home=sklearn_home, subset=subset, download_if_missing=False
+            )
+            for subset in ("train", "test")
+        )
+    except OSError as exc:
+        raise _20newsgroups_not_found(root, sklearn_home, exc) from exc
     return Bunch(
         name="20newsgroups-multilabel",
-        X=data.X,
-        Y=Y,
-        X_test=data.X_test,
-        Y_test=Y_test,
-        label_names=label_names,
+        X=train.data,
+        Y=train.target,
+        X_test=test.data,
+        Y_test=test.target,
+        label_names=train.target_names,
     )
 
 

@@ -47,6 +47,7 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from ._bayes_point import OnlineBayesPointClassifier
 from ._passive_aggressive import PassiveAggressiveClassifier
+from .datasets import NEWSGROUP_SUBSETS, fetch_20newsgroups_subset
 
 __all__ = [
     "RULES",
@@ -59,46 +60,7 @@ __all__ = [
 ]
 
 #: The subsets: name -> newsgroups (500 random documents of each).
-SUBSETS = {
-    "sb-7-1": [
-        "comp.graphics",
-        "misc.forsale",
-        "rec.autos",
-        "rec.sport.hockey",
-        "sci.med",
-        "sci.space",
-        "talk.politics.mideast",
-    ],
-    "sb-7-2": [
-        "alt.atheism",
-        "comp.windows.x",
-        "misc.forsale",
-        "rec.motorcycles",
-        "rec.sport.baseball",
-        "sci.crypt",
-        "talk.politics.guns",
-    ],
-    "sb-8-1": [
-        "comp.graphics",
-        "misc.forsale",
-        "rec.autos",
-        "rec.sport.hockey",
-        "sci.med",
-        "sci.space",
-        "soc.religion.christian",
-        "talk.politics.mideast",
-    ],
-    "sb-8-2": [
-        "alt.atheism",
-        "comp.windows.x",
-        "misc.forsale",
-        "rec.motorcycles",
-        "rec.sport.baseball",
-        "sci.crypt",
-        "sci.electronics",
-        "talk.politics.guns",
-    ],
-}
+SUBSETS = NEWSGROUP_SUBSETS
 
 #: The base rules: name -> multiclass rule of PassiveAggressiveClassifier.
 RULES = {"PA": "max_loss", "SPA": "support"}
@@ -122,6 +84,8 @@ DEFAULT_STEPS = (0.25, 0.5, 1.0, 1.5, 2.0)
 def load_subset(name, data_home, n_per_class=500, random_state=0):
     """Load one subset: ``n_per_class`` random documents of each newsgroup.
 
+    :func:`sklearn_pa.datasets.fetch_20newsgroups_subset` without downloading.
+
     Parameters
     ----------
     name : str
@@ -141,25 +105,14 @@ def load_subset(name, data_home, n_per_class=500, random_state=0):
     y : ndarray
         Class index in ``range(len(SUBSETS[name]))``.
     """
-    from sklearn.datasets import fetch_20newsgroups_vectorized
-
-    if name not in SUBSETS:
-        raise ValueError(f"Unknown subset {name!r}; available: {', '.join(SUBSETS)}.")
-    bunch = fetch_20newsgroups_vectorized(
-        subset="all", data_home=str(data_home), download_if_missing=False
+    return fetch_20newsgroups_subset(
+        name,
+        data_home=data_home,
+        n_per_class=n_per_class,
+        random_state=random_state,
+        download_if_missing=False,
+        return_X_y=True,
     )
-    names = list(bunch.target_names)
-    rng = np.random.RandomState(random_state)
-    rows, labels = [], []
-    for k, group in enumerate(SUBSETS[name]):
-        idx = np.flatnonzero(bunch.target == names.index(group))
-        idx = rng.choice(idx, size=min(n_per_class, idx.shape[0]), replace=False)
-        rows.append(np.sort(idx))
-        labels.append(np.full(idx.shape[0], k))
-    rows, y = np.concatenate(rows), np.concatenate(labels)
-    X = bunch.data.tocsr()[rows]
-    used = np.unique(X.indices)
-    return X[:, used].tocsr(), y
 
 
 def _semi_split(y_train, unlabeled_ratio, random_state):

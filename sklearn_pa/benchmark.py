@@ -296,6 +296,22 @@ def _load_usps(data_home):
     )
 
 
+def _20newsgroups_not_found(root, sklearn_home, exc):
+    """The error for a data folder without the 20 Newsgroups cache."""
+    where = (
+        f"the data folder {root} (its 'sklearn' subfolder)"
+        if root is not None
+        else f"scikit-learn's default data home {sklearn_home} (no data "
+        f"folder given: pass --data-home DIR or set {DATA_ENV}=DIR)"
+    )
+    return FileNotFoundError(
+        f"20 Newsgroups not found in {where}. It must be a scikit-learn "
+        "data home holding the fetch_20newsgroups cache "
+        "(20news-bydate_py3.pkz or 20newsgroup_vectorized_py3.pkl); "
+        f"nothing is downloaded. ({exc})"
+    )
+
+
 def _load_20newsgroups(data_home):
     from sklearn.datasets import fetch_20newsgroups_vectorized, get_data_home
 
@@ -311,18 +327,7 @@ def _load_20newsgroups(data_home):
             for subset in ("train", "test")
         )
     except OSError as exc:
-        where = (
-            f"the data folder {root} (its 'sklearn' subfolder)"
-            if root is not None
-            else f"scikit-learn's default data home {sklearn_home} (no data "
-            f"folder given: pass --data-home DIR or set {DATA_ENV}=DIR)"
-        )
-        raise FileNotFoundError(
-            f"20 Newsgroups not found in {where}. It must be a scikit-learn "
-            "data home holding the fetch_20newsgroups cache "
-            "(20news-bydate_py3.pkz or 20newsgroup_vectorized_py3.pkl); "
-            f"nothing is downloaded. ({exc})"
-        ) from exc
+        raise _20newsgroups_not_found(root, sklearn_home, exc) from exc
     return Bunch(
         name="20newsgroups",
         X=train.data.tocsr(),

@@ -4,8 +4,27 @@ They behave like scikit-learn's own loaders: ``data_home=None`` means
 :func:`sklearn.datasets.get_data_home`, a local copy is used when present, a
 missing file is downloaded and checksum-verified when that is possible, and an
 offline machine gets an error that names the files looked for.
+
+The 20 Newsgroups views (:func:`fetch_20newsgroups_multilabel`,
+:func:`fetch_20newsgroups_subset`) are built on scikit-learn's
+:func:`~sklearn.datasets.fetch_20newsgroups_vectorized`, which does the
+loading, caching and downloading.
 """
 
+from ._newsgroups import (
+    NEWSGROUP_SUBSETS,
+    SUPER_CATEGORIES,
+    fetch_20newsgroups_multilabel,
+    fetch_20newsgroups_subset,
+    multilabel_targets,
+)
 from ._usps import fetch_usps
 
-__all__ = ["fetch_usps"]
+__all__ = [
+    "NEWSGROUP_SUBSETS",
+    "SUPER_CATEGORIES",
+    "fetch_20newsgroups_multilabel",
+    "fetch_20newsgroups_subset",
+    "fetch_usps",
+    "multilabel_targets",
+]
