@@ -49,6 +49,20 @@ def atomic_update(estimator):
         raise
 
 
+def canonical_csr(X):
+    """``X`` with duplicate CSR entries summed, on a copy (dense and canonical
+    input are returned as they are).
+
+    Duplicate entries add up, as in scipy; summing them first makes each
+    feature appear once in a row's squared norm and in the kernels' updates
+    (``sum_duplicates`` also sorts the indices).
+    """
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
 def typical_feature_value(X):
     """Root mean square of the non-zero entries of X (1.0 when there are none):
     the ``intercept_scaling="auto"`` constant, so that the intercept's feature
@@ -229,11 +243,7 @@ class BaseOnlineLinear(BaseEstimator):
             y_numeric=not is_classifier(self),
             multi_output=False,
         )
-        if sp.issparse(X) and not X.has_canonical_format:
-            # duplicate entries add up: sum them, so that each feature appears
-            # once in a row's squared norm (sum_duplicates also sorts)
-            X = X.copy()
-            X.sum_duplicates()
+        X = canonical_csr(X)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
             raise ValueError(

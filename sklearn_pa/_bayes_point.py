@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ._base import BaseOnlineLinear, _RowView, atomic_update
+from ._base import BaseOnlineLinear, _RowView, atomic_update, canonical_csr
 from ._kernels import _bayes_point
 from ._kernels._rules import Rule
 from ._passive_aggressive import PassiveAggressiveClassifier
@@ -303,6 +303,7 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
             reset=reset,
             multi_output=False,
         )
+        X = canonical_csr(X)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
             raise ValueError(

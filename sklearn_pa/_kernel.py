@@ -38,7 +38,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import atomic_update
+from ._base import atomic_update, canonical_csr
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
 
@@ -131,6 +131,7 @@ class _BaseKernelPA(BaseEstimator):
             reset=reset,
             y_numeric=not isinstance(self, ClassifierMixin),
         )
+        X = canonical_csr(X)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
             raise ValueError(

@@ -23,7 +23,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import _RowView, atomic_update
+from ._base import _RowView, atomic_update, canonical_csr
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
 
@@ -190,6 +190,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=reset
         )
+        X = canonical_csr(X)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
             raise ValueError(
