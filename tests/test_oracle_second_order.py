@@ -41,7 +41,13 @@ SOLVER_RTOL = 2e-4
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 KKT_RTOL = 1e-9
 
-entries = st.floats(-2.0, 2.0, allow_nan=False, allow_subnormal=False)
+# Entries below 1e-6 in magnitude become exact zeros: the generic solvers
+# cannot certify optimality when a coordinate is 1e-286 next to 1 (their line
+# search breaks down), while zeros keep the degenerate rows in the draw.  The
+# kernels' behaviour at extreme scales is tested in test_robustness.py.
+entries = st.floats(-2.0, 2.0, allow_nan=False, allow_subnormal=False).map(
+    lambda v: 0.0 if abs(v) < 1e-6 else v
+)
 etas = st.floats(0.55, 0.95)
 seeds = st.integers(0, 2**31 - 1)
 
