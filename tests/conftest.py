@@ -2,8 +2,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 DATA_ENV = "SKLEARN_PA_DATA"
+
+# The property tests draw the same examples on every run by default, so that
+# a test run is reproducible (a green run stays green); HYPOTHESIS_PROFILE=explore
+# draws fresh random examples, to search for new counterexamples.
+settings.register_profile("reproducible", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
 def data_home():

@@ -183,7 +183,13 @@ def solve_binary(kind, x, y, mu0, S0, phi, param):
             return kl(z) + param * z[-1] ** power
 
     best = None
-    for start in (z0, z0 + 0.05):
+    # SLSQP's line search sometimes stalls from one start ("positive
+    # directional derivative"); other starts (a large, surely feasible slack
+    # among them) and then trust-constr give the solver its chances
+    starts = [z0, z0 + 0.05, z0 - 0.05]
+    if kind != R.STEP_CW:
+        starts.append(np.concatenate([z0[:-1], [10.0]]))
+    for start in starts:
         res = minimize(
             objective,
             start,
@@ -194,6 +200,16 @@ def solve_binary(kind, x, y, mu0, S0, phi, param):
         if res.success:
             best = res
             break
+    if best is None:
+        res = minimize(
+            objective,
+            starts[-1],
+            method="trust-constr",
+            constraints=constraints,
+            options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 20000},
+        )
+        if res.success:
+            best = res
     assert best is not None, res.message
     mu, S, _ = split(best.x)
     return mu, S
