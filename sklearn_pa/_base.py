@@ -63,6 +63,15 @@ def canonical_csr(X):
     return X
 
 
+def check_batch_sample_weight(sample_weight, X, role="it multiplies C for each sample"):
+    """Per-sample weights of a batch as float64, refused (before any update)
+    unless finite and non-negative; ``role`` says what a weight does."""
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+        raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
+    return sample_weight
+
+
 def typical_feature_value(X):
     """Root mean square of the non-zero entries of X (1.0 when there are none):
     the ``intercept_scaling="auto"`` constant, so that the intercept's feature
@@ -244,12 +253,7 @@ class BaseOnlineLinear(BaseEstimator):
             multi_output=False,
         )
         X = canonical_csr(X)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError(
-                "sample_weight must be finite and non-negative; it multiplies C "
-                "for each sample."
-            )
+        sample_weight = check_batch_sample_weight(sample_weight, X)
         return X, y, sample_weight
 
     def _set_intercept_scaling(self, X):

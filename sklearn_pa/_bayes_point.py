@@ -11,9 +11,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseOnlineLinear, _RowView, atomic_update, canonical_csr
+from ._base import (
+    BaseOnlineLinear,
+    _RowView,
+    atomic_update,
+    canonical_csr,
+    check_batch_sample_weight,
+)
 from ._kernels import _bayes_point
 from ._kernels._rules import Rule
 from ._passive_aggressive import PassiveAggressiveClassifier
@@ -304,12 +310,12 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
             multi_output=False,
         )
         X = canonical_csr(X)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError(
-                "sample_weight must be finite and non-negative; it multiplies C "
-                "for each labeled sample and unlabeled_step for each unlabeled one."
-            )
+        sample_weight = check_batch_sample_weight(
+            sample_weight,
+            X,
+            "it multiplies C for each labeled sample and unlabeled_step for "
+            "each unlabeled one",
+        )
         return X, y, sample_weight
 
     def _prepare_classes(self, base, y, unlabeled, classes, first_call, fitting):

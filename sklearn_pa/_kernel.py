@@ -33,12 +33,11 @@ from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
-from ._base import atomic_update, canonical_csr
+from ._base import atomic_update, canonical_csr, check_batch_sample_weight
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
 
@@ -132,12 +131,7 @@ class _BaseKernelPA(BaseEstimator):
             y_numeric=not isinstance(self, ClassifierMixin),
         )
         X = canonical_csr(X)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError(
-                "sample_weight must be finite and non-negative; it multiplies C "
-                "for each sample."
-            )
+        sample_weight = check_batch_sample_weight(sample_weight, X)
         return X, y, sample_weight
 
     # ---------------------------------------------------------- the state

@@ -18,12 +18,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
-from ._base import _RowView, atomic_update, canonical_csr
+from ._base import _RowView, atomic_update, canonical_csr, check_batch_sample_weight
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
 
@@ -191,12 +190,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=reset
         )
         X = canonical_csr(X)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError(
-                "sample_weight must be finite and non-negative; it multiplies C "
-                "for each sample."
-            )
+        sample_weight = check_batch_sample_weight(sample_weight, X)
         return X, sample_weight
 
     def _initial_state(self, n_features):

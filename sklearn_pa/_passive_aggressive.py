@@ -10,12 +10,16 @@ from sklearn.model_selection import ShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
-from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin, atomic_update
+from ._base import (
+    BaseOnlineLinear,
+    OnlineLinearClassifierMixin,
+    atomic_update,
+    check_batch_sample_weight,
+)
 from ._kernels._rules import Rule, Slack
 
 __all__ = [
@@ -373,12 +377,7 @@ class PassiveAggressiveClassifier(
         )
         if sp.issparse(y):
             y = y.tocsr()
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError(
-                "sample_weight must be finite and non-negative; it multiplies C "
-                "for each sample."
-            )
+        sample_weight = check_batch_sample_weight(sample_weight, X)
         self._multilabel = True
         return X, y, sample_weight
 
