@@ -424,6 +424,8 @@ class BaseOnlineLinear(BaseEstimator):
                 overflow = any(r[3] for r in results)
             else:
                 mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
+            # read by parameter mixing (sklearn_pa.distributed)
+            self._epoch_stats = (int(n_updates), float(np.sum(loss)), int(n_train))
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {epoch + 1} because "

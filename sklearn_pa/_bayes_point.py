@@ -448,6 +448,12 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
             )
             self.t_ += n_rows
             n_iter = epoch + 1
+            # read by parameter mixing (sklearn_pa.distributed)
+            self._epoch_stats = (
+                int(n_updates),
+                float(loss[0]),
+                int(n_labeled_rows * M),
+            )
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {n_iter} because "

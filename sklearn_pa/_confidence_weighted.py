@@ -230,6 +230,8 @@ class _BaseSecondOrder(
                     loss,
                 )
             mistakes, n_updates, n_skipped, overflow = result
+            # read by parameter mixing (sklearn_pa.distributed)
+            self._epoch_stats = (int(n_updates), float(loss[0]), int(n_train))
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {epoch + 1} because "

@@ -243,6 +243,8 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             )
             t += n
             n_iter = epoch + 1
+            # read by parameter mixing (sklearn_pa.distributed)
+            self._epoch_stats = (int(updates), float(loss[0]), int(n))
             if skipped:
                 warnings.warn(
                     f"{skipped} rows were skipped at epoch {n_iter} because their "
