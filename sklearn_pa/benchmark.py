@@ -812,7 +812,8 @@ def _build_parser():
         default="digits",
         help="data set (default: digits, bundled with scikit-learn); "
         "'--dataset 20newsgroups-semi --help' shows the semi-supervised "
-        "protocol's own options",
+        "protocol's own options, '--dataset stream-2m --help' those of "
+        "parameter mixing on Dask against the serial fit",
     )
     parser.add_argument(
         "--estimators",
@@ -878,7 +879,10 @@ def _build_parser():
 
 #: Data sets with a protocol of their own: ``--dataset NAME`` hands the whole
 #: command line to ``module.main(argv)``.
-EXTRA_COMMANDS = {"20newsgroups-semi": "sklearn_pa._bench_semi_supervised"}
+EXTRA_COMMANDS = {
+    "20newsgroups-semi": "sklearn_pa._bench_semi_supervised",
+    "stream-2m": "sklearn_pa._bench_distributed",
+}
 
 
 def _extra_command(argv):
