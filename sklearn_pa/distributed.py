@@ -336,29 +336,55 @@ class _LocalExecutor:
 
 
 class _ClientExecutor:
-    """A ``distributed.Client``: the partitions are persisted once on the
-    workers and stay there across epochs; each epoch ships only the model."""
+    """A ``distributed.Client``: the partitions are persisted once, spread
+    round-robin over the workers, and stay there across epochs; each epoch
+    ships only the model, and a partition's epoch runs where it lives."""
 
     def __init__(self, client):
         self.client = client
-        self.n_workers = max(len(client.scheduler_info().get("workers", {})), 1)
+        self.addresses = sorted(client.scheduler_info().get("workers", {}))
+        self.n_workers = max(len(self.addresses), 1)
+        self.home = {}  # partition key -> worker address
+
+    def _where(self, i):
+        if not self.addresses:
+            return {}
+        return {
+            "workers": [self.addresses[i % len(self.addresses)]],
+            "allow_other_workers": True,
+        }
 
     def persist(self, x_blocks, y_blocks):
+        import dask
         from dask.delayed import Delayed
 
         client = self.client
         futures = []
         for i, (xb, yb) in enumerate(zip(x_blocks, y_blocks)):
-            if not isinstance(xb, Delayed):
-                xb = client.scatter(xb)
-                yb = client.scatter(yb) if yb is not None else None
-            futures.append(client.submit(_prepare_partition, xb, yb, i, pure=False))
+            where = self._where(i)
+            if isinstance(xb, Delayed):
+                # computed (or moved) once onto its worker
+                task = dask.delayed(_prepare_partition, pure=False)(xb, yb, i)
+                future = client.compute(task, **where)
+            else:
+                xb = client.scatter(
+                    xb, **{k: v for k, v in where.items() if k == "workers"}
+                )
+                if yb is not None:
+                    yb = client.scatter(yb, workers=where.get("workers"))
+                future = client.submit(
+                    _prepare_partition, xb, yb, i, pure=False, **where
+                )
+            self.home[future.key] = where
+            futures.append(future)
         return futures
 
     def map(self, func, parts, per_part, common):
         client = self.client
         futures = [
-            client.submit(func, part, *args, *common, pure=False)
+            client.submit(
+                func, part, *args, *common, pure=False, **self.home.get(part.key, {})
+            )
             for part, args in zip(parts, per_part)
         ]
         try:
@@ -372,6 +398,7 @@ class _ClientExecutor:
 
     def release(self, parts):
         for part in parts:
+            self.home.pop(part.key, None)
             part.release()
 
 
@@ -386,24 +413,6 @@ def _executor(client):
         except ValueError:
             return _LocalExecutor()
     return _ClientExecutor(client)
-
-
-def _prepare_on(executor, x_blocks, y_blocks):
-    """Persist the partitions; dask.delayed blocks are computed where they
-    will stay."""
-    import dask
-    from dask.delayed import Delayed
-
-    if isinstance(executor, _ClientExecutor) and any(
-        isinstance(b, Delayed) for b in x_blocks
-    ):
-        client = executor.client
-        tasks = [
-            dask.delayed(_prepare_partition, pure=False)(xb, yb, i)
-            for i, (xb, yb) in enumerate(zip(x_blocks, y_blocks))
-        ]
-        return client.compute(tasks)
-    return executor.persist(x_blocks, y_blocks)
 
 
 # ------------------------------------------------------------ worker epoch
@@ -918,7 +927,7 @@ def fit_parameter_mixing(
 
     executor = _executor(client)
     x_blocks, y_blocks, feature_names = _blocks(X, y, n_partitions, executor.n_workers)
-    parts = _prepare_on(executor, x_blocks, y_blocks)
+    parts = executor.persist(x_blocks, y_blocks)
     try:
         return _fit_parts(
             executor,

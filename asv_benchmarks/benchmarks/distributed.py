@@ -1,0 +1,85 @@
+"""Parameter mixing on a local Dask cluster against the serial fit.
+
+The 20 Newsgroups-like sparse problem of ``common``, three epochs of PA-I
+and AROW: the serial ``fit`` and ``fit_parameter_mixing`` on one and two
+partitions of a two-worker ``LocalCluster`` (worker processes, loopback).
+The one-partition figure is the overhead of Dask (scheduling, shipping the
+model each epoch); the two-partition one adds the parallel epochs.  Skipped
+when the ``dask`` extra is not installed.
+"""
+
+import warnings
+
+from sklearn.base import clone
+
+from sklearn_pa import AROWClassifier, PassiveAggressiveClassifier
+
+from .common import EPOCHS, RANDOM_STATE, get_data
+
+ESTIMATORS = {
+    "PA-I": lambda: PassiveAggressiveClassifier(
+        C=1.0, max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE
+    ),
+    "AROW": lambda: AROWClassifier(
+        max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE
+    ),
+}
+
+
+class ParameterMixingSuite:
+    """Serial fit against parameter mixing over 1 and 2 partitions."""
+
+    param_names = ["estimator", "training"]
+    params = (list(ESTIMATORS), ["serial", "mixing-1", "mixing-2"])
+
+    processes = 1
+    timeout = 300
+    warmup_time = 0
+    number = 1
+    repeat = 3
+
+    def setup(self, estimator, training):
+        self.X_train, self.X_test, self.y_train, self.y_test = get_data("sparse")
+        self.estimator = ESTIMATORS[estimator]()
+        self.client = self.cluster = None
+        if training == "serial":
+            self._fit = lambda: clone(self.estimator).fit(self.X_train, self.y_train)
+            return
+        try:
+            from distributed import Client, LocalCluster
+
+            from sklearn_pa.distributed import fit_parameter_mixing
+        except ImportError as exc:  # asv skips a benchmark on NotImplementedError
+            raise NotImplementedError("needs the dask extra") from exc
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.cluster = LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+            )
+        self.client = Client(self.cluster, set_as_default=False)
+        n_partitions = int(training.split("-")[1])
+        self._fit = lambda: fit_parameter_mixing(
+            self.estimator,
+            self.X_train,
+            self.y_train,
+            n_epochs=EPOCHS,
+            n_partitions=n_partitions,
+            client=self.client,
+        )
+
+    def teardown(self, estimator, training):
+        if self.client is not None:
+            self.client.close()
+            self.cluster.close()
+
+    def time_fit(self, estimator, training):
+        self._fit()
+
+    def track_test_score(self, estimator, training):
+        return float(self._fit().score(self.X_test, self.y_test))
+
+    track_test_score.unit = "accuracy"
