@@ -165,13 +165,12 @@ def _summarize_partition(part, index, classifier, unlabeled_marker):
         "max_abs": float(np.max(np.abs(data))) if data.size else 0.0,
         "labels": None,
     }
-    if data.size:
-        scale = summary["max_abs"]
-        summary["sumsq_scaled"] = (
-            float(np.dot(data / scale, data / scale)) if scale > 0 else 0.0
-        )
-    else:
-        summary["sumsq_scaled"] = 0.0
+    scale = summary["max_abs"]
+    summary["sumsq_scaled"] = 0.0
+    if data.size and scale > 0 and not 1e-100 < scale < 1e100:
+        # the squares would overflow or underflow: sum them scaled
+        scaled = data / scale
+        summary["sumsq_scaled"] = float(np.dot(scaled, scaled))
     if y is not None and classifier:
         labels = np.unique(y)
         if unlabeled_marker:
