@@ -200,11 +200,14 @@ def _typical_value(summaries):
     scale = max(s["max_abs"] for s in summaries)
     if 1e-100 < scale < 1e100:
         return float(np.sqrt(sum(s["sumsq"] for s in summaries) / nnz))
-    total = sum(
-        s["sumsq_scaled"] * (s["max_abs"] / scale) ** 2
-        for s in summaries
-        if s["max_abs"] > 0
-    )
+    total = 0.0
+    for s in summaries:
+        if s["max_abs"] == 0:
+            continue
+        if 1e-100 < s["max_abs"] < 1e100:
+            total += s["sumsq"] / scale / scale
+        else:
+            total += s["sumsq_scaled"] * (s["max_abs"] / scale) ** 2
     return float(scale * np.sqrt(total / nnz))
 
 
