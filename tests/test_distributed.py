@@ -418,3 +418,42 @@ def test_core_package_does_not_import_dask():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_two_partitions_give_a_working_model(client, case):
+    est, kind = case
+    X, y = DATA[kind]
+    Xd = da.from_array(X, chunks=(100, -1))  # partitions of 100, 100 and 40 rows
+    yd = None if y is None else da.from_array(y, chunks=100)
+    mixed = fit_parameter_mixing(est, Xd, yd, n_epochs=2, client=client)
+    serial = _serial(est, X, y, 2)
+    assert type(mixed) is type(est)
+    assert mixed.n_iter_ == 2
+    assert mixed.t_ == serial.t_ == 1 + 2 * X.shape[0]
+    if y is None:
+        assert np.all(np.isfinite(mixed.center_))
+        assert mixed.predict(X).shape == (X.shape[0],)
+    elif kind == "reg":
+        assert mixed.score(X, y) > serial.score(X, y) - 0.2
+    else:
+        labeled = y != -1
+        assert mixed.score(X[labeled], y[labeled]) > 0.6
+
+
+def test_intercept_scale_of_the_whole_data():
+    from sklearn_pa._base import typical_feature_value
+    from sklearn_pa.distributed import _summarize_partition, _typical_value
+
+    for X in (
+        np.array([[1e-120, 0, 3e-120], [2e-120, 0, 0]]),
+        np.array([[1e120, 0, 1.0], [2e150, 0, 0]]),
+        np.array([[1.0, 2.0, 0.0], [0.0, 3.0, 0.0]]),
+    ):
+        summaries = [
+            _summarize_partition((X[i : i + 1], None), i, False, False)
+            for i in range(2)
+        ]
+        assert _typical_value(summaries) == pytest.approx(
+            typical_feature_value(X), rel=1e-15
+        )
