@@ -576,7 +576,9 @@ def mix_gaussians(mean0, cov0, means, covs, *, diagonal):
     Examples
     --------
     Two partitions each halve the variance of a scalar weight that started
-    at ``N(0, 1)``; together they saw twice the evidence:
+    at ``N(0, 1)``: each gained a precision of 1, and information ``2 * 1``
+    and ``2 * 3``; together, precision ``1 + 1 + 1 = 3`` and information
+    ``0 + 2 + 6 = 8``:
 
     >>> import numpy as np
     >>> from sklearn_pa.distributed import mix_gaussians
@@ -584,7 +586,7 @@ def mix_gaussians(mean0, cov0, means, covs, *, diagonal):
     ...     np.zeros(1), np.ones(1), [np.array([1.0]), np.array([3.0])],
     ...     [np.array([0.5]), np.array([0.5])], diagonal=True)
     >>> mean, var
-    (array([1.33333333]), array([0.33333333]))
+    (array([2.66666667]), array([0.33333333]))
     """
     k = len(means)
     if k == 1:
