@@ -457,3 +457,17 @@ def test_intercept_scale_of_the_whole_data():
         assert _typical_value(summaries) == pytest.approx(
             typical_feature_value(X), rel=1e-15
         )
+
+
+def test_benchmark_command_on_a_running_cluster(client, capsys):
+    from sklearn_pa.benchmark import main
+
+    main(
+        [
+            "--dataset", "stream-2m", "--rows", "4000", "--epochs", "1",
+            "--estimators", "PA-I", "--scheduler", client.scheduler.address,
+        ]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert "stream-2m: 4000 x 262144 sparse rows" in out
+    assert "PA-I       parameter mixing         2" in out
