@@ -87,6 +87,15 @@ def typical_feature_value(X):
     return float(scale * np.sqrt(np.dot(scaled, scaled) / n_nonzero))
 
 
+def record_epoch(estimator, n_updates, loss, n_rows):
+    """Report one epoch's number of updates and summed loss to parameter
+    mixing (``sklearn_pa.distributed``), which asks for them by setting
+    ``estimator._epoch_stats`` to a list; nothing is stored otherwise."""
+    stats = estimator.__dict__.get("_epoch_stats")
+    if stats is not None:
+        stats.append((int(n_updates), float(np.sum(loss)), int(n_rows)))
+
+
 class _RowView:
     """The kernel's view of a validated float64 dense or CSR matrix."""
 
@@ -424,8 +433,7 @@ class BaseOnlineLinear(BaseEstimator):
                 overflow = any(r[3] for r in results)
             else:
                 mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
-            # read by parameter mixing (sklearn_pa.distributed)
-            self._epoch_stats = (int(n_updates), float(np.sum(loss)), int(n_train))
+            record_epoch(self, n_updates, loss, n_train)
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {epoch + 1} because "

@@ -19,6 +19,7 @@ from ._base import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    record_epoch,
 )
 from ._kernels import _bayes_point
 from ._kernels._rules import Rule
@@ -448,12 +449,7 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
             )
             self.t_ += n_rows
             n_iter = epoch + 1
-            # read by parameter mixing (sklearn_pa.distributed)
-            self._epoch_stats = (
-                int(n_updates),
-                float(loss[0]),
-                int(n_labeled_rows * M),
-            )
+            record_epoch(self, n_updates, loss, n_labeled_rows * M)
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {n_iter} because "

@@ -27,6 +27,7 @@ from ._base import (
     OnlineLinearClassifierMixin,
     _RowView,
     atomic_update,
+    record_epoch,
 )
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
@@ -230,8 +231,7 @@ class _BaseSecondOrder(
                     loss,
                 )
             mistakes, n_updates, n_skipped, overflow = result
-            # read by parameter mixing (sklearn_pa.distributed)
-            self._epoch_stats = (int(n_updates), float(loss[0]), int(n_train))
+            record_epoch(self, n_updates, loss, n_train)
             if n_skipped:
                 warnings.warn(
                     f"{n_skipped} rows were skipped at epoch {epoch + 1} because "

@@ -22,7 +22,13 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import _RowView, atomic_update, canonical_csr, check_batch_sample_weight
+from ._base import (
+    _RowView,
+    atomic_update,
+    canonical_csr,
+    check_batch_sample_weight,
+    record_epoch,
+)
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
 
@@ -243,8 +249,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             )
             t += n
             n_iter = epoch + 1
-            # read by parameter mixing (sklearn_pa.distributed)
-            self._epoch_stats = (int(updates), float(loss[0]), int(n))
+            record_epoch(self, updates, loss, n)
             if skipped:
                 warnings.warn(
                     f"{skipped} rows were skipped at epoch {n_iter} because their "

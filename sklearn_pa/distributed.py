@@ -423,6 +423,7 @@ def _worker_epoch(part, estimator, rng, classes, family):
     X, y = part
     estimator = copy.deepcopy(estimator)
     estimator._rng = rng
+    estimator._epoch_stats = []  # filled by the epoch loop (record_epoch)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if family == "one_class":
@@ -431,7 +432,7 @@ def _worker_epoch(part, estimator, rng, classes, family):
             estimator.partial_fit(X, y, classes=classes)
         else:
             estimator.partial_fit(X, y)
-    stats = estimator.__dict__.pop("_epoch_stats", (0, 0.0, X.shape[0]))
+    (stats,) = estimator.__dict__.pop("_epoch_stats")
     messages = [(str(w.message), w.category) for w in caught]
     return estimator, stats, messages
 

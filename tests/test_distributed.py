@@ -141,7 +141,9 @@ def test_one_partition_equals_serial_fit(client, case):
 
 def _partial_fit_from_scratch(est, X, y, classes):
     est = clone(est)
+    est._epoch_stats = []  # as parameter mixing asks for the number of updates
     est.partial_fit(X, y, classes=classes)
+    est._epoch_stats = est._epoch_stats[0]
     return est
 
 
