@@ -968,16 +968,15 @@ def _fit_parts(
             "every block of X must have all the columns."
         )
     n_features = n_features.pop()
-    # an empty partition has nothing to contribute to the mix
-    parts = [p for p, s in zip(parts, summaries) if s["n_rows"] > 0]
-    summaries = [s for s in summaries if s["n_rows"] > 0]
-    if not parts:
-        raise ValueError("X has no rows.")
-    k = len(parts)
     if classifier:
-        seen = unique_labels(*[s["labels"] for s in summaries if s["labels"].size])
+        labelled = [s["labels"] for s in summaries if s["labels"].size]
+        if not labelled:
+            raise ValueError(
+                "y has no labeled sample (-1 marks an unlabeled one); parameter "
+                "mixing needs labeled samples of at least two classes."
+            )
         if classes is None:
-            classes = seen
+            classes = unique_labels(*labelled)
         else:
             classes = unique_labels(np.asarray(classes))
             for i, s in enumerate(summaries):
@@ -994,6 +993,12 @@ def _fit_parts(
             )
     else:
         classes = None
+    # an empty partition has nothing to contribute to the mix
+    parts = [p for p, s in zip(parts, summaries) if s["n_rows"] > 0]
+    summaries = [s for s in summaries if s["n_rows"] > 0]
+    if not parts:
+        raise ValueError("X has no rows.")
+    k = len(parts)
     scale = _typical_value(summaries)
     random_state = getattr(est, "random_state", None)
     rngs = _partition_rngs(random_state, k)

@@ -473,3 +473,51 @@ def test_benchmark_command_on_a_running_cluster(client, capsys):
     out = capsys.readouterr().out
     assert "stream-2m: 4000 x 262144 sparse rows" in out
     assert "PA-I       parameter mixing         2" in out
+
+
+def test_an_empty_partition_changes_nothing(client):
+    est = S.PassiveAggressiveClassifier(random_state=0)
+    X, y = X3, Y3
+    two = fit_parameter_mixing(
+        est,
+        da.from_array(X, chunks=((120, 120), 8)),
+        da.from_array(y, chunks=((120, 120),)),
+        n_epochs=2,
+        client=client,
+    )
+    three = fit_parameter_mixing(
+        est,
+        da.from_array(X, chunks=((120, 0, 120), 8)),
+        da.from_array(y, chunks=((120, 0, 120),)),
+        n_epochs=2,
+        client=client,
+    )
+    np.testing.assert_array_equal(three.coef_, two.coef_)
+
+
+@pytest.mark.parametrize(
+    "est, X, y, kwargs, match",
+    [
+        (S.PassiveAggressiveClassifier(), X2, None, {}, "needs y"),
+        (
+            S.OnlineBayesPointClassifier(),
+            X2,
+            np.full(X2.shape[0], -1),
+            {},
+            "no labeled sample",
+        ),
+        (S.PassiveAggressiveClassifier(), X2, Y2, {"n_epochs": 0}, "n_epochs"),
+        (S.PassiveAggressiveClassifier(), X2, Y2, {"n_partitions": 0}, "n_partitions"),
+        (
+            S.PassiveAggressiveRegressor(),
+            X2,
+            np.where(Y2 == 1, np.nan, 0.0),
+            {},
+            "y contains NaN",
+        ),
+    ],
+)
+def test_invalid_input(est, X, y, kwargs, match):
+    kwargs.setdefault("n_partitions", 2)
+    with pytest.raises(ValueError, match=match):
+        fit_parameter_mixing(est, X, y, **kwargs)
