@@ -869,10 +869,12 @@ def fit_parameter_mixing(
     -----
     With a single partition the result is the model of the serial ``fit``
     with ``max_iter=n_epochs`` and ``tol=None`` (same random state).  With
-    several, parameter mixing keeps the perceptron's mistake bound for
-    separable data (McDonald et al., Theorem 3, with ``mixing="updates"``
-    and ``"uniform"``) but is not equal to the serial model; on text data
-    the accuracy is typically within a point of it.  Models with
+    several, the mixed model is not the serial one; for the perceptron
+    update on separable data, iterative parameter mixing still stops making
+    updates after finitely many epochs, with a bound on the mixing-weighted
+    number of updates equal to the serial perceptron's (McDonald et al.,
+    Theorem 3).  On 20 Newsgroups the accuracy is within a point of the
+    serial model's.  Models with
     ``average=True`` mix their current weights and, separately, their
     averaged weights (with the same weights; uniform for ``"gaussian"``).
 
