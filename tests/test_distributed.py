@@ -521,3 +521,20 @@ def test_invalid_input(est, X, y, kwargs, match):
     kwargs.setdefault("n_partitions", 2)
     with pytest.raises(ValueError, match=match):
         fit_parameter_mixing(est, X, y, **kwargs)
+
+
+def test_dask_ml_incremental_streams_partial_fit():
+    # dask-ml's Incremental works with this package and scikit-learn: its
+    # model is that of a partial_fit loop over the blocks
+    wrappers = pytest.importorskip("dask_ml.wrappers")
+    Xd = da.from_array(X3, chunks=(80, 8))
+    yd = da.from_array(Y3, chunks=80)
+    est = S.PassiveAggressiveClassifier(random_state=0)
+    inc = wrappers.Incremental(clone(est), scoring="accuracy", shuffle_blocks=False)
+    inc.fit(Xd, yd, classes=[0, 1, 2])
+    loop = clone(est)
+    for start in range(0, X3.shape[0], 80):
+        block = slice(start, start + 80)
+        loop.partial_fit(X3[block], Y3[block], classes=[0, 1, 2])
+    np.testing.assert_array_equal(inc.estimator_.coef_, loop.coef_)
+    assert inc.score(Xd, yd) == loop.score(X3, Y3)
