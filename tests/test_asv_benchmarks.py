@@ -27,7 +27,7 @@ PACKAGE = "_sklearn_pa_asv_benchmarks"
 MODULES = sorted(
     p.stem for p in BENCH_DIR.glob("*.py") if p.stem not in ("__init__", "common")
 )
-PREFIXES = ("time_", "peakmem_", "track_", "mem_")
+PREFIXES = ("time_", "timeraw_", "peakmem_", "track_", "mem_")
 
 _CACHE = tempfile.mkdtemp(prefix="sklearn-pa-asv-")
 
@@ -44,16 +44,19 @@ def _import_suites():
         sys.modules[PACKAGE] = package
         spec.loader.exec_module(package)
         modules = [importlib.import_module(f"{PACKAGE}.{name}") for name in MODULES]
-    return {
+    return modules, {
         f"{module.__name__.rsplit('.', 1)[1]}.{name}": cls
         for module in modules
+        # what asv collects: public concrete classes with benchmark methods,
+        # wherever they are defined (the abstract bases are skipped)
         for name, cls in inspect.getmembers(module, inspect.isclass)
-        if cls.__module__ == module.__name__
+        if not name.startswith("_")
+        and not inspect.isabstract(cls)
         and any(attr.startswith(PREFIXES) for attr in dir(cls))
     }
 
 
-SUITES = _import_suites()
+MODULE_OBJECTS, SUITES = _import_suites()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -65,6 +68,14 @@ def _clean_cache():
 def test_every_module_has_suites():
     found = {name.split(".")[0] for name in SUITES}
     assert found == set(MODULES)
+
+
+def test_no_module_level_benchmarks():
+    # asv would collect a module-level ``track_*`` (e.g. an imported helper)
+    # as a benchmark without arguments
+    for module in [*MODULE_OBJECTS, sys.modules[f"{PACKAGE}.common"]]:
+        names = [name for name in vars(module) if name.startswith(PREFIXES)]
+        assert not names, (module.__name__, names)
 
 
 @pytest.mark.parametrize("suite", sorted(SUITES))

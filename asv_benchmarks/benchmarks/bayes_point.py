@@ -24,8 +24,8 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
+    score_tracker,
     sgd_pa1_classifier,
-    track_score,
 )
 
 
@@ -90,4 +90,4 @@ class OnlineBayesPointSuite(Predictor, Estimator, Benchmark):
     def make_estimator(self, representation, estimator):
         return ESTIMATORS[estimator]()
 
-    track_test_score = track_score("accuracy")
+    track_test_score = score_tracker("accuracy")

@@ -34,6 +34,7 @@ import itertools
 import os
 import pickle
 import timeit
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 import joblib
@@ -309,8 +310,11 @@ def sgd_pa1_regressor(epsilon=0.1):
 # Base classes
 
 
-class Benchmark:
+class Benchmark(ABC):
     """Timing attributes shared by every suite.
+
+    The base classes are abstract (``params``), so that asv, which skips
+    abstract classes, does not collect them where they are imported.
 
     One process per benchmark, one fit per sample (fits take 0.01-5 s), at
     most three samples or 20 s, no warm-up: ``asv run --quick`` runs each
@@ -326,6 +330,11 @@ class Benchmark:
     warmup_time = 0
     timeout = 300
 
+    @property
+    @abstractmethod
+    def params(self):
+        pass
+
 
 def _cache_folder():
     commit = os.environ.get("ASV_COMMIT", "local")[:8]
@@ -339,7 +348,7 @@ def get_estimator_path(benchmark, params):
     return _cache_folder() / f"{name}_{tag}.pkl"
 
 
-class Estimator:
+class Estimator(ABC):
     """Fit once in ``setup_cache`` (via :meth:`fit_all`), load in ``setup``.
 
     Subclasses define ``params`` / ``param_names`` and
@@ -356,6 +365,14 @@ class Estimator:
     methods use the estimator fitted by ``setup_cache``.  Run without asv
     (no ``setup_cache``), ``setup`` fits and pickles on first use.
     """
+
+    @abstractmethod
+    def make_data(self, *params):
+        pass
+
+    @abstractmethod
+    def make_estimator(self, *params):
+        pass
 
     def skip_reason(self, *params):
         return None
@@ -405,21 +422,31 @@ class Estimator:
         self.estimator.fit(self.X_train, self.y_train)
 
 
-class Predictor:
+class Predictor(ABC):
     """``time_predict`` on the test set with the fitted estimator."""
 
     def time_predict(self, *params):
         self.fitted.predict(self.X_test)
 
+    @property
+    @abstractmethod
+    def params(self):
+        pass
 
-class Detector:
+
+class Detector(ABC):
     """``time_decision_function`` on the test set with the fitted estimator."""
 
     def time_decision_function(self, *params):
         self.fitted.decision_function(self.X_test)
 
+    @property
+    @abstractmethod
+    def params(self):
+        pass
 
-def track_score(unit):
+
+def score_tracker(unit):
     """A ``track_test_score`` method: ``test_score`` of the fitted estimator."""
 
     def track_test_score(self, *params):

@@ -19,8 +19,8 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
+    score_tracker,
     sgd_pa1_classifier,
-    track_score,
 )
 
 
@@ -63,4 +63,4 @@ class ConfidenceWeightedSuite(Predictor, Estimator, Benchmark):
     def make_estimator(self, representation, estimator):
         return CW_ESTIMATORS[estimator]()
 
-    track_test_score = track_score("accuracy")
+    track_test_score = score_tracker("accuracy")

@@ -24,7 +24,7 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
-    track_score,
+    score_tracker,
 )
 
 
@@ -66,7 +66,7 @@ class OnlineRegressionSuite(Predictor, Estimator, Benchmark):
     def make_estimator(self, representation, estimator):
         return ESTIMATORS[estimator]()
 
-    track_test_score = track_score("R2")
+    track_test_score = score_tracker("R2")
 
 
 class ProgressiveValidationSuite(Benchmark):

@@ -28,8 +28,8 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
+    score_tracker,
     sgd_pa1_classifier,
-    track_score,
 )
 
 
@@ -71,7 +71,7 @@ class CostSensitiveSuite(Predictor, Estimator, Benchmark):
             return _pa(cost_matrix=_cost_matrix(_n_classes(representation)))
         return _pa()
 
-    track_test_score = track_score("accuracy")
+    track_test_score = score_tracker("accuracy")
 
     def track_cost(self, representation, estimator):
         cost = _cost_matrix(_n_classes(representation))
@@ -124,4 +124,4 @@ class MultilabelSuite(Predictor, Estimator, Benchmark):
         scores = estimator.decision_function(X_test)
         return label_ranking_average_precision_score(Y_test, scores)
 
-    track_test_score = track_score("LRAP")
+    track_test_score = score_tracker("LRAP")

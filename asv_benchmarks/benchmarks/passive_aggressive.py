@@ -24,9 +24,9 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
+    score_tracker,
     sgd_pa1_classifier,
     sgd_pa1_regressor,
-    track_score,
 )
 
 
@@ -70,7 +70,7 @@ class PassiveAggressiveClassifierSuite(Predictor, Estimator, Benchmark):
     def make_estimator(self, representation, estimator):
         return CLASSIFIERS[estimator]()
 
-    track_test_score = track_score("accuracy")
+    track_test_score = score_tracker("accuracy")
 
 
 def _par(**params):
@@ -109,4 +109,4 @@ class PassiveAggressiveRegressorSuite(Predictor, Estimator, Benchmark):
     def make_estimator(self, representation, estimator):
         return REGRESSORS[estimator]()
 
-    track_test_score = track_score("R2")
+    track_test_score = score_tracker("R2")

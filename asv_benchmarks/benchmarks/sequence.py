@@ -13,7 +13,7 @@ import numpy as np
 
 from sklearn_pa import StructuredPassiveAggressive, StructuredPerceptron
 
-from .common import EPOCHS, Benchmark, Estimator, Predictor, get_data, track_score
+from .common import EPOCHS, Benchmark, Estimator, Predictor, get_data, score_tracker
 
 
 def _make(name):
@@ -59,4 +59,4 @@ class SequenceTaggerSuite(Predictor, Estimator, Benchmark):
         true = np.concatenate([np.asarray(t) for t in y_test])
         return np.mean(pred == true)
 
-    track_test_score = track_score("token accuracy")
+    track_test_score = score_tracker("token accuracy")

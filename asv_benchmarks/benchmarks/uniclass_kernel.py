@@ -42,7 +42,7 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
-    track_score,
+    score_tracker,
 )
 
 NORMAL_CLASS = 0
@@ -109,7 +109,7 @@ class OneClassSuite(Detector, Estimator, Benchmark):
     def test_score(self, estimator, X_test, truth):
         return roc_auc_score(truth, estimator.decision_function(X_test))
 
-    track_test_score = track_score("ROC AUC")
+    track_test_score = score_tracker("ROC AUC")
 
 
 @cache
@@ -158,7 +158,7 @@ class KernelPASuite(Predictor, Estimator, Benchmark):
     def make_estimator(self, representation, estimator):
         return KERNEL[estimator]()
 
-    track_test_score = track_score("accuracy")
+    track_test_score = score_tracker("accuracy")
 
     def track_n_support(self, representation, estimator):
         return _n_support(self.fitted)
@@ -194,7 +194,7 @@ class KernelPARegressorSuite(Predictor, Estimator, Benchmark):
     def make_estimator(self, representation, estimator):
         return KERNEL_REGRESSORS[estimator]()
 
-    track_test_score = track_score("R2")
+    track_test_score = score_tracker("R2")
 
     def track_n_support(self, representation, estimator):
         return _n_support(self.fitted)
