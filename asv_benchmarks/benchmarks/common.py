@@ -337,8 +337,9 @@ class Benchmark(ABC):
 
 
 def _cache_folder():
-    commit = os.environ.get("ASV_COMMIT", "local")[:8]
-    return CACHE_DIR / "estimators" / ("small" if SMALL else commit)
+    # one folder, overwritten by each run's setup_cache (about 0.8 GB): the
+    # models are refitted for every commit benchmarked, never compared
+    return CACHE_DIR / "estimators" / ("small" if SMALL else "full")
 
 
 def get_estimator_path(benchmark, params):
