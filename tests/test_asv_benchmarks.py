@@ -8,6 +8,7 @@ temporary cache directory; its ``setup_cache``, then ``setup`` and every
 combination.  Timings are not looked at.
 """
 
+import atexit
 import importlib
 import importlib.util
 import inspect
@@ -30,6 +31,7 @@ MODULES = sorted(
 PREFIXES = ("time_", "timeraw_", "peakmem_", "track_", "mem_")
 
 _CACHE = tempfile.mkdtemp(prefix="sklearn-pa-asv-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 def _import_suites():
@@ -57,12 +59,6 @@ def _import_suites():
 
 
 MODULE_OBJECTS, SUITES = _import_suites()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _clean_cache():
-    yield
-    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 def test_every_module_has_suites():
