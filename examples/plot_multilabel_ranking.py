@@ -36,10 +36,20 @@ from sklearn_pa import PassiveAggressiveClassifier
 
 quick = os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1"
 if os.environ.get("SKLEARN_PA_DATA") and not quick:
-    from sklearn_pa._bench_multilabel import load_20newsgroups_multilabel
+    from sklearn_pa.datasets import fetch_20newsgroups_multilabel
 
-    data = load_20newsgroups_multilabel()
-    X_train, Y_train, X_test, Y_test = data.X, data.Y, data.X_test, data.Y_test
+    # scikit-learn's 20 Newsgroups cache lives in the data folder's ``sklearn``
+    sklearn_home = os.path.join(os.environ["SKLEARN_PA_DATA"], "sklearn")
+    X_train, Y_train, X_test, Y_test = (
+        array
+        for subset in ("train", "test")
+        for array in fetch_20newsgroups_multilabel(
+            data_home=sklearn_home,
+            subset=subset,
+            download_if_missing=False,
+            return_X_y=True,
+        )
+    )
     title = "20 Newsgroups + super-categories"
 else:
     X, Y = make_multilabel_classification(

@@ -125,6 +125,80 @@ class _RowView:
             self.indices = np.zeros(1, dtype=self.indptr.dtype)
 
 
+class _EpochMonitor:
+    """The end-of-epoch bookkeeping shared by every epoch loop.
+
+    After each epoch :meth:`epoch_done` scores the validation split (with
+    ``early_stopping``), prints the ``verbose`` line and applies the stopping
+    rule: ``n_iter_no_change`` epochs whose objective (one per column for
+    one-vs-rest, else one) is not ``tol`` below the best, or whose validation
+    score is not ``tol`` above the best.
+    """
+
+    def __init__(self, estimator, *, n_loss, n_train, stopping, validation):
+        self.estimator = estimator
+        self.n_train = n_train
+        self.stopping = stopping
+        self.validation = validation  # (X, y, sample_weight, val_idx)
+        self.best = np.full(n_loss, np.inf)
+        self.no_improve = np.zeros(n_loss, dtype=np.int64)
+        self.best_score, self.score_no_improve = -np.inf, 0
+        self.tic = time.perf_counter()
+
+    def epoch_done(self, epoch, objective, mistakes, n_updates, W, b, t, publish):
+        """Report one epoch; return which loss columns have stopped.
+
+        ``publish()`` exposes the current weights as the fitted attributes
+        (needed to score the validation split).  Without ``stopping`` nothing
+        ever stops; with ``early_stopping`` every column stops together.
+        """
+        est = self.estimator
+        objective = np.atleast_1d(objective)
+        val_score = None
+        if self.stopping and est.early_stopping:
+            est.t_ = float(t) + 1.0
+            publish()
+            X, y, sample_weight, val_idx = self.validation
+            val_score = est._score_for_stopping(
+                X[val_idx], y[val_idx], sample_weight[val_idx]
+            )
+        if est.verbose:
+            est._report(
+                epoch,
+                objective,
+                mistakes,
+                self.n_train,
+                n_updates,
+                W,
+                b,
+                t,
+                val_score,
+                time.perf_counter() - self.tic,
+            )
+        if not self.stopping:
+            return np.zeros(objective.shape, dtype=bool)
+        if est.early_stopping:
+            if est.tol is not None and val_score < self.best_score + est.tol:
+                self.score_no_improve += 1
+            else:
+                self.score_no_improve = 0
+            self.best_score = max(self.best_score, val_score)
+            done = self.score_no_improve >= est.n_iter_no_change
+            return np.full(objective.shape, done)
+        if est.tol is not None:
+            worse = objective > self.best - est.tol
+            self.no_improve = np.where(worse, self.no_improve + 1, 0)
+        self.best = np.minimum(self.best, objective)
+        return self.no_improve >= est.n_iter_no_change
+
+    def converged(self, n_iter):
+        if self.estimator.verbose:
+            print(
+                f"Convergence after {n_iter} epochs took "
+                f"{time.perf_counter() - self.tic:.2f} seconds"
+            )
+
+
 class BaseOnlineLinear(BaseEstimator):
     """Shared machinery of the first-order online linear estimators.
 
@@ -368,9 +442,6 @@ class BaseOnlineLinear(BaseEstimator):
         n_loss = n_columns if ovr else 1
         active = np.ones(n_columns, dtype=np.uint8)
         t_stop = np.full(n_columns, -1, dtype=np.int64)  # OVR: when a column froze
-        best = np.full(n_loss, np.inf)
-        no_improve = np.zeros(n_loss, dtype=np.int64)
-        best_score, score_no_improve = -np.inf, 0
         C = self._kernel_C()
         epsilon = float(getattr(self, "epsilon", 0.0))
         intercept_sq = self.intercept_scaling_**2 if self.fit_intercept else 0.0
@@ -380,7 +451,13 @@ class BaseOnlineLinear(BaseEstimator):
         n_train = train_idx.shape[0]
         n_jobs = effective_n_jobs(getattr(self, "n_jobs", None)) if ovr else 1
         n_jobs = max(1, min(n_jobs, n_columns))
-        tic = time.perf_counter()
+        monitor = _EpochMonitor(
+            self,
+            n_loss=n_loss,
+            n_train=n_train,
+            stopping=stopping,
+            validation=(X, y, sample_weight, val_idx),
+        )
         t = t_start
         n_iter = 0
         for epoch in range(max_iter):
@@ -449,54 +526,24 @@ class BaseOnlineLinear(BaseEstimator):
                     "no longer finite. Scale the input (StandardScaler, "
                     "MaxAbsScaler) or lower C."
                 )
-            objective = loss / max(n_train, 1)
-            val_score = None
-            if stopping and self.early_stopping:
-                self.t_ = float(t) + 1.0
-                self._publish(W, b, U, bu)
-                val_score = self._score_for_stopping(
-                    X[val_idx], y[val_idx], sample_weight[val_idx]
-                )
-            if self.verbose:
-                self._report(
-                    epoch,
-                    objective,
-                    mistakes,
-                    n_train,
-                    n_updates,
-                    W,
-                    b,
-                    t,
-                    val_score,
-                    time.perf_counter() - tic,
-                )
-            if not stopping:
-                continue
-            if self.early_stopping:
-                if self.tol is not None and val_score < best_score + self.tol:
-                    score_no_improve += 1
-                else:
-                    score_no_improve = 0
-                best_score = max(best_score, val_score)
-                done = score_no_improve >= self.n_iter_no_change
+            stopped = monitor.epoch_done(
+                epoch,
+                loss / max(n_train, 1),
+                mistakes,
+                n_updates,
+                W,
+                b,
+                t,
+                publish=lambda: self._publish(W, b, U, bu),
+            )
+            if ovr and not self.early_stopping:
+                t_stop[stopped & (active == 1)] = t
+                active[stopped] = 0
+                done = not active.any()
             else:
-                if self.tol is not None:
-                    worse = objective > best - self.tol
-                    no_improve = np.where(worse, no_improve + 1, 0)
-                best = np.minimum(best, objective)
-                stopped = no_improve >= self.n_iter_no_change
-                if ovr:
-                    t_stop[stopped & (active == 1)] = t
-                    active[stopped] = 0
-                    done = not active.any()
-                else:
-                    done = bool(stopped[0])
+                done = bool(stopped.all())
             if done:
-                if self.verbose:
-                    print(
-                        f"Convergence after {n_iter} epochs took "
-                        f"{time.perf_counter() - tic:.2f} seconds"
-                    )
+                monitor.converged(n_iter)
                 break
         if U is not None:
             # A one-vs-rest column that converged early is averaged over its own

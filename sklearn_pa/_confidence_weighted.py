@@ -7,7 +7,6 @@ in the compiled kernel's layout (see ``covariance_``).
 """
 
 import os
-import time
 import warnings
 from contextlib import nullcontext
 from numbers import Integral, Real
@@ -25,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import (
     BaseOnlineLinear,
     OnlineLinearClassifierMixin,
+    _EpochMonitor,
     _RowView,
     atomic_update,
     record_epoch,
@@ -186,13 +186,17 @@ class _BaseSecondOrder(
         step, phi, param = int(self._step()), float(self._phi()), self._step_param()
         intercept = float(self.intercept_scaling_) if self.fit_intercept else 0.0
         avg_start = self._average_start() if U is not None else 0
-        best, no_improve = np.inf, 0
-        best_score, score_no_improve = -np.inf, 0
         n_train = train_idx.shape[0]
+        monitor = _EpochMonitor(
+            self,
+            n_loss=1,
+            n_train=n_train,
+            stopping=stopping,
+            validation=(X, y, sample_weight, val_idx),
+        )
         # one BLAS call per row on a D x D matrix: threads only add overhead
         # (and oversubscribe a busy machine)
         full = sigma.ndim == 3
-        tic = time.perf_counter()
         t = t_start
         n_iter = 0
         for epoch in range(max_iter):
@@ -251,50 +255,23 @@ class _BaseSecondOrder(
                     "no longer finite. Scale the input (StandardScaler, "
                     "MaxAbsScaler)."
                 )
-            objective = float(loss[0]) / max(n_train, 1)
-            val_score = None
-            if stopping and self.early_stopping:
-                self.t_ = float(t) + 1.0
+
+            def publish(sigma=sigma):
                 self._sigma = sigma
                 self._publish(W, b, U, bu)
-                val_score = self._score_for_stopping(
-                    X[val_idx], y[val_idx], sample_weight[val_idx]
-                )
-            if self.verbose:
-                self._report(
-                    epoch,
-                    objective,
-                    mistakes,
-                    n_train,
-                    n_updates,
-                    W,
-                    b,
-                    t,
-                    val_score,
-                    time.perf_counter() - tic,
-                )
-            if not stopping:
-                continue
-            if self.early_stopping:
-                if self.tol is not None and val_score < best_score + self.tol:
-                    score_no_improve += 1
-                else:
-                    score_no_improve = 0
-                best_score = max(best_score, val_score)
-                done = score_no_improve >= self.n_iter_no_change
-            else:
-                if self.tol is not None and objective > best - self.tol:
-                    no_improve += 1
-                else:
-                    no_improve = 0
-                best = min(best, objective)
-                done = no_improve >= self.n_iter_no_change
-            if done:
-                if self.verbose:
-                    print(
-                        f"Convergence after {n_iter} epochs took "
-                        f"{time.perf_counter() - tic:.2f} seconds"
-                    )
+
+            stopped = monitor.epoch_done(
+                epoch,
+                loss / max(n_train, 1),
+                mistakes,
+                n_updates,
+                W,
+                b,
+                t,
+                publish=publish,
+            )
+            if stopped.all():
+                monitor.converged(n_iter)
                 break
         self._sigma = sigma
         return n_iter, t

@@ -263,3 +263,34 @@ def test_usps_averaged_sccw_beats_single_constraint_cw(data_dir):
         scores[name] = 100 * cross_val_score(est, data.X, data.y, cv=cv).mean()
     assert scores["SCCW"] >= 95.0
     assert scores["SCCW"] > scores["k1"] + 0.2, scores
+
+
+@pytest.mark.realdata
+def test_sccw_beats_single_constraint_cw_on_libsvm_usps(data_dir):
+    """On LIBSVM's USPS preprocessing (the SCCW paper's data), the last SCCW
+    iterate leads multiclass CW k=1, as in the paper's Table 2.
+
+    Measured on the 2007 images of ``usps.t`` (3 x 10-fold CV, 3 epochs,
+    default hyper-parameters, paired folds): SCCW 88.31, CW k=1 87.28,
+    SCCWD 86.86; SCCW - CW k=1 = +1.03 (standard error 0.44).  On the
+    ``usps_esl`` copy the two tie (93.8-93.9 % each over six shuffles of the
+    folds, for every eta; see the Confidence-Weighted benchmark page).
+    """
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    from sklearn_pa.benchmark import load_dataset
+
+    data = load_dataset("usps-libsvm", data_dir)
+    cv = RepeatedStratifiedKFold(n_splits=10, n_repeats=3, random_state=0)
+    scores = {}
+    for name, params in [
+        ("SCCW", {"covariance": "full"}),
+        ("k1", {"multiclass": "single"}),
+    ]:
+        est = ConfidenceWeightedClassifier(
+            max_iter=3, tol=None, random_state=0, **params
+        )
+        scores[name] = 100 * cross_val_score(est, data.X, data.y, cv=cv)
+    gap = scores["SCCW"] - scores["k1"]
+    assert gap.mean() > 0.5, gap.mean()
+    assert gap.mean() > 2 * gap.std() / np.sqrt(gap.size), gap

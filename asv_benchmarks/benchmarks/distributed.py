@@ -14,7 +14,7 @@ from sklearn.base import clone
 
 from sklearn_pa import AROWClassifier, PassiveAggressiveClassifier
 
-from .common import EPOCHS, RANDOM_STATE, get_data
+from .common import EPOCHS, RANDOM_STATE, Benchmark, get_data
 
 ESTIMATORS = {
     "PA-I": lambda: PassiveAggressiveClassifier(
@@ -26,17 +26,11 @@ ESTIMATORS = {
 }
 
 
-class ParameterMixingSuite:
+class ParameterMixingSuite(Benchmark):
     """Serial fit against parameter mixing over 1 and 2 partitions."""
 
     param_names = ["estimator", "training"]
     params = (list(ESTIMATORS), ["serial", "mixing-1", "mixing-2"])
-
-    processes = 1
-    timeout = 300
-    warmup_time = 0
-    number = 1
-    repeat = 3
 
     def setup(self, estimator, training):
         self.X_train, self.X_test, self.y_train, self.y_test = get_data("sparse")

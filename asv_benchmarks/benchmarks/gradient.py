@@ -1,18 +1,14 @@
-"""Fit time, peak memory and online loss of the square-loss online regressors.
+"""Fit and predict time, peak memory and test R^2 of the square-loss online
+regressors (GD, EG+-, DPAU, DPMU), dense and sparse.
 
-The data are a synthetic stand-in for the preference-prediction setting:
-Boolean sparse keyword rows (about 45 keywords of 20000 per row, 10000 rows)
-and an interest in {-2, ..., 2} planted as a sparse linear function, rounded
-and clipped.  GD, EG+-, DPAU and DPMU are compared with scikit-learn's
-``SGDRegressor`` with a constant learning rate (the same rule as GD with
-``eta_scaling="constant"``) in the same run.  Only the public API is used.
+The data are the preference-prediction stand-ins of ``common``: Boolean
+keyword rows (about 45 keywords per row, of 20000 sparse or 256 dense
+features) and an interest in {-2, ..., 2} planted as a sparse linear
+function, rounded and clipped.  scikit-learn's ``SGDRegressor`` with a
+constant learning rate (the same rule as GD with ``eta_scaling="constant"``)
+runs in the same suite.  Only the public API is used.
 """
 
-from functools import cache
-
-import numpy as np
-import scipy.sparse as sp
-from sklearn.base import clone
 from sklearn.linear_model import SGDRegressor
 
 from sklearn_pa import (
@@ -21,26 +17,15 @@ from sklearn_pa import (
     GradientDescentRegressor,
 )
 
-RANDOM_STATE = 0
-EPOCHS = 3
-
-
-@cache
-def preference_problem(n_samples=10_000, n_features=20_000, n_relevant=100):
-    """Boolean CSR rows and integer interests in {-2, ..., 2}."""
-    rng = np.random.RandomState(RANDOM_STATE)
-    X = sp.random(
-        n_samples,
-        n_features,
-        density=45.0 / n_features,
-        random_state=rng,
-        data_rvs=np.ones,
-        format="csr",
-    )
-    w = np.zeros(n_features)
-    w[rng.choice(n_features, n_relevant, replace=False)] = rng.normal(size=n_relevant)
-    y = np.clip(np.round(X @ w - 1.5 + 0.5 * rng.normal(size=n_samples)), -2, 2)
-    return X, y
+from .common import (
+    EPOCHS,
+    RANDOM_STATE,
+    Benchmark,
+    Estimator,
+    Predictor,
+    get_data,
+    score_tracker,
+)
 
 
 def _ours(cls, **params):
@@ -64,57 +49,49 @@ ESTIMATORS = {
 }
 
 
-class OnlineRegressionSuite:
-    """Three epochs of fit on sparse Boolean rows."""
+class OnlineRegressionSuite(Predictor, Estimator, Benchmark):
+    """Three epochs of fit on Boolean keyword rows."""
 
-    param_names = ["estimator"]
-    params = (list(ESTIMATORS),)
+    param_names = ["representation", "estimator"]
+    params = (["dense", "sparse"], list(ESTIMATORS))
 
-    processes = 1
-    timeout = 300
-    warmup_time = 0
+    def setup_cache(self):
+        self.fit_all()
 
-    def setup(self, estimator):
-        self.X, self.y = preference_problem()
-        self.estimator = ESTIMATORS[estimator]()
+    setup_cache.timeout = 600
 
-    def time_fit(self, estimator):
-        self.estimator.fit(self.X, self.y)
+    def make_data(self, representation, estimator):
+        return get_data(f"regression-{representation}")
 
-    def peakmem_fit(self, estimator):
-        self.estimator.fit(self.X, self.y)
+    def make_estimator(self, representation, estimator):
+        return ESTIMATORS[estimator]()
 
-    def track_train_mse(self, estimator):
-        fitted = clone(self.estimator).fit(self.X, self.y)
-        return float(np.mean((fitted.predict(self.X) - self.y) ** 2))
-
-    track_train_mse.unit = "squared error"
+    track_test_score = score_tracker("R2")
 
 
-class ProgressiveValidationSuite:
-    """One predict-then-learn pass over the stream (the package's one-pass
-    kernel path; scikit-learn's SGD would need a per-sample Python loop, so
-    it is not timed here: ``python -m sklearn_pa.benchmark --dataset
+class ProgressiveValidationSuite(Benchmark):
+    """One predict-then-learn pass over the training stream (the package's
+    one-pass kernel path; scikit-learn's SGD would need a per-sample Python
+    loop, so it is not timed here: ``python -m sklearn_pa.benchmark --dataset
     preference-synthetic`` reports that loop)."""
 
-    param_names = ["estimator"]
-    params = ([name for name in ESTIMATORS if not name.startswith("sklearn")],)
+    param_names = ["representation", "estimator"]
+    params = (
+        ["dense", "sparse"],
+        [name for name in ESTIMATORS if not name.startswith("sklearn")],
+    )
 
-    processes = 1
-    timeout = 300
-    warmup_time = 0
-
-    def setup(self, estimator):
+    def setup(self, representation, estimator):
         from sklearn_pa.model_selection import progressive_val_score
 
         self.score = progressive_val_score
-        self.X, self.y = preference_problem()
+        self.X, _, self.y, _ = get_data(f"regression-{representation}")
         self.estimator = ESTIMATORS[estimator]().set_params(shuffle=False)
 
-    def time_progressive_val_score(self, estimator):
+    def time_progressive_val_score(self, representation, estimator):
         self.score(self.estimator, self.X, self.y)
 
-    def track_online_mse(self, estimator):
+    def track_online_mse(self, representation, estimator):
         return -float(self.score(self.estimator, self.X, self.y))
 
     track_online_mse.unit = "squared error"

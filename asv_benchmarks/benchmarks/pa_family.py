@@ -1,75 +1,42 @@
-"""Cost-sensitive PA, multilabel ranking PA and MIRA against their peers.
+"""Cost-sensitive PA and multilabel ranking PA against their peers, dense and
+sparse (MIRA is in ``passive_aggressive.PassiveAggressiveClassifierSuite``,
+beside the other multiclass rules).
 
-- ``MIRASuite``: MIRA and PA-I (support rule) on the dense and sparse
-  problems of ``common``; scikit-learn's one-vs-rest PA-I as reference.
 - ``CostSensitiveSuite``: PA-I with a cost matrix (one costly confusion per
-  class pair ``(k, k + 1)``) against the cost-blind rule; ``track_cost`` is
-  the mean test cost.
-- ``MultilabelSuite``: the ranking rule against one-vs-rest PA-I on a
-  multilabel version of the sparse problem (each document also carries the
-  label of its class's "super-category", ``class // 5``); tracks label
-  ranking average precision.
+  class pair ``(k, k + 1)``) against the cost-blind rule and scikit-learn's
+  one-vs-rest PA-I; ``track_test_score`` is the accuracy, ``track_cost`` the
+  mean test cost.
+- ``MultilabelSuite``: the ranking rule against one-vs-rest PA-I and
+  scikit-learn's one-vs-rest PA-I on a multilabel version of the problems of
+  ``common`` (each sample also carries the label of its class's
+  "super-category", ``class // 5``); ``track_test_score`` is the label
+  ranking average precision of ``decision_function``.
 """
 
 from functools import cache
 
 import numpy as np
-from sklearn.base import clone
-from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import label_ranking_average_precision_score
 from sklearn.multiclass import OneVsRestClassifier
 
-from sklearn_pa import MIRAClassifier, PassiveAggressiveClassifier
+from sklearn_pa import PassiveAggressiveClassifier
 
-from .common import EPOCHS, RANDOM_STATE, get_data
+from .common import (
+    EPOCHS,
+    RANDOM_STATE,
+    Benchmark,
+    Estimator,
+    Predictor,
+    get_data,
+    score_tracker,
+    sgd_pa1_classifier,
+)
 
 
 def _pa(**params):
     return PassiveAggressiveClassifier(
         max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE, **params
     )
-
-
-def _sgd():
-    return SGDClassifier(
-        loss="hinge",
-        penalty=None,
-        learning_rate="pa1",
-        eta0=1.0,
-        max_iter=EPOCHS,
-        tol=None,
-        random_state=RANDOM_STATE,
-    )
-
-
-class MIRASuite:
-    param_names = ["representation", "estimator"]
-    params = (["dense", "sparse"], ["MIRA", "PA-I", "sklearn-SGD-pa1"])
-    processes = 1
-    timeout = 300
-    warmup_time = 0
-
-    def setup(self, representation, estimator):
-        self.X_train, self.X_test, self.y_train, self.y_test = get_data(representation)
-        self.estimator = {
-            "MIRA": lambda: MIRAClassifier(
-                max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE
-            ),
-            "PA-I": lambda: _pa(),
-            "sklearn-SGD-pa1": _sgd,
-        }[estimator]()
-        self.fitted = clone(self.estimator).fit(self.X_train, self.y_train)
-
-    def time_fit(self, representation, estimator):
-        self.estimator.fit(self.X_train, self.y_train)
-
-    def peakmem_fit(self, representation, estimator):
-        self.estimator.fit(self.X_train, self.y_train)
-
-    def track_test_score(self, representation, estimator):
-        return float(self.fitted.score(self.X_test, self.y_test))
-
-    track_test_score.unit = "accuracy"
 
 
 def _cost_matrix(n_classes):
@@ -79,64 +46,82 @@ def _cost_matrix(n_classes):
     return cost
 
 
-class CostSensitiveSuite:
+def _n_classes(representation):
+    return np.unique(get_data(representation)[2]).shape[0]
+
+
+class CostSensitiveSuite(Predictor, Estimator, Benchmark):
+    """PA-I with and without a cost matrix, three epochs."""
+
     param_names = ["representation", "estimator"]
-    params = (["dense", "sparse"], ["cost-sensitive", "cost-blind"])
-    processes = 1
-    timeout = 300
-    warmup_time = 0
+    params = (["dense", "sparse"], ["cost-sensitive", "cost-blind", "sklearn-SGD-pa1"])
 
-    def setup(self, representation, estimator):
-        self.X_train, self.X_test, self.y_train, self.y_test = get_data(representation)
-        self.cost = _cost_matrix(np.unique(self.y_train).shape[0])
-        params = {"cost_matrix": self.cost} if estimator == "cost-sensitive" else {}
-        self.estimator = _pa(**params)
-        self.fitted = clone(self.estimator).fit(self.X_train, self.y_train)
+    def setup_cache(self):
+        self.fit_all()
 
-    def time_fit(self, representation, estimator):
-        self.estimator.fit(self.X_train, self.y_train)
+    setup_cache.timeout = 600
+
+    def make_data(self, representation, estimator):
+        return get_data(representation)
+
+    def make_estimator(self, representation, estimator):
+        if estimator == "sklearn-SGD-pa1":
+            return sgd_pa1_classifier()
+        if estimator == "cost-sensitive":
+            return _pa(cost_matrix=_cost_matrix(_n_classes(representation)))
+        return _pa()
+
+    track_test_score = score_tracker("accuracy")
 
     def track_cost(self, representation, estimator):
+        cost = _cost_matrix(_n_classes(representation))
         pred = self.fitted.predict(self.X_test)
-        return float(self.cost[self.y_test, pred].mean())
+        return float(cost[self.y_test, pred].mean())
 
     track_cost.unit = "mean cost"
 
 
 @cache
-def _multilabel_problem():
-    X_train, X_test, y_train, y_test = get_data("sparse")
+def _multilabel_problem(representation):
+    X_train, X_test, y_train, y_test = get_data(representation)
+    n_classes = int(max(y_train.max(), y_test.max())) + 1
+    n_labels = n_classes + (n_classes + 4) // 5
 
     def targets(y):
-        Y = np.zeros((y.shape[0], 24), dtype=np.int64)
+        Y = np.zeros((y.shape[0], n_labels), dtype=np.int64)
         Y[np.arange(y.shape[0]), y] = 1
-        Y[np.arange(y.shape[0]), 20 + y // 5] = 1
+        Y[np.arange(y.shape[0]), n_classes + y // 5] = 1
         return Y
 
     return X_train, X_test, targets(y_train), targets(y_test)
 
 
-class MultilabelSuite:
-    param_names = ["estimator"]
-    params = (["PA-I-ranking", "OvR(PA-I)", "sklearn-OvR(SGD-pa1)"],)
-    processes = 1
-    timeout = 600
-    warmup_time = 0
+MULTILABEL = {
+    "PA-I-ranking": lambda: _pa(),
+    "OvR(PA-I)": lambda: OneVsRestClassifier(_pa()),
+    "sklearn-OvR(SGD-pa1)": lambda: OneVsRestClassifier(sgd_pa1_classifier()),
+}
 
-    def setup(self, estimator):
-        self.X_train, self.X_test, self.Y_train, self.Y_test = _multilabel_problem()
-        self.estimator = {
-            "PA-I-ranking": lambda: _pa(),
-            "OvR(PA-I)": lambda: OneVsRestClassifier(_pa()),
-            "sklearn-OvR(SGD-pa1)": lambda: OneVsRestClassifier(_sgd()),
-        }[estimator]()
-        self.fitted = clone(self.estimator).fit(self.X_train, self.Y_train)
 
-    def time_fit(self, estimator):
-        self.estimator.fit(self.X_train, self.Y_train)
+class MultilabelSuite(Predictor, Estimator, Benchmark):
+    """Label ranking PA-I against one-vs-rest, three epochs."""
 
-    def track_lrap(self, estimator):
-        scores = self.fitted.decision_function(self.X_test)
-        return float(label_ranking_average_precision_score(self.Y_test, scores))
+    param_names = ["representation", "estimator"]
+    params = (["dense", "sparse"], list(MULTILABEL))
 
-    track_lrap.unit = "LRAP"
+    def setup_cache(self):
+        self.fit_all()
+
+    setup_cache.timeout = 600
+
+    def make_data(self, representation, estimator):
+        return _multilabel_problem(representation)
+
+    def make_estimator(self, representation, estimator):
+        return MULTILABEL[estimator]()
+
+    def test_score(self, estimator, X_test, Y_test):
+        scores = estimator.decision_function(X_test)
+        return label_ranking_average_precision_score(Y_test, scores)
+
+    track_test_score = score_tracker("LRAP")

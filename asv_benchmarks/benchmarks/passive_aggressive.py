@@ -1,41 +1,112 @@
-"""Fit and predict time, peak memory and test accuracy of the PA classifiers.
+"""Fit and predict time, peak memory and test score of the PA classifiers and
+regressor, dense and sparse, beside scikit-learn's PA in the same suite.
 
-Each benchmark runs on a USPS-like dense problem and a 20 Newsgroups-like
-sparse one (see ``common``), for the multiclass rules of
-``PassiveAggressiveClassifier`` and for scikit-learn's one-vs-rest PA-I
-(``SGDClassifier(learning_rate="pa1")``) as the reference.
+- ``PassiveAggressiveClassifierSuite``: the multiclass rules of
+  ``PassiveAggressiveClassifier`` (support classes, max-loss, one-vs-rest) and
+  ``MIRAClassifier`` on the USPS-like dense and 20 Newsgroups-like sparse
+  problems of ``common``; scikit-learn's one-vs-rest PA-I
+  (``SGDClassifier(learning_rate="pa1")``) as the reference.
+- ``PassiveAggressiveRegressorSuite``: PA-I and PA-II regression on the dense
+  and sparse preference problems, against ``SGDRegressor(learning_rate="pa1")``
+  with the same epsilon-insensitive loss.
 """
 
-from sklearn.base import clone
+from sklearn_pa import (
+    MIRAClassifier,
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+)
 
-from .common import ESTIMATORS, get_data, make_estimator
+from .common import (
+    EPOCHS,
+    RANDOM_STATE,
+    Benchmark,
+    Estimator,
+    Predictor,
+    get_data,
+    score_tracker,
+    sgd_pa1_classifier,
+    sgd_pa1_regressor,
+)
 
 
-class PassiveAggressiveClassifierSuite:
-    """PA-I classifiers, three epochs without early stopping."""
+def _pa(**params):
+    return PassiveAggressiveClassifier(
+        C=1.0,
+        loss="hinge",
+        max_iter=EPOCHS,
+        tol=None,
+        shuffle=True,
+        random_state=RANDOM_STATE,
+        **params,
+    )
+
+
+CLASSIFIERS = {
+    "PA-I": lambda: _pa(multiclass="support"),
+    "PA-I-maxloss": lambda: _pa(multiclass="max_loss"),
+    "PA-I-ovr": lambda: _pa(multiclass="ovr"),
+    "MIRA": lambda: MIRAClassifier(
+        max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE
+    ),
+    "sklearn-SGD-pa1": sgd_pa1_classifier,
+}
+
+
+class PassiveAggressiveClassifierSuite(Predictor, Estimator, Benchmark):
+    """PA-I classifiers and MIRA, three epochs without early stopping."""
 
     param_names = ["representation", "estimator"]
-    params = (["dense", "sparse"], list(ESTIMATORS))
+    params = (["dense", "sparse"], list(CLASSIFIERS))
 
-    processes = 1
-    timeout = 300
-    warmup_time = 0
+    def setup_cache(self):
+        self.fit_all()
 
-    def setup(self, representation, estimator):
-        self.X_train, self.X_test, self.y_train, self.y_test = get_data(representation)
-        self.estimator = make_estimator(estimator)
-        self.fitted = clone(self.estimator).fit(self.X_train, self.y_train)
+    setup_cache.timeout = 600
 
-    def time_fit(self, representation, estimator):
-        self.estimator.fit(self.X_train, self.y_train)
+    def make_data(self, representation, estimator):
+        return get_data(representation)
 
-    def peakmem_fit(self, representation, estimator):
-        self.estimator.fit(self.X_train, self.y_train)
+    def make_estimator(self, representation, estimator):
+        return CLASSIFIERS[estimator]()
 
-    def time_predict(self, representation, estimator):
-        self.fitted.predict(self.X_test)
+    track_test_score = score_tracker("accuracy")
 
-    def track_test_score(self, representation, estimator):
-        return float(self.fitted.score(self.X_test, self.y_test))
 
-    track_test_score.unit = "accuracy"
+def _par(**params):
+    return PassiveAggressiveRegressor(
+        C=1.0,
+        epsilon=0.1,
+        max_iter=EPOCHS,
+        tol=None,
+        shuffle=True,
+        random_state=RANDOM_STATE,
+        **params,
+    )
+
+
+REGRESSORS = {
+    "PA-I": lambda: _par(loss="epsilon_insensitive"),
+    "PA-II": lambda: _par(loss="squared_epsilon_insensitive"),
+    "sklearn-SGD-pa1": lambda: sgd_pa1_regressor(epsilon=0.1),
+}
+
+
+class PassiveAggressiveRegressorSuite(Predictor, Estimator, Benchmark):
+    """PA regression (epsilon = 0.1), three epochs without early stopping."""
+
+    param_names = ["representation", "estimator"]
+    params = (["dense", "sparse"], list(REGRESSORS))
+
+    def setup_cache(self):
+        self.fit_all()
+
+    setup_cache.timeout = 600
+
+    def make_data(self, representation, estimator):
+        return get_data(f"regression-{representation}")
+
+    def make_estimator(self, representation, estimator):
+        return REGRESSORS[estimator]()
+
+    track_test_score = score_tracker("R2")

@@ -7,6 +7,8 @@ and their ratio (1.0 means flat); ``peakmem_stream`` is asv's own measure of
 the process's peak resident memory over the whole stream.
 """
 
+import os
+
 from sklearn.base import is_classifier
 
 from sklearn_pa import PassiveAggressiveClassifier, PassiveAggressiveRegressor
@@ -14,6 +16,8 @@ from sklearn_pa._bench_robustness import sparse_stream, stream_memory
 
 N_ROWS = 1_000_000
 BATCH = 10_000
+if os.environ.get("SKLEARN_PA_ASV_SMALL", "0") not in ("", "0"):
+    N_ROWS, BATCH = 20_000, 2_000
 
 ESTIMATORS = {
     "PassiveAggressiveClassifier": lambda: PassiveAggressiveClassifier(random_state=0),

@@ -1,43 +1,19 @@
-"""Sequence taggers on a CoNLL-2000-like synthetic chunking problem, beside
-CRFsuite's averaged perceptron (skipped when sklearn-crfsuite is missing)."""
+"""Sequence taggers on the CoNLL-2000-like synthetic chunking problem of
+``common``, beside CRFsuite's averaged perceptron (skipped when
+sklearn-crfsuite is not installed).
 
-from functools import cache
+The taggers take lists of sentences of per-token feature dicts, so they have
+their own data rather than the dense / sparse matrices of the other suites.
+``track_test_score`` is the token accuracy.
+"""
+
+import importlib.util
 
 import numpy as np
 
 from sklearn_pa import StructuredPassiveAggressive, StructuredPerceptron
 
-EPOCHS = 3
-
-
-@cache
-def tagging_problem():
-    """2000 sentences of 5-30 tokens, 12 sparse string features per token
-    drawn from a vocabulary tied to a hidden first-order label chain."""
-    rng = np.random.default_rng(0)
-    n_labels, vocab = 12, 5000
-    trans = rng.dirichlet(np.full(n_labels, 0.3), size=n_labels)
-    emit = rng.integers(0, vocab, size=(n_labels, 40))
-    X, y = [], []
-    for _ in range(2000):
-        T = int(rng.integers(5, 31))
-        z = [int(rng.integers(n_labels))]
-        for _ in range(T - 1):
-            z.append(int(rng.choice(n_labels, p=trans[z[-1]])))
-        sent = []
-        for lab in z:
-            feats = {"bias": 1.0}
-            for j in range(12):
-                word = (
-                    emit[lab, rng.integers(40)]
-                    if rng.random() < 0.6
-                    else (rng.integers(vocab))
-                )
-                feats[f"f{j}"] = f"v{word}"
-            sent.append(feats)
-        X.append(sent)
-        y.append([f"L{lab}" for lab in z])
-    return X[:1500], X[1500:], y[:1500], y[1500:]
+from .common import EPOCHS, Benchmark, Estimator, Predictor, get_data, score_tracker
 
 
 def _make(name):
@@ -54,29 +30,33 @@ def _make(name):
     return StructuredPassiveAggressive(k_best=3, max_iter=EPOCHS, random_state=0)
 
 
-class SequenceTaggerSuite:
-    params = [["crfsuite_ap", "perceptron", "perceptron_beam2_maxviol", "mira_k3"]]
+class SequenceTaggerSuite(Predictor, Estimator, Benchmark):
+    """Structured perceptron and PA (MIRA k-best), three epochs."""
+
     param_names = ["estimator"]
-    timeout = 300
+    params = (["crfsuite_ap", "perceptron", "perceptron_beam2_maxviol", "mira_k3"],)
 
-    def setup(self, name):
-        try:
-            self.estimator = _make(name)
-        except ImportError as exc:
-            raise NotImplementedError("sklearn-crfsuite is not installed") from exc
-        self.X_train, self.X_test, self.y_train, self.y_test = tagging_problem()
-        self.fitted = _make(name).fit(self.X_train, self.y_train)
+    def setup_cache(self):
+        self.fit_all()
 
-    def time_fit(self, name):
-        self.estimator.fit(self.X_train, self.y_train)
+    setup_cache.timeout = 600
 
-    def peakmem_fit(self, name):
-        self.estimator.fit(self.X_train, self.y_train)
+    def skip_reason(self, estimator):
+        if estimator == "crfsuite_ap" and not importlib.util.find_spec(
+            "sklearn_crfsuite"
+        ):
+            return "sklearn-crfsuite is not installed"
+        return None
 
-    def time_predict(self, name):
-        self.fitted.predict(self.X_test)
+    def make_data(self, estimator):
+        return get_data("sequence")
 
-    def track_token_accuracy(self, name):
-        pred = np.concatenate([np.asarray(p) for p in self.fitted.predict(self.X_test)])
-        true = np.concatenate([np.asarray(t) for t in self.y_test])
-        return float(np.mean(pred == true))
+    def make_estimator(self, estimator):
+        return _make(estimator)
+
+    def test_score(self, estimator, X_test, y_test):
+        pred = np.concatenate([np.asarray(p) for p in estimator.predict(X_test)])
+        true = np.concatenate([np.asarray(t) for t in y_test])
+        return np.mean(pred == true)
+
+    track_test_score = score_tracker("token accuracy")
