@@ -26,6 +26,33 @@ ESTIMATORS = {
 }
 
 
+_CLIENT = []
+
+
+def _client():
+    """One two-worker LocalCluster per process (asv runs each benchmark in a
+    process of its own), closed when the process exits."""
+    if not _CLIENT:
+        import atexit
+
+        from distributed import Client, LocalCluster
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cluster = LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+            )
+        client = Client(cluster, set_as_default=False)
+        atexit.register(cluster.close)
+        atexit.register(client.close)
+        _CLIENT.append(client)
+    return _CLIENT[0]
+
+
 class ParameterMixingSuite(Benchmark):
     """Serial fit against parameter mixing over 1 and 2 partitions."""
 
@@ -35,26 +62,15 @@ class ParameterMixingSuite(Benchmark):
     def setup(self, estimator, training):
         self.X_train, self.X_test, self.y_train, self.y_test = get_data("sparse")
         self.estimator = ESTIMATORS[estimator]()
-        self.client = self.cluster = None
         if training == "serial":
             self._fit = lambda: clone(self.estimator).fit(self.X_train, self.y_train)
             return
         try:
-            from distributed import Client, LocalCluster
-
             from sklearn_pa.distributed import fit_parameter_mixing
+
+            client = _client()
         except ImportError as exc:  # asv skips a benchmark on NotImplementedError
             raise NotImplementedError("needs the dask extra") from exc
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            self.cluster = LocalCluster(
-                n_workers=2,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                host="127.0.0.1",
-            )
-        self.client = Client(self.cluster, set_as_default=False)
         n_partitions = int(training.split("-")[1])
         self._fit = lambda: fit_parameter_mixing(
             self.estimator,
@@ -62,13 +78,8 @@ class ParameterMixingSuite(Benchmark):
             self.y_train,
             n_epochs=EPOCHS,
             n_partitions=n_partitions,
-            client=self.client,
+            client=client,
         )
-
-    def teardown(self, estimator, training):
-        if self.client is not None:
-            self.client.close()
-            self.cluster.close()
 
     def time_fit(self, estimator, training):
         self._fit()
