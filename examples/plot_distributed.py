@@ -59,7 +59,7 @@ print(f"{X_train.shape[0]} training rows, {X_train.nnz / X_train.shape[0]:.0f} "
 # *processes* (``processes=True``, the default) need a script's code under
 # ``if __name__ == "__main__":``, since each worker process imports it.
 cluster = LocalCluster(
-    n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+    n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0",
 )  # fmt: skip
 client = Client(cluster)
 

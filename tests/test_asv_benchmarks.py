@@ -96,3 +96,14 @@ def test_suite_runs(suite):
                 assert math.isfinite(result), (method, combo, result)
         ran += 1
     assert ran > 0
+
+
+@pytest.fixture(autouse=True)
+def _close_clusters():
+    # a suite may start a Dask cluster for its process (asv runs one process
+    # per benchmark); here the process is the test session's: close it
+    yield
+    for module in MODULE_OBJECTS:
+        close = getattr(module, "_close_client", None)
+        if close is not None:
+            close()

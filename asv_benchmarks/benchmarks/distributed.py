@@ -43,14 +43,21 @@ def _client():
                 n_workers=2,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
                 host="127.0.0.1",
             )
         client = Client(cluster, set_as_default=False)
-        atexit.register(cluster.close)
-        atexit.register(client.close)
-        _CLIENT.append(client)
-    return _CLIENT[0]
+        _CLIENT.append((client, cluster))
+        atexit.register(_close_client)
+    return _CLIENT[0][0]
+
+
+def _close_client():
+    """Close the cluster of :func:`_client`, if one is running."""
+    while _CLIENT:
+        client, cluster = _CLIENT.pop()
+        client.close()
+        cluster.close()
 
 
 class ParameterMixingSuite(Benchmark):
