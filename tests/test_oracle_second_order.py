@@ -610,3 +610,93 @@ def test_sample_weight_scales_the_multiplier():
     )
     assert_allclose(W0, mu0[:, None], atol=0)
     assert_allclose(S0_[0], S0, atol=0)
+
+
+# ------------------------------------------- k = inf through the estimator
+def _sequential_cw_reference(X, y, K, eta, covariance):
+    """Multiclass CW k = inf in plain NumPy: for each row, the single-constraint
+    CW step on every wrong class in turn (highest initial score first), each
+    on the mean and covariance the previous step left; diagonal covariance
+    keeps the diagonal of the rank-one update (Crammer, Dredze and Pereira)."""
+    d = X.shape[1]
+    phi = ndtri(eta)
+    psi, zeta = 1.0 + phi**2 / 2.0, 1.0 + phi**2
+    mu = np.zeros((K, d))
+    S = [np.ones(d) if covariance == "diagonal" else np.eye(d) for _ in range(K)]
+
+    def sigma_x(k, x):
+        return S[k] * x if covariance == "diagonal" else S[k] @ x
+
+    for x, label in zip(X, y):
+        scores = mu @ x
+        rivals = sorted(
+            (k for k in range(K) if k != label), key=lambda k: (-scores[k], k)
+        )
+        for r in rivals:
+            sy, sr = sigma_x(label, x), sigma_x(r, x)
+            m = (mu[label] - mu[r]) @ x
+            v = x @ sy + x @ sr
+            a = (-m * psi + np.sqrt(m**2 * phi**4 / 4.0 + v * phi**2 * zeta)) / (
+                v * zeta
+            )
+            if not a > 0.0:
+                continue
+            sqrt_u = (-a * v * phi + np.sqrt(a**2 * v**2 * phi**2 + 4.0 * v)) / 2.0
+            beta = a * phi / (sqrt_u + v * a * phi)
+            mu[label] += a * sy
+            mu[r] -= a * sr
+            for k, s in ((label, sy), (r, sr)):
+                if covariance == "diagonal":
+                    S[k] = S[k] - beta * s * s
+                else:
+                    S[k] = S[k] - beta * np.outer(s, s)
+    return mu, S
+
+
+def test_sequential_diagonal_repro():
+    """The published repro: one row, four classes, from mu = 0, Sigma = I."""
+    from sklearn_pa import ConfidenceWeightedClassifier
+
+    clf = ConfidenceWeightedClassifier(
+        eta=0.9, covariance="diagonal", multiclass="sequential", fit_intercept=False
+    )
+    clf.partial_fit(np.array([[1.0, 2.0, 0.5]]), [0], classes=[0, 1, 2, 3])
+    assert_allclose(clf.coef_[0], [0.507252, 0.895510, 0.261907], atol=1e-6)
+
+
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+@pytest.mark.parametrize("sparse_input", [False, True])
+@settings(max_examples=25, deadline=None, phases=NO_SHRINK)
+@given(seed=seeds, eta=etas, K=st.integers(3, 5))
+def test_sequential_estimator_matches_numpy_reference(
+    covariance, sparse_input, seed, eta, K
+):
+    """k = inf on general (not one-hot) rows equals single-constraint steps
+    taken in turn, for the diagonal and the full covariance.  (Before the
+    diagonal kernel refreshed Sigma_y x with the full-covariance shortcut
+    (1 - beta v), which is wrong for a diagonal Sigma.)"""
+    import scipy.sparse as sp
+
+    from sklearn_pa import ConfidenceWeightedClassifier
+
+    rng = np.random.default_rng(seed)
+    n, d = 8, 4
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.8)
+    X[np.abs(X).sum(axis=1) == 0, 0] = 1.0
+    y = rng.integers(K, size=n)
+    clf = ConfidenceWeightedClassifier(
+        eta=eta,
+        covariance=covariance,
+        multiclass="sequential",
+        fit_intercept=False,
+        shuffle=False,
+    )
+    clf.partial_fit(sp.csr_matrix(X) if sparse_input else X, y, classes=np.arange(K))
+    mu, S = _sequential_cw_reference(X, y, K, eta, covariance)
+    assert_allclose(clf.coef_, mu, atol=1e-10)
+    sigma = clf._sigma
+    for k in range(K):
+        if covariance == "diagonal":
+            assert_allclose(sigma[:d, k], S[k], atol=1e-10)
+        else:
+            assert_allclose(np.triu(sigma[k]), np.triu(S[k]), atol=1e-10)

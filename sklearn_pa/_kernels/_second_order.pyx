@@ -410,11 +410,18 @@ def epoch(
                     _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
                          row_ind, nnz, n_features, intercept)
                     if j + 1 < n_cand:
-                        # x^T Sigma_y' x and Sigma_y' x after the rank-one update
+                        # the next pair sees the mean and covariance this one left
                         scores[y] += alpha * vy
-                        for p in range(Dp if full else nnz + (1 if Dp > n_features else 0)):
-                            sx_a[p] *= 1.0 - beta * vy
-                        vy = vy - beta * vy * vy
+                        if full:
+                            # Sigma' x = (1 - beta v) Sigma x for the rank-one
+                            # update; it does not hold for the diagonal one
+                            for p in range(Dp):
+                                sx_a[p] *= 1.0 - beta * vy
+                            vy = vy - beta * vy * vy
+                        else:
+                            vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo,
+                                          xbuf, sx_a, row_data, row_ind, nnz,
+                                          n_features, intercept)
                         # the remaining scores of the other classes are unchanged
 
             if full and not dense:
