@@ -117,7 +117,8 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
         the stream.  ``average`` and ``early_stopping`` are not supported and
         are refused.  ``None`` means
         ``PassiveAggressiveClassifier(multiclass="support")`` (PA-I with
-        ``C=1``, SPA on more than two classes).
+        ``C=1``, SPA on more than two classes); its parameters can be tuned
+        as ``estimator__C`` with the default too (see :meth:`set_params`).
     n_estimators : int, default=30
         Number of copies M.
     update_probability : float, default=0.8
@@ -266,9 +267,40 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
 
     # ---------------------------------------------------------------- base
+    @staticmethod
+    def _default_estimator():
+        return PassiveAggressiveClassifier(multiclass="support")
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator and of its base learner.
+
+        Nested parameters of the default base learner (``estimator=None``)
+        can be set too, as ``GridSearchCV`` does with
+        ``{"estimator__C": [0.1, 1]}``: the default is then made explicit,
+        ``PassiveAggressiveClassifier(multiclass="support")``, before the
+        nested parameters are set on it.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters, ``estimator__<name>`` for the base learner's.
+
+        Returns
+        -------
+        self : OnlineBayesPointClassifier
+            This estimator.
+        """
+        nested = {k: v for k, v in params.items() if k.startswith("estimator__")}
+        if nested and params.get("estimator", self.estimator) is None:
+            params = {k: v for k, v in params.items() if k not in nested}
+            params["estimator"] = self._default_estimator()
+            super().set_params(**params)
+            return super().set_params(**nested)
+        return super().set_params(**params)
+
     def _make_base(self):
         base = (
-            PassiveAggressiveClassifier(multiclass="support")
+            self._default_estimator()
             if self.estimator is None
             else clone(self.estimator)
         )

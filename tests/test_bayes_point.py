@@ -571,3 +571,39 @@ def test_semi_supervised_gain_on_20newsgroups(data_dir):
     supervised, semi = np.mean(accuracy[0.0]), np.mean(accuracy[1.0])
     assert supervised > 0.78
     assert semi >= supervised
+
+
+def test_grid_search_over_the_default_base_learners_C():
+    """``estimator__C`` is tunable with the default ``estimator=None``; the
+    default is made explicit, so the search tunes the learner it would use."""
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = make_classification(n_samples=120, n_features=6, random_state=0)
+    search = GridSearchCV(
+        OnlineBayesPointClassifier(
+            n_estimators=3, max_iter=2, tol=None, random_state=0
+        ),
+        {"estimator__C": [0.01, 1.0]},
+        cv=3,
+    ).fit(X, y)
+    best = search.best_estimator_
+    assert best.estimator.C == search.best_params_["estimator__C"]
+    assert best.estimator.multiclass == "support"
+    # the explicit default gives the same model as None with that C
+    default = OnlineBayesPointClassifier(
+        n_estimators=3, max_iter=2, tol=None, random_state=0
+    ).set_params(estimator__C=0.01)
+    explicit = OnlineBayesPointClassifier(
+        PassiveAggressiveClassifier(multiclass="support", C=0.01),
+        n_estimators=3,
+        max_iter=2,
+        tol=None,
+        random_state=0,
+    )
+    np.testing.assert_array_equal(default.fit(X, y).coef_, explicit.fit(X, y).coef_)
+    # estimator=None together with nested parameters, and clone round trips
+    obpm = OnlineBayesPointClassifier().set_params(estimator=None, estimator__C=0.5)
+    assert obpm.estimator.C == 0.5
+    assert clone(obpm).estimator.C == 0.5
+    assert OnlineBayesPointClassifier().set_params(n_estimators=4).estimator is None
