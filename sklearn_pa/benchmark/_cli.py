@@ -90,7 +90,8 @@ def list_text():
         lines.append(f"  {name:<{width}}{entry.task}: {entry.summary}")
     lines += [
         "",
-        "stream-memory names estimators by class (PassiveAggressiveClassifier, ...).",
+        "The stream-memory protocol names estimators by class "
+        "(PassiveAggressiveClassifier, ...).",
     ]
     return "\n".join(lines)
 
