@@ -262,10 +262,10 @@ def test_list_prints_datasets_and_estimators_one_line_each(capsys):
 
 def test_registry_defaults_exist_with_the_task_of_their_protocol():
     from sklearn_pa.benchmark import DEFAULT_ESTIMATORS_BY_DATASET, REGISTRY
-    from sklearn_pa.benchmark._cli import _TASKS, PROTOCOLS
+    from sklearn_pa.benchmark._cli import PROTOCOLS, TASKS
 
     for dataset, names in DEFAULT_ESTIMATORS_BY_DATASET.items():
-        task = _TASKS[PROTOCOLS[dataset]]
+        task = TASKS[PROTOCOLS[dataset]]
         assert all(REGISTRY[name].task == task for name in names), dataset
     for name, entry in REGISTRY.items():
         assert entry.task in {"classification", "regression", "multilabel", "sequence"}

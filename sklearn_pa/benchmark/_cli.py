@@ -19,7 +19,7 @@ from ._registry import (
 )
 from ._report import format_table, plot_results, write_output
 
-__all__ = ["PROTOCOLS", "main"]
+__all__ = ["OPTIONS", "PROTOCOLS", "TASKS", "build_parser", "list_text", "main"]
 
 #: data set -> protocol (``--timing`` turns an accuracy table into ``timing``).
 PROTOCOLS = {
@@ -55,8 +55,8 @@ OPTIONS = {
 #: Data sets that read no data folder.
 _NO_DATA = {"digits", "preference-synthetic", "stream-memory", "stream-2m"}
 
-#: The task of the estimators each protocol runs.
-_TASKS = {
+#: protocol -> the task of the estimators it runs.
+TASKS = {
     "cross-validation": "classification",
     "train/test": "classification",
     "timing": "classification",
@@ -316,7 +316,7 @@ def _protocol(parser, args):
     ]
     if refused:
         flags = ", ".join(_flag(dest) for dest in refused)
-        takes = " ".join(_flag(dest) for dest in sorted(allowed))
+        takes = " ".join(sorted(_flag(dest) for dest in allowed))
         parser.error(
             f"{flags} does not apply to --dataset {args.dataset} ({protocol}); "
             f"it takes {takes}."
@@ -355,7 +355,7 @@ def _check(parser, args, protocol):
         if protocol == "stream-memory":
             return params
         names = args.estimators or _default_estimators(args.dataset)
-        check_estimator_names(names, _TASKS[protocol])
+        check_estimator_names(names, TASKS[protocol])
         if protocol == "semi-supervised":
             from ._semi_supervised import SUBSETS
 
