@@ -91,6 +91,12 @@ def _pa_ranking(epochs, random_state):
     )
 
 
+def _pa_seed_ranking(epochs, random_state):
+    return PassiveAggressiveClassifier(
+        multilabel="ranking", max_iter=epochs, tol=None, random_state=random_state
+    )
+
+
 def _pa_ovr(epochs, random_state):
     return OneVsRestClassifier(
         PassiveAggressiveClassifier(
@@ -116,6 +122,7 @@ def _sgd_ovr(epochs, random_state):
 #: Multilabel learners: name -> ``factory(epochs, random_state)``.
 MULTILABEL_ESTIMATORS = {
     "PA-I-ranking": _pa_ranking,
+    "PA-I-seed-ranking": _pa_seed_ranking,
     "OvR(PA-I)": _pa_ovr,
     "sklearn-OvR(SGD-pa1)": _sgd_ovr,
 }
