@@ -50,9 +50,10 @@ def score(W, Tr, x, z, n):
     return float(np.sum(emis * W) + np.sum(trans * Tr))
 
 
-def beam_search(W, Tr, x, beam_width):
+def beam_search(W, Tr, x, beam_width, extra=None):
     """Beam search with merging by last label; B[i] is a list of
-    (score, prefix) for position i, best first."""
+    (score, prefix) for position i, best first.  ``extra[i, j]`` is added to
+    the score of label j at position i (a loss-augmented search)."""
     L = W.shape[1]
     T = len(x)
     B = []
@@ -63,6 +64,8 @@ def beam_search(W, Tr, x, beam_width):
             prev = prefix[-1] if prefix else L
             for j in range(L):
                 v = s + Tr[prev, j] + x[i] @ W[:, j]
+                if extra is not None:
+                    v += extra[i, j]
                 if i == T - 1:
                     v += Tr[j, L]
                 if j not in best or v > best[j][0]:

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
+from test_beam_reference import beam_search
 from test_oracle_sequence import phi, primal_step
 
 from sklearn_pa import StructuredPassiveAggressive
@@ -110,6 +111,57 @@ def test_step_matches_generic_solver(k, T, C, loss, margin, update, custom_cost,
         dw_ref, _ = primal_step(D, ell, C, loss)
     else:
         dw_ref = hard_step(D, ell)
+    np.testing.assert_allclose(
+        w1 - w0, dw_ref, atol=1e-5 * max(1.0, np.abs(dw_ref).max())
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    beam_width=st.integers(1, L - 1),
+    T=st.integers(1, 5),
+    C=st.floats(0.05, 5.0),
+    margin=st.sampled_from(["linear", "sqrt"]),
+    update=st.sampled_from(["prediction", "max_loss"]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_beam_step_matches_generic_solver(beam_width, T, C, margin, update, seed):
+    """With a beam narrower than the label set the rivals are the best of the
+    final beam of the (loss-augmented) search: the plain-Python beam search
+    of ``test_beam_reference`` with the per-position cost added to the
+    emissions for max-loss."""
+    if update == "max_loss":
+        margin = "linear"
+    rng = np.random.default_rng(seed)
+    cost = rng.uniform(0.0, 3.0, size=(L, L))
+    np.fill_diagonal(cost, 0.0)
+    k = int(rng.integers(1, beam_width + 1))
+    pa = warm_model(
+        rng,
+        C=C,
+        k_best=k,
+        beam_width=beam_width,
+        margin=margin,
+        update=update,
+        cost=cost,
+    )
+    w0 = weights(pa)
+    x = rng.normal(size=(T, D_FEAT))
+    gold = tuple(int(v) for v in rng.integers(0, L, size=T))
+    extra = cost[list(gold)] if update == "max_loss" else None
+    final = beam_search(pa._W, pa._Tr, x, beam_width, extra)[-1]
+    rivals = [z for _, z in final[:k]]
+    m = np.sqrt if margin == "sqrt" else (lambda r: r)
+    pg = phi(x, gold, L)
+    D = np.array([pg - phi(x, z, L) for z in rivals])
+    ell = np.array([m(rho(cost, gold, z)) for z in rivals]) - D @ w0
+    pa.partial_fit([x], [list(gold)])
+    w1 = weights(pa)
+    differs = np.array([z != gold for z in rivals])
+    if not np.any(differs & (ell > 0)):
+        np.testing.assert_array_equal(w1, w0)
+        return
+    dw_ref, _ = primal_step(D, ell, C, "hinge")
     np.testing.assert_allclose(
         w1 - w0, dw_ref, atol=1e-5 * max(1.0, np.abs(dw_ref).max())
     )
