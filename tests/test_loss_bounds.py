@@ -168,3 +168,23 @@ def test_bounds_are_not_vacuous_here():
     R2 = np.max(np.sum(X**2, axis=1))
     assert 0 < np.sum(ell**2) <= (u @ u) * R2
     assert (u @ u) * R2 < 100 * np.sum(ell**2)
+
+
+def test_a_wrong_step_can_break_theorem_2():
+    """The check is not vacuous: a rule whose steps overshoot the PA step
+    four times breaks the bound on some separable streams, where PA keeps
+    it on the same streams."""
+    broken = 0
+    for seed in range(50):
+        X, y = stream(seed, 100, 3, noise=0.0, separable=True, unit_norm=False)
+        u = hard_margin_u(X, y)
+        R2 = np.max(np.sum(X**2, axis=1))
+        w, total = np.zeros(X.shape[1]), 0.0
+        for x, t in zip(X, y):
+            ell = max(0.0, 1.0 - t * (w @ x))
+            total += ell**2
+            w += 4.0 * ell / (x @ x) * t * x
+        broken += total > (u @ u) * R2
+        ell, _ = online_losses(np.inf, "hinge", X, y)
+        assert np.sum(ell**2) <= (u @ u) * R2 * (1 + RTOL)
+    assert broken > 0
