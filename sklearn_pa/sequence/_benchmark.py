@@ -47,6 +47,12 @@ SEQUENCE_ESTIMATORS = {
     "mira_k3": lambda e, r: StructuredPassiveAggressive(
         k_best=3, max_iter=e, random_state=r
     ),
+    "pa_sqrt": lambda e, r: StructuredPassiveAggressive(
+        margin="sqrt", max_iter=e, random_state=r
+    ),
+    "pa_max_loss": lambda e, r: StructuredPassiveAggressive(
+        update="max_loss", max_iter=e, random_state=r
+    ),
 }
 DEFAULT = ["crfsuite_ap", "perceptron", "perceptron_beam2_maxviol", "pa", "mira_k3"]
 
