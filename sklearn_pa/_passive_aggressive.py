@@ -28,6 +28,11 @@ __all__ = [
     "PassiveAggressiveRegressor",
 ]
 
+_MULTILABEL_RULES = {
+    "thresholded": Rule.MULTILABEL,
+    "ranking": Rule.MULTILABEL_RANKING,
+}
+
 _MULTICLASS_RULES = {
     "support": Rule.SUPPORT,
     "max_loss": Rule.MAX_LOSS,
@@ -150,18 +155,29 @@ class PassiveAggressiveClassifier(
         ``sqrt(cost_matrix[y, j])`` for the ``"support"``, ``"max_loss"`` and
         ``"prediction"`` rules.  Refused for two classes (use
         ``class_weight``) and for ``"ovr"``, which compares no class pairs.
+    multilabel : {"thresholded", "ranking"}, default="thresholded"
+        The rule for a multilabel indicator ``y`` (see Notes); ignored for a
+        1-D ``y``.  ``"ranking"`` is the label-ranking PA of Crammer et al.
+        (2006, eqs. 31-38): only ``min(relevant) - max(irrelevant) >= 1``.
+        ``"thresholded"`` adds a virtual label of score 0 between the relevant
+        and the irrelevant labels, so that ``predict`` can return a label set.
 
     Notes
     -----
     A 2-D ``y`` of several columns is a multilabel indicator matrix: the
-    model then keeps one prototype per label, ranks the relevant labels above
-    a virtual label of score 0 and that above the irrelevant ones (margins 1
-    between relevant and irrelevant, 1/2 to the threshold), each step
-    enforcing the most violated of these extreme constraints; ``predict``
-    returns the indicator matrix of the labels scoring above 0 and
-    ``classes_`` is ``np.arange(n_labels)`` (pass it as ``classes`` to the
-    first ``partial_fit``).  See the user guide "The rest of the
-    Passive-Aggressive family".
+    model then keeps one prototype per label and ``classes_`` is
+    ``np.arange(n_labels)`` (pass it as ``classes`` to the first
+    ``partial_fit``).  With ``multilabel="thresholded"`` it ranks the relevant
+    labels above a virtual label of score 0 and that above the irrelevant ones
+    (margins 1 between relevant and irrelevant, 1/2 to the threshold), each
+    step enforcing the most violated of these extreme constraints, and
+    ``predict`` returns the indicator matrix of the labels scoring above 0.
+    With ``multilabel="ranking"`` only the ranking margin is enforced, on the
+    lowest-scoring relevant and the highest-scoring irrelevant label; the
+    scores then order the labels but 0 is no learnt threshold, so read the
+    model through ``decision_function`` and ranking metrics (``predict``
+    still returns the labels scoring above 0).  See the user guide "The rest
+    of the Passive-Aggressive family".
 
     Attributes
     ----------
@@ -233,6 +249,7 @@ class PassiveAggressiveClassifier(
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "multiclass": [StrOptions(set(_MULTICLASS_RULES))],
         "cost_matrix": ["array-like", None],
+        "multilabel": [StrOptions(set(_MULTILABEL_RULES))],
     }
 
     def __init__(
@@ -256,6 +273,7 @@ class PassiveAggressiveClassifier(
         average=False,
         multiclass="support",
         cost_matrix=None,
+        multilabel="thresholded",
     ):
         self.C = C
         self.fit_intercept = fit_intercept
@@ -275,10 +293,11 @@ class PassiveAggressiveClassifier(
         self.average = average
         self.multiclass = multiclass
         self.cost_matrix = cost_matrix
+        self.multilabel = multilabel
 
     def _rule(self):
         if getattr(self, "_multilabel", False):
-            return Rule.MULTILABEL
+            return _MULTILABEL_RULES[self.multilabel]
         if self.classes_.shape[0] == 2:
             return Rule.BINARY
         return _MULTICLASS_RULES[self.multiclass]

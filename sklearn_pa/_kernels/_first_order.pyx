@@ -160,6 +160,11 @@ def epoch(
         virtual label of score 0 and that above the irrelevant ones: relevant
         - irrelevant >= 1, relevant >= 1/2, irrelevant <= -1/2, and each step
         enforces the most violated of the three extreme constraints.
+        MULTILABEL_RANKING is the pure ranking rule (Crammer et al. 2006,
+        eqs. 31-38): only min(relevant) - max(irrelevant) >= 1, enforced on
+        that extreme pair with the step loss / (2 ||x||^2) (capped at C for
+        PA-I, ``+ 1/(2C)`` for PA-II); a row with no relevant or no
+        irrelevant label sets no constraint.
     MIRA reads ``epsilon`` as its margin beta and bounds the true class's
         step by ``C * sample_weight * weight_pos[y]`` (1 in the paper); with
         one column it is binary MIRA on the difference of the two prototypes.
@@ -190,7 +195,7 @@ def epoch(
     cdef const long long *lptr = NULL
     cdef const int *lind = NULL
     cdef Py_ssize_t max_row = 0, q
-    if rule == Rule.MULTILABEL:
+    if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
         if label_indptr is None or label_indices is None:
             raise ValueError("MULTILABEL needs label_indptr and label_indices")
         for q in range(order.shape[0]):
@@ -412,6 +417,42 @@ def epoch(
                                 delta[u] = -tau
                                 changed[n_changed] = u
                                 n_changed += 1
+
+            elif rule == Rule.MULTILABEL_RANKING:
+                # the seed's ranking margin: lowest relevant minus highest
+                # irrelevant score, at least 1; no threshold
+                for k in range(K):
+                    relevant[k] = 0
+                for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
+                    relevant[lind[j]] = 1
+                r = -1
+                u = -1
+                lo = INFINITY
+                hi = -INFINITY
+                for k in range(K):
+                    if relevant[k]:
+                        if scores[k] < lo:
+                            lo = scores[k]
+                            r = k
+                    elif scores[k] > hi:
+                        hi = scores[k]
+                        u = k
+                if r >= 0 and u >= 0:
+                    # a tie between a relevant and an irrelevant label is a
+                    # mistake: the ranking does not put every relevant first
+                    if lo <= hi:
+                        mistakes += 1
+                    loss = 1.0 - (lo - hi)
+                    if loss > 0.0:
+                        loss_out[0] += loss
+                        if w_i > 0.0:
+                            tau = single_step(loss, 2.0 * sq, C * w_i, slack)
+                            if tau > 0.0:
+                                delta[r] = tau
+                                delta[u] = -tau
+                                changed[0] = r
+                                changed[1] = u
+                                n_changed = 2
 
             elif rule == Rule.MIRA:
                 y = labels[i]

@@ -41,7 +41,7 @@ Averaging is lazy: with ``c`` the index of the current sentence,
 Nothing here calls back into Python; loops over sentences run without the GIL.
 """
 
-from libc.math cimport INFINITY, fabs
+from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
@@ -721,14 +721,26 @@ def pa_epoch(
     Py_ssize_t max_qp_iter,
     bint record,
     double[:, ::1] rec_alpha,
+    const double[:, ::1] cost=None,
+    bint sqrt_margin=False,
+    bint max_loss=False,
 ):
     """One pass of structured PA / k-best MIRA over ``order`` (sentence ids).
 
-    The constraints are the ``k_best`` best sequences under the current
-    weights (exact list Viterbi, or the final beam when ``beam_width`` is
-    below the number of labels), margins their Hamming distance to the gold
-    sequence.  Returns ``(t, n_updates, n_errors, max_qp_iterations)``; with
-    ``record``, ``rec_alpha[k]`` holds the k-th sentence's multipliers."""
+    The cost of a sequence ``z`` against the gold ``y`` is
+    ``rho(y, z) = sum_t cost[y_t, z_t]`` (``cost=None``: the Hamming distance)
+    and the margin it must be beaten by is ``rho`` (``sqrt(rho)`` with
+    ``sqrt_margin``, eq. 46 of Crammer et al. 2006).  The constraints are the
+    ``k_best`` best sequences under the current weights (prediction-based), or
+    with ``max_loss`` the ``k_best`` best under the loss-augmented score
+    ``s(z) + rho(y, z)`` (eq. 51; the per-position cost is added to the
+    emissions, so the same exact list Viterbi or beam search finds them; the
+    caller refuses ``max_loss`` with ``sqrt_margin``, which does not add up
+    over positions).  Search is exact list Viterbi, or the final beam when
+    ``beam_width`` is below the number of labels.  ``n_errors`` counts the
+    sentences whose (plain) best sequence is not the gold one.  Returns
+    ``(t, n_updates, n_errors, max_qp_iterations)``; with ``record``,
+    ``rec_alpha[k]`` holds the k-th sentence's multipliers."""
     cdef Py_ssize_t L = W.shape[1]
     cdef Py_ssize_t Ls = L + 1
     cdef Py_ssize_t n = order.shape[0]
@@ -741,7 +753,12 @@ def pa_epoch(
     cdef long long n_updates = 0, n_errors = 0
     cdef double tc = t0
     cdef double g, sc, dot, scale, kij, agree
-    cdef bint any_loss
+    cdef bint any_loss, differs
+    cdef double *Ea = NULL
+    cdef const double *Es
+    cdef const double *cp
+    cdef double *hamming = NULL
+    cdef Py_ssize_t cstride = L
     cdef const int *yy
     cdef int *zi
     cdef int *zj
@@ -773,11 +790,25 @@ def pa_epoch(
     cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
     cdef double *Up = &U[0, 0] if average else NULL
     cdef double *UTp = &UT[0, 0] if average else NULL
+    if cost is not None and (cost.shape[0] < L or cost.shape[1] < L):
+        raise ValueError(f"cost must be at least ({L}, {L})")
     for m in range(offsets.shape[0] - 1):
         if offsets[m + 1] - offsets[m] > Tmax:
             Tmax = offsets[m + 1] - offsets[m]
     if Tmax == 0 or n == 0:
         return tc + n, 0, 0, 0
+    if cost is None:
+        hamming = <double *> malloc(L * L * sizeof(double))
+        if hamming == NULL:
+            raise MemoryError()
+        for i in range(L):
+            for j in range(L):
+                hamming[i * L + j] = 0.0 if i == j else 1.0
+        cp = hamming
+    else:
+        cp = &cost[0, 0]
+        cstride = cost.shape[1]
+    Ea = <double *> malloc(Tmax * L * sizeof(double))
     E = <double *> malloc(Tmax * L * sizeof(double))
     delta = <double *> malloc(Tmax * L * sizeof(double))
     bp = <int *> malloc(Tmax * L * sizeof(int))
@@ -807,7 +838,9 @@ def pa_epoch(
             or gold_in == NULL or dk == NULL or bl == NULL or br == NULL
             or nk == NULL or fj == NULL or fr == NULL or fs == NULL
             or paths == NULL or cnt_tr == NULL or K == NULL or G == NULL
-            or ell == NULL or alpha == NULL or grad == NULL or diff == NULL):
+            or ell == NULL or alpha == NULL or grad == NULL or diff == NULL
+            or Ea == NULL):
+        free(Ea); free(hamming)
         free(E); free(delta); free(bp); free(gold); free(beam); free(n_beam)
         free(taken); free(g_score); free(gold_in); free(dk); free(bl); free(br)
         free(nk); free(fj); free(fr); free(fs); free(paths); free(cnt_tr)
@@ -833,11 +866,27 @@ def pa_epoch(
                 for t in range(1, T):
                     g += trp[yy[t - 1] * Ls + yy[t]] + E[t * L + yy[t]]
                 g += trp[yy[T - 1] * Ls + L]
+                Es = E
+                if max_loss:
+                    # the prediction, for the error count only
+                    beam_search(E, &Tr[0, 0], L, T, b, NULL, False, delta, bp,
+                                gold, beam, n_beam, taken, g_score, gold_in,
+                                &n_done)
+                    backtrace(bp, L, T - 1, beam[(T - 1) * L], paths)
+                    for t in range(T):
+                        if paths[t] != yy[t]:
+                            n_errors += 1
+                            break
+                    # loss-augmented emissions: s(z) + rho(y, z)
+                    for t in range(T):
+                        for j in range(L):
+                            Ea[t * L + j] = E[t * L + j] + cp[yy[t] * cstride + j]
+                    Es = Ea
                 if exact and k > 1:
-                    cnt = kbest_viterbi(E, &Tr[0, 0], L, T, k, dk, bl, br, nk,
+                    cnt = kbest_viterbi(Es, &Tr[0, 0], L, T, k, dk, bl, br, nk,
                                         fj, fr, fs, paths)
                 else:
-                    beam_search(E, &Tr[0, 0], L, T, b, NULL, False, delta, bp,
+                    beam_search(Es, &Tr[0, 0], L, T, b, NULL, False, delta, bp,
                                 gold, beam, n_beam, taken, g_score, gold_in,
                                 &n_done)
                     cnt = k if k < n_beam[T - 1] else n_beam[T - 1]
@@ -851,15 +900,19 @@ def pa_epoch(
                     diff[t] = 0
                 for q in range(cnt):
                     zi = paths + q * T
-                    sc = 0.0  # Hamming distance
+                    sc = 0.0  # rho(y, z)
+                    differs = False
                     for t in range(T):
                         if zi[t] != yy[t]:
-                            sc += 1.0
+                            sc += cp[yy[t] * cstride + zi[t]]
                             diff[t] = 1
-                    if q == 0 and sc > 0.0:
+                            differs = True
+                    if max_loss:
+                        fs[q] -= sc  # back to the model's score s(z)
+                    elif q == 0 and differs:
                         n_errors += 1
-                    ell[q] = sc - (g - fs[q])
-                    if sc > 0.0 and ell[q] > 0.0:
+                    ell[q] = (sqrt(sc) if sqrt_margin else sc) - (g - fs[q])
+                    if differs and ell[q] > 0.0:
                         any_loss = True
                 if not any_loss:
                     continue
@@ -916,6 +969,7 @@ def pa_epoch(
         free(taken); free(g_score); free(gold_in); free(dk); free(bl); free(br)
         free(nk); free(fj); free(fr); free(fs); free(paths); free(cnt_tr)
         free(K); free(G); free(ell); free(alpha); free(grad); free(diff)
+        free(Ea); free(hamming)
     return tc, n_updates, n_errors, max_it
 
 

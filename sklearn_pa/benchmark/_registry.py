@@ -175,6 +175,12 @@ def _pa_ranking(epochs, random_state):
     )
 
 
+def _pa_seed_ranking(epochs, random_state):
+    return PassiveAggressiveClassifier(
+        multilabel="ranking", max_iter=epochs, tol=None, random_state=random_state
+    )
+
+
 def _ovr_pa(epochs, random_state):
     return OneVsRestClassifier(
         PassiveAggressiveClassifier(
@@ -362,6 +368,11 @@ REGISTRY = {
     ),
     # multilabel ranking
     "PA-I-ranking": Entry(_pa_ranking, _ML, "PA-I label ranking (one model)"),
+    "PA-I-seed-ranking": Entry(
+        _pa_seed_ranking,
+        _ML,
+        "PA-I, the seed's pure ranking rule (multilabel='ranking')",
+    ),
     "OvR-PA-I": Entry(_ovr_pa, _ML, "one binary PA-I per label"),
     "sklearn-OvR-SGD-pa1": Entry(
         _ovr_sgd, _ML, "scikit-learn OneVsRestClassifier(SGDClassifier pa1)"
@@ -384,6 +395,14 @@ REGISTRY = {
     "StructPA": Entry(_structured_pa(), _SEQ, "structured PA"),
     "StructMIRA-k3": Entry(
         _structured_pa(k_best=3), _SEQ, "structured PA over the 3 best (k-best MIRA)"
+    ),
+    "StructPA-sqrt": Entry(
+        _structured_pa(margin="sqrt"), _SEQ, "structured PA, margin sqrt(cost)"
+    ),
+    "StructPA-maxloss": Entry(
+        _structured_pa(update="max_loss"),
+        _SEQ,
+        "structured PA, max-loss (loss-augmented) update",
     ),
 }
 

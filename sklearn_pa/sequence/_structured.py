@@ -16,6 +16,35 @@ __all__ = ["StructuredPassiveAggressive", "StructuredPerceptron"]
 
 _UPDATES = {"standard": 0, "early": 1, "max_violation": 2}
 _LOSSES = {"hinge": 0, "squared_hinge": 1}
+_PA_UPDATES = {"prediction": False, "max_loss": True}
+_MARGINS = {"linear": False, "sqrt": True}
+
+
+def _check_sequence_cost(cost, classes):
+    """The per-position cost matrix as float64 (n_classes, n_classes)."""
+    L = classes.shape[0]
+    try:
+        cost = np.asarray(cost, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            "cost must be a (n_classes, n_classes) array of numbers."
+        ) from exc
+    if cost.shape != (L, L):
+        raise ValueError(
+            f"cost has shape {cost.shape}; expected ({L}, {L}): cost[i, j] is "
+            f"the cost of tagging a token of true label classes_[i] as "
+            f"classes_[j], in the order of classes_ = {classes.tolist()!r}."
+        )
+    if not np.all(np.isfinite(cost)):
+        raise ValueError("cost contains NaN or infinity; every cost must be finite.")
+    if np.any(cost < 0):
+        raise ValueError("cost has negative entries; costs must be >= 0.")
+    if np.any(np.diag(cost) != 0):
+        raise ValueError(
+            "cost must have a zero diagonal: the right label costs nothing. "
+            "Set cost[k, k] = 0."
+        )
+    return np.ascontiguousarray(cost)
 
 
 class _BaseSequenceTagger(BaseEstimator):
@@ -449,15 +478,19 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
 
     Per training sequence, the weights move as little as possible so that the
     gold sequence ``y`` beats each of the ``k_best`` highest-scoring sequences
-    ``z`` by a margin of their Hamming distance ``rho(y, z)``::
+    ``z`` by a margin of their cost ``rho(y, z) = sum_t cost[y_t, z_t]``
+    (the Hamming distance by default), or of ``sqrt(rho)``::
 
         min_w 1/2 ||w - w_t||^2 + C xi        (loss="hinge", PA-I)
                                 + C xi ** 2   (loss="squared_hinge", PA-II)
-        s.t.  w . (phi(x, y) - phi(x, z_j)) >= rho(y, z_j) - xi,  j = 1..k
+        s.t.  w . (phi(x, y) - phi(x, z_j)) >= m(rho(y, z_j)) - xi,  j = 1..k
 
     ``k_best=1`` is the prediction-based cost-sensitive PA of Crammer et al.
     (2006, sec. 8-9) in closed form; ``k_best > 1`` is k-best MIRA (McDonald
-    et al. 2005) with all k constraints solved exactly per sequence.
+    et al. 2005) with all k constraints solved exactly per sequence.  With
+    ``update="max_loss"`` the ``z_j`` are instead the sequences maximising
+    ``w . phi(x, z) + rho(y, z)`` (the max-loss update, eq. 51), found by a
+    loss-augmented Viterbi (or beam) search.
 
     Read more in the :ref:`User Guide <sequence>`.
 
@@ -482,6 +515,21 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         Seed of the shuffling.
     verbose : int, default=0
         Print a progress line per pass when positive.
+    margin : {"linear", "sqrt"}, default="linear"
+        The margin required against a sequence of cost ``rho``: ``rho``
+        itself, or ``sqrt(rho)`` as eq. 46 of Crammer et al. (2006) writes
+        (whose loss bounds are stated in the square root).
+    cost : array-like of shape (n_classes, n_classes), default=None
+        Per-position cost: ``cost[i, j] >= 0`` is the cost of tagging a token
+        whose true label is ``classes_[i]`` as ``classes_[j]`` (zero
+        diagonal), and ``rho(y, z) = sum_t cost[y_t, z_t]``.  ``None`` is
+        the Hamming distance (``1 - eye``).
+    update : {"prediction", "max_loss"}, default="prediction"
+        Which sequences are constrained: the best under the model
+        (prediction-based, eq. 47), or the best under the loss-augmented
+        score ``w . phi(x, z) + rho(y, z)`` (max-loss, eq. 51).  The max-loss
+        search adds the per-position cost to the emissions, so it needs
+        ``margin="linear"`` (``sqrt(rho)`` does not add up over positions).
 
     Attributes
     ----------
@@ -533,6 +581,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         "C": [Interval(Real, 0, np.inf, closed="right")],
         "loss": [StrOptions(set(_LOSSES))],
         "k_best": [Interval(Integral, 1, None, closed="left")],
+        "margin": [StrOptions(set(_MARGINS))],
+        "cost": ["array-like", None],
+        "update": [StrOptions(set(_PA_UPDATES))],
     }
 
     def __init__(
@@ -546,6 +597,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         shuffle=True,
         random_state=None,
         verbose=0,
+        margin="linear",
+        cost=None,
+        update="prediction",
     ):
         self.C = C
         self.loss = loss
@@ -556,8 +610,21 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         self.shuffle = shuffle
         self.random_state = random_state
         self.verbose = verbose
+        self.margin = margin
+        self.cost = cost
+        self.update = update
 
     def _check_params(self, classes):
+        if self.update == "max_loss" and self.margin == "sqrt":
+            raise ValueError(
+                "update='max_loss' searches the loss-augmented score "
+                "w . phi(x, z) + rho(y, z) by adding the per-position cost to "
+                "the emissions, which sqrt(rho) does not allow. Use "
+                "margin='linear' with update='max_loss', or update='prediction' "
+                "with margin='sqrt'."
+            )
+        if self.cost is not None:
+            _check_sequence_cost(self.cost, classes)
         if self.beam_width is not None and self.k_best > self.beam_width:
             raise ValueError(
                 f"k_best={self.k_best} exceeds beam_width={self.beam_width}: the "
@@ -576,6 +643,11 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         k = int(self.k_best)
         rec_alpha = np.zeros((order.shape[0], k) if record else (1, 1))
         U, UT = self._averaging_arrays()
+        cost = (
+            None
+            if self.cost is None
+            else _check_sequence_cost(self.cost, self.classes_)
+        )
         t, n_updates, n_errors, _ = _sequence.pa_epoch(
             *batch.kernel_args(),
             batch.offsets,
@@ -595,6 +667,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
             100000,
             record,
             rec_alpha,
+            cost,
+            _MARGINS[self.margin],
+            _PA_UPDATES[self.update],
         )
         self.t_ = t
         self.n_updates_ += int(n_updates)
