@@ -184,6 +184,12 @@ def stack_sequences(X, vectorizer=None, fit_vectorizer=False):
                         f"shape {mat.shape}; reshape a 1-D feature vector per "
                         "token into rows."
                     )
+            if np.iscomplexobj(mat):
+                raise ValueError(
+                    f"Complex data not supported: sequence {i} holds complex "
+                    "values. Pass real features (e.g. the real and imaginary "
+                    "parts as separate columns)."
+                )
             if mats and mat.shape[1] != mats[0].shape[1]:
                 raise ValueError(
                     f"sequence {i} has {mat.shape[1]} features, sequence 0 has "
