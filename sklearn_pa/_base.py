@@ -182,9 +182,16 @@ class _EpochMonitor:
             est.t_ = float(t) + 1.0
             publish()
             X, y, sample_weight, val_idx = self.validation
-            val_score = est._score_for_stopping(
-                X[val_idx], y[val_idx], sample_weight[val_idx]
-            )
+            # X is the validated array: the names of the DataFrame the
+            # estimator was fitted on would make scoring warn that X has none
+            names = est.__dict__.pop("feature_names_in_", None)
+            try:
+                val_score = est._score_for_stopping(
+                    X[val_idx], y[val_idx], sample_weight[val_idx]
+                )
+            finally:
+                if names is not None:
+                    est.feature_names_in_ = names
         if est.verbose:
             est._report(
                 epoch,

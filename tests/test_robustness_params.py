@@ -399,3 +399,60 @@ def test_k_best_workspace_is_bounded_with_a_clear_error():
         StructuredPassiveAggressive().fit(long_X, long_y)
     # within the limit, learning goes on
     tagger.set_params(k_best=3).partial_fit(X, y)
+
+
+# ------------------------------------------------------------ Gaussian mixing
+_I2 = np.eye(2)
+
+
+@pytest.mark.parametrize(
+    "cov0, means, covs, match",
+    [
+        (_I2, [np.ones(2)] * 2, [np.zeros((2, 2)), _I2], "not positive definite"),
+        (_I2, [np.ones(2)] * 2, [np.diag([1.0, -1.0]), _I2], "not positive definite"),
+        (_I2, [np.ones(2)] * 2, [np.array([[1, 0.5], [0, 1]]), _I2], "not symmetric"),
+        (np.ones(2), [np.ones(2)] * 2, [np.zeros(2), np.ones(2)], "must be positive"),
+        (np.ones(2), [np.array([np.nan, 1])] * 2, [np.ones(2)] * 2, "NaN or infinity"),
+        (_I2, [np.ones(2)] * 2, [np.diag([np.inf, 1.0]), _I2], "NaN or infinity"),
+        (_I2, [np.ones(3)] * 2, [_I2, _I2], "shape"),
+        (_I2, [np.ones(2)] * 2, [_I2], "one covariance per mean"),
+    ],
+)
+def test_mix_gaussians_refuses_what_is_not_a_gaussian(cov0, means, covs, match):
+    """A singular or non-symmetric covariance used to raise a raw
+    LinAlgError, a zero variance to return a NaN mean, and a NaN mean to
+    propagate."""
+    from sklearn_pa.distributed import mix_gaussians
+
+    with pytest.raises(ValueError, match=match):
+        mix_gaussians(np.zeros(2), cov0, means, covs, diagonal=cov0.ndim == 1)
+
+
+# ------------------------------------------------------- early stopping
+def _with_early_stopping():
+    return [
+        pytest.param(name, E, id=name)
+        for name, E in all_estimators(type_filter="all")
+        if "early_stopping" in E().get_params(deep=False)
+    ]
+
+
+@pytest.mark.parametrize("name, Estimator", _with_early_stopping())
+def test_early_stopping_on_a_dataframe_does_not_warn(name, Estimator):
+    """The validation split is scored on the validated array: scoring it
+    warned "X does not have valid feature names" at every epoch."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    est = _make(name, Estimator).set_params(early_stopping=True)
+    X, y = _data(name, est)
+    Xdf = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")
+        est.fit(Xdf, y)
+    assert list(est.feature_names_in_) == list(Xdf.columns)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")
+        est.predict(Xdf)
+    with pytest.warns(UserWarning, match="feature names"):
+        est.predict(X)
