@@ -137,6 +137,16 @@ class _BaseKernelPA(BaseEstimator):
                 "(leave them at their defaults); with a callable kernel pass "
                 "its parameters in kernel_params."
             )
+        if not callable(self.kernel):
+            # the named kernels' own parameters are validated as parameters
+            # of this estimator (as in SVC): they may not bypass that here
+            named = set(self.kernel_params or {}) & {"gamma", "degree", "coef0"}
+            if named:
+                raise ValueError(
+                    f"Pass {sorted(named)} as parameters of "
+                    f"{type(self).__name__} (e.g. degree=2), not in "
+                    f"kernel_params, with kernel={self.kernel!r}."
+                )
 
     def _kernel_params(self):
         params = dict(self.kernel_params or {})

@@ -254,6 +254,16 @@ def test_kernel_parameters_are_validated_as_in_svc(Estimator, params):
 @pytest.mark.parametrize(
     "Estimator", [KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor]
 )
+def test_named_kernel_parameters_cannot_bypass_validation(Estimator):
+    X, y = np.random.RandomState(0).randn(20, 3), np.tile([0, 1], 10)
+    est = Estimator(kernel="poly", kernel_params={"degree": 0.5})
+    with pytest.raises(ValueError, match="not in kernel_params"):
+        est.fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "Estimator", [KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor]
+)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_rbf_scale_gamma_on_extreme_data(Estimator, sparse):
     """``gamma="scale"`` is ``1 / (n_features * X.var())``: computed without
@@ -364,12 +374,15 @@ def test_tagger_partial_fit_validates_parameters_on_every_call(Tagger, params):
 
 
 @pytest.mark.parametrize("Tagger", TAGGERS)
-@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("form", ["dense", "csr", "dicts"])
 def test_tagger_refuses_complex_features(Tagger, form):
     X, y = _sequences()
     Xc = [x + 1j for x in X]
     if form == "csr":
         Xc = [sp.csr_matrix(x) for x in Xc]
+    if form == "dicts":
+        X = [[{"a": float(t[0]), "b": float(t[1])} for t in x] for x in X]
+        Xc = [[{"a": tok["a"], "b": np.complex64(1j)} for tok in x] for x in X]
     with pytest.raises(ValueError, match="Complex data not supported"):
         Tagger().fit(Xc, y)
     tagger = Tagger(random_state=0).partial_fit(X, y, classes=[0, 1, 2])

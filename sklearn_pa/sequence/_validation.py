@@ -50,7 +50,18 @@ class FeatureDictMapper:
                 append_i(j)
                 append_v(v)
             indptr[n + 1] = len(indices)
-        values = np.asarray(values, dtype=np.float64)
+        if any(isinstance(v, (complex, np.complexfloating)) for v in values):
+            raise ValueError(
+                "Complex data not supported: a feature dict holds a complex "
+                "value. Pass real feature values."
+            )
+        try:
+            values = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "Feature dict values must be numbers or strings (a string "
+                f"value becomes a one-hot 'name=value' feature): {exc}"
+            ) from exc
         if values.size and not np.all(np.isfinite(values)):
             raise ValueError(
                 "X contains NaN or infinity in a feature value; features must be "
