@@ -213,9 +213,23 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         w = np.zeros(n_features, dtype=np.float64)
         return w, np.zeros(1)
 
+    def _stored_extra(self):
+        """A copy of the stored ``[g]``; a model pickled before the state was
+        the gap ``g = B - r`` stored ``[r]``, converted here."""
+        extra = self._extra.copy()
+        if not self.__dict__.get("_extra_is_gap", False):
+            bound = self.__dict__.get("_bound")
+            if self.__dict__.get("_learned", False) and self.epsilon_bound:
+                bound = float(self.epsilon_bound) if bound is None else bound
+                extra[0] = bound - extra[0]
+            else:
+                extra[0] = 0.0
+        return extra
+
     def _publish(self, w, extra):
         self.center_ = w
         self._extra = extra
+        self._extra_is_gap = True
         if self._learn():
             self._bound = float(self.epsilon_bound)
             self.epsilon_ = _learned_radius(self._bound, float(extra[0]))
@@ -319,7 +333,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                 and hasattr(self, "center_")
                 and self.center_.shape[0] == X.shape[1]
             ):
-                w, extra = self.center_.copy(), self._extra.copy()
+                w, extra = self.center_.copy(), self._stored_extra()
             else:
                 w, extra = self._initial_state(X.shape[1])
             rng = check_random_state(self.random_state)
@@ -383,14 +397,18 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                         "epsilon changed between 'learn' and a fixed radius since "
                         "the first call to partial_fit; refit with fit instead."
                     )
-                bound = getattr(self, "_bound", None)
-                if self._learn() and float(self.epsilon_bound) != bound:
+                bound = self.__dict__.get("_bound")  # absent from old pickles
+                if (
+                    self._learn()
+                    and bound is not None
+                    and float(self.epsilon_bound) != bound
+                ):
                     raise ValueError(
                         f"epsilon_bound={self.epsilon_bound!r} differs from the "
                         f"bound the radius was learned under ({bound!r}); set it "
                         "back, or refit with fit."
                     )
-                w, extra = self.center_.copy(), self._extra.copy()
+                w, extra = self.center_.copy(), self._stored_extra()
                 t_start = int(self.t_) - 1
             n_iter, t = self._run(
                 X,

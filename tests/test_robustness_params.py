@@ -340,6 +340,22 @@ def test_learned_radius_bound_changed_mid_stream_is_refused():
     ball.set_params(epsilon_bound=10.0).partial_fit(X)
 
 
+def test_learned_radius_continues_a_model_pickled_with_the_old_state():
+    """Models pickled before the gap state stored ``[r]``, not ``[B - r]``:
+    they continue as the same model would now."""
+    X = np.random.RandomState(0).randn(40, 3)
+    ball = PassiveAggressiveOneClass(
+        epsilon="learn", epsilon_bound=4.0, shuffle=False
+    ).partial_fit(X[:20])
+    old = pickle.loads(pickle.dumps(ball))
+    old._extra = np.array([4.0 - ball._extra[0]])
+    del old._extra_is_gap, old._bound
+    ball.partial_fit(X[20:])
+    old.partial_fit(X[20:])
+    assert_allclose(old.epsilon_, ball.epsilon_, rtol=1e-12)
+    assert_allclose(old.center_, ball.center_, rtol=1e-12)
+
+
 # -------------------------------------------------------- sequence taggers
 def _sequences(seed=0, lengths=(3, 4, 5, 2)):
     rng = np.random.RandomState(seed)
