@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -30,6 +31,10 @@ from ._kernels import _first_order
 from ._kernels._rules import Rule
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
+
+# Largest sample count a parameter may name (``average``, ``budget``): the
+# sample counter ``t_`` is a float64, exact up to 2**53.
+MAX_SAMPLE_COUNT = 2**53
 
 
 @contextmanager
@@ -70,6 +75,24 @@ def check_batch_sample_weight(sample_weight, X, role="it multiplies C for each s
     if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
         raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
     return sample_weight
+
+
+def checked_class_weight(class_weight, classes, y):
+    """``compute_class_weight`` for ``classes``, refused (before any update)
+    unless every weight is finite and non-negative; ones for ``None``."""
+    if class_weight is None:
+        return np.ones(classes.shape[0])
+    weights = np.asarray(
+        compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64
+    )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError(
+            f"class_weight={class_weight!r} gives the weights "
+            f"{dict(zip(classes.tolist(), weights.tolist()))!r}; each class "
+            "weight multiplies C for the samples of its class and must be a "
+            "finite non-negative number."
+        )
+    return weights
 
 
 def typical_feature_value(X):
@@ -159,9 +182,16 @@ class _EpochMonitor:
             est.t_ = float(t) + 1.0
             publish()
             X, y, sample_weight, val_idx = self.validation
-            val_score = est._score_for_stopping(
-                X[val_idx], y[val_idx], sample_weight[val_idx]
-            )
+            # X is the validated array: the names of the DataFrame the
+            # estimator was fitted on would make scoring warn that X has none
+            names = est.__dict__.pop("feature_names_in_", None)
+            try:
+                val_score = est._score_for_stopping(
+                    X[val_idx], y[val_idx], sample_weight[val_idx]
+                )
+            finally:
+                if names is not None:
+                    est.feature_names_in_ = names
         if est.verbose:
             est._report(
                 epoch,
@@ -222,7 +252,10 @@ class BaseOnlineLinear(BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
-        "average": [Interval(Integral, 0, None, closed="neither"), "boolean"],
+        "average": [
+            Interval(Integral, 0, MAX_SAMPLE_COUNT, closed="right"),
+            "boolean",
+        ],
     }
 
     def __getstate__(self):
@@ -386,6 +419,21 @@ class BaseOnlineLinear(BaseEstimator):
                 raise ValueError("intercept_init contains NaN or infinity.")
             b[:] = intercept_init
         return W, b
+
+    def _check_initial_scores(self, X, W, b):
+        """Refuse ``coef_init`` / ``intercept_init`` whose decision values on
+        the training data are not finite (finite but huge entries such as
+        1e308 overflow in ``w . x``): the model would start, and stay,
+        non-finite."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = safe_sparse_dot(X, W) + b
+        if not np.all(np.isfinite(scores)):
+            raise ValueError(
+                "coef_init and intercept_init give non-finite decision values "
+                "on X (their products with the samples overflow); pass smaller "
+                "initial weights or scale the input (StandardScaler, "
+                "MaxAbsScaler)."
+            )
 
     def _validation_split(self, y, sample_weight):
         n_samples = y.shape[0]
@@ -600,6 +648,8 @@ class BaseOnlineLinear(BaseEstimator):
         if not (warm and hasattr(self, "intercept_scaling_")):
             self._set_intercept_scaling(X)
         W, b = self._allocate(X.shape[1], n_columns, coef_init, intercept_init)
+        if not warm and (coef_init is not None or intercept_init is not None):
+            self._check_initial_scores(X, W, b)
         train_idx, val_idx = self._validation_split(y, sample_weight)
         U = np.zeros_like(W) if self.average else None
         bu = np.zeros_like(b) if self.average else None
@@ -776,13 +826,9 @@ class OnlineLinearClassifierMixin:
                 f"y contains labels {unknown.tolist()!r} that are not in classes "
                 f"{classes_.tolist()!r}."
             )
-        cw = (
-            compute_class_weight(self.class_weight, classes=classes_, y=y)
-            if (self.class_weight is not None)
-            else np.ones(classes_.shape[0])
-        )
-        if isinstance(self.class_weight, dict) and not fitting and not first_call:
-            cw = self._expanded_class_weight
+        # computed on every call: a class_weight set between partial_fit
+        # calls applies from the next batch on, as in SGDClassifier
+        cw = checked_class_weight(self.class_weight, classes_, y)
         self.classes_ = classes_
         self._expanded_class_weight = np.ascontiguousarray(cw, dtype=np.float64)
 

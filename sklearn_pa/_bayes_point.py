@@ -617,6 +617,14 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
             self._start(base, X, n_columns)
             self._rng = check_random_state(self.random_state)
         else:
+            n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+            n_copies = self._W.shape[1] // n_columns
+            if n_copies != self.n_estimators:
+                raise ValueError(
+                    f"n_estimators={self.n_estimators!r} differs from the "
+                    f"{n_copies} copies the stream started with; set it back, "
+                    "or start again with fit."
+                )
             base.intercept_scaling_ = self.intercept_scaling_
         self.n_iter_ = self._run(
             X,

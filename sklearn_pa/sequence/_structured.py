@@ -47,6 +47,26 @@ def _check_sequence_cost(cost, classes):
     return np.ascontiguousarray(cost)
 
 
+def _pa_workspace_bytes(n_tokens, n_classes, k):
+    """Bytes allocated by one ``_sequence.pa_epoch`` call whose longest
+    sequence has ``n_tokens`` tokens: the Gram matrix of the token features
+    (``n_tokens**2`` doubles), the dual problem (``k**2``), the k-best lattice
+    (``n_tokens * n_classes * k``) and the per-constraint transition counts
+    (``k * (n_classes + 1)**2``)."""
+    T, L, k = int(n_tokens), int(n_classes), int(k)
+    return (
+        8 * T * T
+        + 8 * k * k
+        + 16 * T * L * k
+        + 8 * k * (L + 1) ** 2
+        + 4 * k * T
+        + 40 * k
+        + 29 * T * L
+        + 18 * T
+        + L
+    )
+
+
 class _BaseSequenceTagger(BaseEstimator):
     """First-order Markov tagger trained online over whole sequences.
 
@@ -61,7 +81,8 @@ class _BaseSequenceTagger(BaseEstimator):
     _sequence_tagger = True
 
     _parameter_constraints: dict = {
-        "beam_width": [Interval(Integral, 1, None, closed="left"), None],
+        # a beam at least as wide as the number of classes is exact search
+        "beam_width": [Interval(Integral, 1, 2**53, closed="both"), None],
         "average": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
@@ -134,6 +155,7 @@ class _BaseSequenceTagger(BaseEstimator):
         if self.average:
             self._U = np.zeros_like(self._W)
             self._UT = np.zeros_like(self._Tr)
+        self._averaged = bool(self.average)
         self.t_ = 0.0
         self.n_iter_ = 0
         self.n_updates_ = 0
@@ -210,6 +232,7 @@ class _BaseSequenceTagger(BaseEstimator):
         """
         batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
         self._check_params(classes)
+        self._check_workspace(batch, classes)
         self._reset(classes, batch.n_features, vectorizer)
         rng = check_random_state(self.random_state)
         self._epochs(batch, labels, self.max_iter, rng)
@@ -235,7 +258,18 @@ class _BaseSequenceTagger(BaseEstimator):
         self : object
             Fitted estimator.
         """
+        # scikit-learn validates parameters on the first call only; a
+        # parameter set between calls must be refused before anything moves
+        self._validate_params()
         first = not hasattr(self, "classes_")
+        averaged = getattr(self, "_averaged", hasattr(self, "_U"))
+        if not first and bool(self.average) != averaged:
+            raise ValueError(
+                f"average={self.average!r} differs from the first call to "
+                f"partial_fit (average={averaged!r}): the average covers "
+                "every sequence of the stream. Set it back, or start again "
+                "with fit."
+            )
         if first and classes is None:
             raise ValueError(
                 "classes must be passed on the first call to partial_fit "
@@ -250,8 +284,9 @@ class _BaseSequenceTagger(BaseEstimator):
         batch, vectorizer, classes_, labels = self._validate_batch(
             X, y, reset=first, classes=classes
         )
+        self._check_params(classes_)
+        self._check_workspace(batch, classes_)
         if first:
-            self._check_params(classes_)
             self._reset(classes_, batch.n_features, vectorizer)
         if not hasattr(self, "_rng"):
             self._rng = check_random_state(self.random_state)
@@ -260,6 +295,9 @@ class _BaseSequenceTagger(BaseEstimator):
         return self
 
     def _check_params(self, classes):
+        pass
+
+    def _check_workspace(self, batch, classes):
         pass
 
     def _beam(self):
@@ -501,7 +539,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     loss : {"hinge", "squared_hinge"}, default="hinge"
         PA-I or PA-II slack penalty (one slack shared by the k constraints).
     k_best : int, default=1
-        Number of best sequences to constrain against.
+        Number of best sequences to constrain against.  The workspace grows
+        with ``k_best**2`` (see Notes).
     beam_width : int or None, default=None
         ``None``: exact (list-)Viterbi search; an int: beam search, and the k
         best are taken from the final beam (so ``k_best <= beam_width``).
@@ -558,6 +597,17 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     See Also
     --------
     StructuredPerceptron : Structured perceptron with exact or beam search.
+
+    Notes
+    -----
+    Memory: besides the weights, an epoch allocates a workspace of about
+    ``8 T**2 + 8 k**2 + 16 T L k + 8 k (L + 1)**2`` bytes, with ``T`` the
+    number of tokens of the longest sequence of the batch, ``L`` the number
+    of classes and ``k = k_best`` (the Gram matrix of the token features, the
+    dual problem and the k-best lattice): a 8,000-token sequence takes about
+    0.5 GB, a 20,000-token one 3.2 GB.  A batch whose workspace would exceed
+    1 GiB is refused with a ValueError that names the size; split long
+    sequences (or lower ``k_best``).
 
     References
     ----------
@@ -635,6 +685,23 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
             raise ValueError(
                 "loss='squared_hinge' needs a finite C; use loss='hinge' with "
                 "C=np.inf for hard constraints."
+            )
+
+    # the largest workspace an epoch may allocate (see the Notes)
+    _max_workspace_bytes = 2**30
+
+    def _check_workspace(self, batch, classes):
+        lengths = np.diff(batch.offsets)
+        n_tokens = int(lengths.max()) if lengths.size else 0
+        size = _pa_workspace_bytes(n_tokens, classes.shape[0], int(self.k_best))
+        if size > self._max_workspace_bytes:
+            raise ValueError(
+                f"{type(self).__name__} would need a {size / 2**20:,.0f} MiB "
+                f"workspace for the longest sequence ({n_tokens} tokens) with "
+                f"k_best={self.k_best} and {classes.shape[0]} classes, more than "
+                f"its {self._max_workspace_bytes / 2**20:,.0f} MiB limit (it "
+                "grows with the square of the longest sequence and of k_best). "
+                "Split long sequences or lower k_best."
             )
 
     def _run_epoch(self, batch, labels, order):
