@@ -90,13 +90,14 @@ def check_state_array(estimator, name, value, shape, *, dtype=np.float64, order=
 
     ``value`` is what the estimator holds as ``name`` (``coef_``, ``center_``,
     ... possibly assigned by the user); ``shape`` is the shape the model's
-    dimensions (``n_features_in_``, the number of classes, ...) require.  A
-    1-D array also stands for a ``(1, n)`` one.  Returns a writeable array of
-    ``dtype`` and ``shape``, contiguous in ``order`` ("F" for a transposed
-    view of a C-contiguous kernel array, as ``coef_`` is), a copy unless
-    ``value`` is one already; raises ``ValueError`` saying what is expected
-    when the shape, the type or the finiteness of ``value`` is wrong, so that
-    a kernel never reads or writes outside an array.
+    dimensions (``n_features_in_``, the number of classes, ...) require
+    (axes of length one aside: a 1-D array also stands for a ``(1, n)``
+    one).  Returns a writeable array of ``dtype`` and ``shape``, contiguous
+    in ``order`` ("F" for a transposed view of a C-contiguous kernel array,
+    as ``coef_`` is), a copy unless ``value`` is one already.  Raises
+    ``ValueError``, saying what is expected, when the shape, the type or the
+    finiteness of ``value`` is wrong, so that a kernel never reads or writes
+    outside an array.
     """
     shape = tuple(int(n) for n in shape)
     owner = type(estimator).__name__
@@ -111,9 +112,9 @@ def check_state_array(estimator, name, value, shape, *, dtype=np.float64, order=
             f"{name} of {owner} must be an array of numbers of shape {shape}; "
             f"got {type(value).__name__}."
         ) from exc
-    if array.shape != shape and not (
-        array.ndim == 1 and len(shape) == 2 and shape[0] == 1 and array.size == shape[1]
-    ):
+    # a (1, n) array also stands for an (n,) one and the reverse (sparsify()
+    # makes a 1-D coef_ a one-row matrix)
+    if [n for n in array.shape if n != 1] != [n for n in shape if n != 1]:
         raise ValueError(
             f"{name} of {owner} has shape {array.shape}, but the model needs "
             f"{shape} ({getattr(estimator, 'n_features_in_', '?')} features"
