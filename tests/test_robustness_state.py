@@ -472,3 +472,78 @@ def test_sparse_coef_is_accepted_as_assigned_state():
     a.partial_fit(X, y)
     b.partial_fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+# ------------------------------------------------- checks at kernel entry
+def test_kernels_refuse_arrays_that_do_not_fit():
+    """Each compiled epoch checks the rows, feature indices, weights and
+    per-row arrays it is given against each other (defence in depth behind
+    the estimators' own checks): a ValueError, never a read or write out of
+    bounds."""
+    out = _run_isolated(
+        """
+        import numpy as np
+        from sklearn_pa._kernels import (
+            _first_order, _multiplicative, _sequence, _uniclass,
+        )
+        from sklearn_pa._kernels._rules import Rule, Slack
+
+        n, d = 5, 3
+        X = np.random.default_rng(0).normal(size=(n, d))
+        data, ind = X.ravel(), np.arange(d, dtype=np.int32)
+        ptr = np.zeros(1, dtype=np.int32)
+        order = np.arange(n, dtype=np.int64)
+        labels = np.array([0, 1, 0, 1, 0], dtype=np.int32)
+        one = np.ones(2)
+
+        def first(W=None, order=order, labels=labels, sw=np.ones(n), csr=None,
+                  nf=d):
+            W = np.zeros((d, 1)) if W is None else W
+            rows = (data, ind, ptr, True) if csr is None else csr
+            return _first_order.epoch(
+                *rows, nf, order, labels, np.zeros(n), sw, W,
+                np.zeros(W.shape[1]), np.zeros((0, 1)), np.zeros(0), one, one,
+                np.ones((1, 1)), np.ones(1, dtype=np.uint8), int(Rule.BINARY),
+                int(Slack.HINGE), 1.0, 0.0, 1.0, 0, 0, np.zeros(1))
+
+        first()  # consistent arrays run
+        bad_csr = (np.ones(2), np.array([0, 10**6], dtype=np.int32),
+                   np.array([0, 1, 2, 2, 2, 2], dtype=np.int32), False)
+        cases = {
+            "W rows": lambda: first(W=np.zeros((1, 1))),
+            "order outside": lambda: first(order=np.array([0, 7], dtype=np.int64)),
+            "labels short": lambda: first(labels=labels[:2]),
+            "label outside": lambda: first(labels=labels * 5),
+            "sample_weight short": lambda: first(sw=np.ones(2)),
+            "CSR index outside": lambda: first(csr=bad_csr),
+            "CSR indptr outside": lambda: first(csr=(
+                np.ones(2), np.zeros(2, dtype=np.int32),
+                np.array([0, 1, 9, 9, 9, 9], dtype=np.int32), False)),
+            "uniclass centre": lambda: _uniclass.epoch(
+                data, ind, ptr, True, d, order, np.ones(n), np.zeros(1),
+                np.zeros(1), int(Slack.HINGE), 1.0, 0.1, False, 0.0,
+                np.zeros(1)),
+            "multiplicative targets": lambda: _multiplicative.epoch(
+                data, ind, ptr, True, d, order, np.ones(2), np.ones(n),
+                np.ones(d + 1), np.ones(d + 1), True,
+                int(Rule.ERROR_PROPORTIONAL_MULT), 0.1, 0.0, np.zeros(1)),
+            "decode W": lambda: _sequence.decode(
+                data, ind, ptr, True, d, np.array([0, 2, 5], dtype=np.int64),
+                np.zeros((1, 3)), np.zeros((4, 4)), 0,
+                np.zeros(n, dtype=np.int32)),
+            "decode offsets": lambda: _sequence.decode(
+                data, ind, ptr, True, d, np.array([0, 2, 50], dtype=np.int64),
+                np.zeros((d, 3)), np.zeros((4, 4)), 0,
+                np.zeros(n, dtype=np.int32)),
+        }
+        for label, call in cases.items():
+            try:
+                call()
+            except ValueError as exc:
+                print(label, "->", exc)
+            else:
+                raise AssertionError(f"{label}: accepted")
+        print("all refused")
+        """
+    )
+    assert "all refused" in out
