@@ -547,3 +547,33 @@ def test_kernels_refuse_arrays_that_do_not_fit():
         """
     )
     assert "all refused" in out
+
+
+@pytest.mark.parametrize(
+    "filters, expected",
+    [
+        ([("ignore", {})], False),
+        ([("default", {})], False),
+        ([("once", {})], False),
+        ([("error", {})], True),
+        ([("error", {"category": RuntimeWarning, "module": "sklearn_pa.*"})], True),
+        ([("error", {"message": ".*rows were skipped"})], True),
+        ([("error", {"category": DeprecationWarning})], False),
+        ([("error", {"module": "numpy.*"})], False),
+    ],
+)
+def test_arrays_are_saved_only_when_a_late_warning_would_raise(filters, expected):
+    """atomic_update copies the learned arrays only when the warnings filter
+    turns a warning issued after a kernel call into an exception; asking
+    shows nothing and leaves the 'once' registry as it was."""
+    from sklearn_pa._base import _package_warnings_raise
+
+    est = PassiveAggressiveClassifier()
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.resetwarnings()
+        for action, kw in filters:
+            warnings.filterwarnings(action, **kw)
+        once = dict(warnings.onceregistry)
+        assert _package_warnings_raise(est) is expected
+        assert warnings.onceregistry == once
+    assert shown == []
