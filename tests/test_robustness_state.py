@@ -577,3 +577,20 @@ def test_arrays_are_saved_only_when_a_late_warning_would_raise(filters, expected
         assert _package_warnings_raise(est) is expected
         assert warnings.onceregistry == once
     assert shown == []
+
+
+def test_error_after_the_shuffle_in_the_first_order_loop_restores_the_generator():
+    """A parameter the kernel cannot take, set mid-stream, fails after the
+    epoch's permutation was drawn: the generator is restored too."""
+    X, y = _data("PassiveAggressiveClassifier", PassiveAggressiveClassifier())
+    est = PassiveAggressiveClassifier(random_state=0, average=True)
+    est.partial_fit(X, y, classes=np.unique(y))
+    twin = copy.deepcopy(est)
+    est.average = 2**70  # set directly: bypasses set_params and validation
+    with pytest.raises((OverflowError, ValueError)):
+        est.partial_fit(X, y)
+    est.average = True
+    _assert_same(est, twin)
+    est.partial_fit(X, y)
+    twin.partial_fit(X, y)
+    _assert_same(est, twin)
