@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import BaseOnlineLinear, atomic_update
+from ._base import BaseOnlineLinear, atomic_update, check_state_array
 from ._kernels import _multiplicative
 from ._kernels._rules import Rule, Slack
 
@@ -209,13 +209,35 @@ class _SplitWeightsMixin:
         b = np.full(2, value if self.fit_intercept else 0.0)
         return W, b
 
+    def _coef_shape(self):
+        return (self.n_features_in_,)
+
     def _state_arrays(self):
         if not self._multiplicative():
             return super()._state_arrays()
         if getattr(self, "_split_coef", None) is None:
             # learned additively: no weight pair to continue from
             return np.empty((0, 2)), np.empty(2)
-        return self._split_coef.copy(), self._split_intercept.copy()
+        n_features = self.n_features_in_
+        W = check_state_array(
+            self, "the weight pair", self._split_coef, (n_features, 2)
+        ).copy()
+        b = check_state_array(
+            self, "the intercept pair", self._split_intercept, (2,)
+        ).copy()
+        coef = check_state_array(self, "coef_", self.coef_, (n_features,))
+        intercept = check_state_array(self, "intercept_", self.intercept_, (1,))
+        if not (
+            np.array_equal(coef, W[:, 0] - W[:, 1]) and intercept[0] == b[0] - b[1]
+        ):
+            raise ValueError(
+                f"coef_ or intercept_ of {type(self).__name__} was assigned: "
+                "the multiplicative update continues from a pair of positive "
+                "weight vectors, which coef_ alone does not determine. Refit "
+                "with fit, or use update='additive' / GradientDescentRegressor "
+                "to continue from given weights."
+            )
+        return W, b
 
     def _publish(self, W, b, U=None, bu=None):
         if not self._multiplicative():

@@ -42,6 +42,9 @@ from ._base import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_sample_count,
+    check_state_array,
+    check_warm_start_shape,
     checked_class_weight,
 )
 from ._kernels import _kernel_pa
@@ -190,11 +193,46 @@ class _BaseKernelPA(BaseEstimator):
         }
 
     def _current_state(self):
+        """The support set to continue from, each array checked against
+        ``n_features_in_``, the number of columns and the number of support
+        vectors (a user may have assigned any of them)."""
+        sv = self.support_vectors_
+        if not (sp.issparse(sv) or isinstance(sv, np.ndarray)) or sv.ndim != 2:
+            raise ValueError(
+                "support_vectors_ must be a 2-D array or CSR matrix of shape "
+                f"(n_SV, {self.n_features_in_}); refit with fit."
+            )
+        n_sv = sv.shape[0]
+        if sp.issparse(sv):
+            sv = canonical_csr(sv.tocsr())
+            data = sv.data
+            if sv.nnz and (sv.indices.min() < 0 or sv.indices.max() >= sv.shape[1]):
+                raise ValueError("support_vectors_ has column indices out of range.")
+        else:
+            data = sv
+        check_state_array(self, "support_vectors_", data, data.shape)
+        sv = sv if sp.issparse(sv) else np.ascontiguousarray(sv, dtype=np.float64)
+        if sv.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"support_vectors_ of {type(self).__name__} has {sv.shape[1]} "
+                f"features, but the model has n_features_in_="
+                f"{self.n_features_in_}. Assign support vectors of that width, "
+                "or refit with fit."
+            )
+        alpha = check_state_array(
+            self, "dual_coef_", self.dual_coef_, (self._n_columns(), n_sv), order="F"
+        ).T
+        stamp = check_state_array(
+            self, "the support vectors' stamps", self._sv_stamp, (n_sv,), dtype=np.int64
+        )
+        kdiag = check_state_array(
+            self, "the support vectors' norms", self._sv_kdiag, (n_sv,)
+        )
         return {
-            "sv": self.support_vectors_,
-            "alpha": np.ascontiguousarray(self.dual_coef_.T, dtype=np.float64),
-            "stamp": self._sv_stamp,
-            "kdiag": self._sv_kdiag,
+            "sv": sv,
+            "alpha": np.ascontiguousarray(alpha),
+            "stamp": stamp,
+            "kdiag": kdiag,
             "next_stamp": self._next_stamp,
         }
 
@@ -410,12 +448,15 @@ class _BaseKernelPA(BaseEstimator):
         self._prepare_targets(y, classes=None, first_call=True, fitting=True)
         self._set_gamma(X)
         n_cols = self._n_columns()
-        if (
-            self.warm_start
-            and hasattr(self, "dual_coef_")
-            and self.dual_coef_.shape[0] == n_cols
-            and self.support_vectors_.shape[1] == X.shape[1]
-        ):
+        if self.warm_start and hasattr(self, "dual_coef_"):
+            # as scikit-learn: continuing from a model of another size is an
+            # error, not a silent restart
+            check_warm_start_shape(
+                self,
+                "support_vectors_ and dual_coef_",
+                (np.shape(self.dual_coef_)[0], self.support_vectors_.shape[1]),
+                (n_cols, X.shape[1]),
+            )
             state = self._current_state()
         else:
             state = self._empty_state(X, n_cols)
@@ -460,7 +501,7 @@ class _BaseKernelPA(BaseEstimator):
             t_start = 0
         else:
             state = self._current_state()
-            t_start = int(self.t_) - 1
+            t_start = check_sample_count(self) - 1
         labels, targets = self._targets(y)
         sample_weight = self._effective_sample_weight(y, sample_weight)
         state, n_iter, t = self._run(

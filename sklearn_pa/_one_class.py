@@ -27,6 +27,9 @@ from ._base import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_sample_count,
+    check_state_array,
+    check_warm_start_shape,
     record_epoch,
 )
 from ._kernels import _uniclass
@@ -306,6 +309,14 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         return n_iter, t
 
     # ------------------------------------------------------------ fitting
+    def _continued_state(self):
+        """Copies of (center_, the kernel's extra state) to continue from,
+        checked against ``n_features_in_`` (a user may have assigned
+        ``center_``)."""
+        w = check_state_array(self, "center_", self.center_, (self.n_features_in_,))
+        check_state_array(self, "the radius state", self._extra, (1,))
+        return w.copy(), self._stored_extra()
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
         """Fit the ball with up to ``max_iter`` passes over the data.
@@ -328,12 +339,13 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         with atomic_update(self):
             self._check_bound()
             X, sample_weight = self._validate_batch(X, sample_weight, reset=True)
-            if (
-                self.warm_start
-                and hasattr(self, "center_")
-                and self.center_.shape[0] == X.shape[1]
-            ):
-                w, extra = self.center_.copy(), self._stored_extra()
+            if self.warm_start and hasattr(self, "center_"):
+                # as scikit-learn: continuing from a model of another size
+                # is an error, not a silent restart
+                check_warm_start_shape(
+                    self, "center_", np.shape(self.center_), (X.shape[1],)
+                )
+                w, extra = self._continued_state()
             else:
                 w, extra = self._initial_state(X.shape[1])
             rng = check_random_state(self.random_state)
@@ -408,8 +420,8 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                         f"bound the radius was learned under ({bound!r}); set it "
                         "back, or refit with fit."
                     )
-                w, extra = self.center_.copy(), self._stored_extra()
-                t_start = int(self.t_) - 1
+                w, extra = self._continued_state()
+                t_start = check_sample_count(self) - 1
             n_iter, t = self._run(
                 X,
                 sample_weight,

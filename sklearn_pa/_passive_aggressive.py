@@ -812,7 +812,7 @@ class MIRAClassifier(
             return self._partial_fit(X, y, classes, sample_weight)
 
 
-class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
+class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinear):
     """Passive-Aggressive regressor with the epsilon-insensitive loss.
 
     On each example the weights move as little as possible so that the
@@ -1017,4 +1017,57 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
+        if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)
+            scores = X @ self.coef_.T
+            if sp.issparse(scores):
+                scores = scores.toarray()
+            return np.asarray(scores).ravel() + self.intercept_
         return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_
+
+    def sparsify(self):
+        """Convert ``coef_`` to a CSR matrix of shape ``(1, n_features)``.
+
+        Worth it when most weights are zero: prediction then takes time and
+        memory in the number of non-zero weights.  ``partial_fit`` and
+        ``fit`` (``warm_start``) continue from it, and make ``coef_`` dense
+        again; :meth:`densify` converts it back.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_regression
+        >>> from sklearn_pa import PassiveAggressiveRegressor
+        >>> X, y = make_regression(n_features=4, random_state=0)
+        >>> reg = PassiveAggressiveRegressor(random_state=0).fit(X, y)
+        >>> reg.sparsify().coef_.shape
+        (1, 4)
+        """
+        check_is_fitted(self)
+        self.coef_ = sp.csr_matrix(np.reshape(self.coef_, (1, -1)))
+        return self
+
+    def densify(self):
+        """Convert a sparse ``coef_`` (see :meth:`sparsify`) back to a dense
+        array of shape ``(n_features,)``.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_regression
+        >>> from sklearn_pa import PassiveAggressiveRegressor
+        >>> X, y = make_regression(n_features=4, random_state=0)
+        >>> reg = PassiveAggressiveRegressor(random_state=0).fit(X, y)
+        >>> reg.sparsify().densify().coef_.shape
+        (4,)
+        """
+        super().densify()
+        self.coef_ = np.ravel(self.coef_)
+        return self

@@ -28,7 +28,7 @@ iterates is ``W - U / c``.  Nothing here calls back into Python.
 from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 
-from ._dataset cimport index_t, get_row
+from ._dataset cimport index_t, get_row, check_rows, check_length
 from ._rules cimport Rule, Slack
 from ._steps cimport (
     Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
@@ -212,6 +212,29 @@ def epoch(
         if label_indices.shape[0] > 0:
             lind = &label_indices[0]
     cdef bint averaging = U.shape[0] > 0
+    # the rows, the weights and every per-row and per-column array must fit
+    # the data and each other (the estimators check the learned state first)
+    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    if W.shape[0] != n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
+    check_length(b.shape[0], K, "b")
+    if U.shape[0] > 0:
+        if U.shape[0] != W.shape[0] or U.shape[1] != K:
+            raise ValueError("U must have the shape of W")
+        check_length(bu.shape[0], K, "bu")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    check_length(loss_out.shape[0], K if rule == Rule.OVR else 1, "loss_out")
+    check_length(active.shape[0], K, "active")
+    if col_start < 0 or col_stop > K:
+        raise ValueError(f"the column range must lie in [0, {K}]")
+    cdef Py_ssize_t n_labels = 2 if K == 1 else K
+    if rule in (Rule.REGRESSION, Rule.GRADIENT, Rule.NORMALIZED_GRADIENT):
+        check_length(targets.shape[0], needed, "targets")
+    elif rule != Rule.MULTILABEL:
+        check_length(labels.shape[0], needed, "labels")
+        for q in range(order.shape[0]):
+            if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
+                raise ValueError(f"labels must lie in [0, {n_labels})")
     cdef bint want_scores = scores_out is not None
     if want_scores and (scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K):
         raise ValueError(f"scores_out must be at least ({order.shape[0]}, {K})")

@@ -45,7 +45,7 @@ from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from ._dataset cimport get_row, index_t
+from ._dataset cimport get_row, index_t, check_length
 
 cdef enum:
     UPDATE_STANDARD = 0
@@ -530,6 +530,89 @@ cdef Py_ssize_t solve_duals(
     return max_iter
 
 
+cdef int check_sentences(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] offsets,
+    const double[:, ::1] W,
+    const double[:, ::1] Tr,
+) except -1:
+    """Raise ValueError unless every sentence's tokens are rows of the view
+    with feature indices in [0, n_features), and W, Tr fit the features and
+    labels (the loops below run without bounds checks)."""
+    cdef Py_ssize_t L = W.shape[1], m, i, j, n_rows, n_tokens
+    cdef int bad = 0
+    if W.shape[0] != n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
+    if Tr.shape[0] != L + 1 or Tr.shape[1] != L + 1:
+        raise ValueError(f"Tr must be ({L + 1}, {L + 1}) for {L} labels")
+    if offsets.shape[0] < 1 or offsets[0] < 0:
+        raise ValueError("offsets must start at a token index >= 0")
+    for m in range(offsets.shape[0] - 1):
+        if offsets[m + 1] < offsets[m]:
+            raise ValueError("offsets must not decrease")
+    n_tokens = offsets[offsets.shape[0] - 1]
+    if dense:
+        if indices.shape[0] < n_features:
+            raise ValueError(f"the dense row view needs {n_features} indices")
+        n_rows = data.shape[0] // n_features if n_features > 0 else n_tokens
+    else:
+        n_rows = indptr.shape[0] - 1
+    if n_tokens > n_rows:
+        raise ValueError(f"offsets name {n_tokens} tokens; the data has {n_rows}")
+    if not dense:
+        with nogil:
+            for i in range(n_tokens):
+                if (indptr[i] < 0 or indptr[i] > indptr[i + 1]
+                        or indptr[i + 1] > data.shape[0]
+                        or indptr[i + 1] > indices.shape[0]):
+                    bad = 2
+                    break
+                for j in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
+                    if indices[j] < 0 or indices[j] >= n_features:
+                        bad = 3
+                        break
+                if bad:
+                    break
+        if bad == 2:
+            raise ValueError("indptr does not describe rows inside data and indices")
+        if bad == 3:
+            raise ValueError(f"a feature index lies outside [0, {n_features})")
+    return 0
+
+
+cdef int check_training(
+    const long long[::1] offsets,
+    const long long[::1] order,
+    const int[::1] labels,
+    Py_ssize_t L,
+    const double[:, ::1] W,
+    const double[:, ::1] Tr,
+    const double[:, ::1] U,
+    const double[:, ::1] UT,
+    bint average,
+) except -1:
+    """The training epochs' extra arrays: sentence ids, labels, averages."""
+    cdef Py_ssize_t q, i, n_sent = offsets.shape[0] - 1
+    cdef Py_ssize_t n_tokens = offsets[n_sent]
+    for q in range(order.shape[0]):
+        if order[q] < 0 or order[q] >= n_sent:
+            raise ValueError(f"order names a sentence outside [0, {n_sent})")
+    check_length(labels.shape[0], n_tokens, "labels")
+    for i in range(n_tokens):
+        if labels[i] < 0 or labels[i] >= L:
+            raise ValueError(f"labels must lie in [0, {L})")
+    if average and (
+        U.shape[0] != W.shape[0] or U.shape[1] != W.shape[1]
+        or UT.shape[0] != Tr.shape[0] or UT.shape[1] != Tr.shape[1]
+    ):
+        raise ValueError("U and UT must have the shapes of W and Tr")
+    return 0
+
+
 def solve_kbest_qp(
     const double[:, ::1] G,
     const double[::1] ell,
@@ -588,6 +671,8 @@ def perceptron_epoch(
     update (length 0: none), and ``rec_pred`` at that sentence's tokens the
     predicted prefix."""
     cdef Py_ssize_t L = W.shape[1]
+    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_training(offsets, order, labels, L, W, Tr, U, UT, average)
     cdef Py_ssize_t n = order.shape[0]
     cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
     cdef Py_ssize_t Tmax = 0
@@ -742,6 +827,8 @@ def pa_epoch(
     ``(t, n_updates, n_errors, max_qp_iterations)``; with ``record``,
     ``rec_alpha[k]`` holds the k-th sentence's multipliers."""
     cdef Py_ssize_t L = W.shape[1]
+    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_training(offsets, order, labels, L, W, Tr, U, UT, average)
     cdef Py_ssize_t Ls = L + 1
     cdef Py_ssize_t n = order.shape[0]
     cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
@@ -988,6 +1075,8 @@ def decode(
     """Best label sequence of every sentence (Viterbi, or beam search when
     ``0 < beam_width < L``), written at the sentence's tokens in ``out``."""
     cdef Py_ssize_t L = W.shape[1]
+    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_length(out.shape[0], offsets[offsets.shape[0] - 1], "out")
     cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
     cdef Py_ssize_t Tmax = 0
     cdef Py_ssize_t m, T, start, n_done

@@ -44,7 +44,7 @@ both layouts.  Nothing here calls back into Python.
 
 from libc.math cimport hypot, isfinite, sqrt
 
-from ._dataset cimport index_t, get_row
+from ._dataset cimport index_t, get_row, check_rows, check_length
 from ._rules cimport Slack
 
 
@@ -99,6 +99,13 @@ def epoch(
         overflowed.
     """
     cdef Py_ssize_t n_rows = order.shape[0]
+    # the rows, the centre and every per-row array must fit the data
+    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    if w.shape[0] != n_features:
+        raise ValueError(f"w has {w.shape[0]} entries for {n_features} features")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    check_length(extra.shape[0], 1, "extra")
+    check_length(loss_out.shape[0], 1, "loss_out")
     cdef Py_ssize_t n, i, j, nnz
     cdef long long outside = 0, updates = 0, skipped = 0
     cdef bint overflow = False

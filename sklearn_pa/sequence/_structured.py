@@ -9,6 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._base import atomic_update, check_state_array
 from .._kernels import _sequence
 from ._validation import stack_labels, stack_sequences
 
@@ -174,12 +175,47 @@ class _BaseSequenceTagger(BaseEstimator):
         self.end_transitions_ = Tr[:n, n].copy()
 
     def _decode_weights(self):
+        """(W, Tr) for the kernels from the public attributes, each checked
+        against ``n_features_in_`` and the number of classes (a user may
+        have assigned any of them)."""
         n = self.classes_.shape[0]
+        coef = check_state_array(
+            self, "coef_", self.coef_, (n, self.n_features_in_), order="F"
+        )
         Tr = np.zeros((n + 1, n + 1))
-        Tr[:n, :n] = self.transitions_
-        Tr[n, :n] = self.start_transitions_
-        Tr[:n, n] = self.end_transitions_
-        return np.ascontiguousarray(np.asarray(self.coef_, np.float64).T), Tr
+        Tr[:n, :n] = check_state_array(self, "transitions_", self.transitions_, (n, n))
+        Tr[n, :n] = check_state_array(
+            self, "start_transitions_", self.start_transitions_, (n,)
+        )
+        Tr[:n, n] = check_state_array(
+            self, "end_transitions_", self.end_transitions_, (n,)
+        )
+        return np.ascontiguousarray(coef.T), Tr
+
+    def _continue_from_public(self):
+        """Before a later ``partial_fit``: check the learned state, and
+        continue from the public weights when they are the model's own (not
+        averaged), so that a user who assigns ``coef_`` continues from it."""
+        W, Tr = self._decode_weights()
+        n = self.classes_.shape[0]
+        shapes = [(self._W, W.shape), (self._Tr, Tr.shape)]
+        if self.average:
+            shapes += [(self._U, W.shape), (self._UT, Tr.shape)]
+        for array, shape in shapes:
+            if not isinstance(array, np.ndarray) or array.shape != shape:
+                raise ValueError(
+                    f"The learned state of {type(self).__name__} does not match "
+                    f"its {self.n_features_in_} features and {n} classes; refit "
+                    "with fit."
+                )
+        if not (np.isfinite(self.t_) and self.t_ >= 0):
+            raise ValueError(
+                f"t_ of {type(self).__name__} must be the number of tokens "
+                f"seen, a finite number >= 0; got {self.t_!r}. Refit with fit."
+            )
+        if not self.average:
+            Tr[n, n] = self._Tr[n, n]
+            self._W, self._Tr = W, Tr
 
     def _averaging_arrays(self):
         if self.average:
@@ -230,13 +266,14 @@ class _BaseSequenceTagger(BaseEstimator):
         self : object
             Fitted estimator.
         """
-        batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
-        self._check_params(classes)
-        self._check_workspace(batch, classes)
-        self._reset(classes, batch.n_features, vectorizer)
-        rng = check_random_state(self.random_state)
-        self._epochs(batch, labels, self.max_iter, rng)
-        self._set_public()
+        with atomic_update(self):
+            batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
+            self._check_params(classes)
+            self._check_workspace(batch, classes)
+            self._reset(classes, batch.n_features, vectorizer)
+            rng = check_random_state(self.random_state)
+            self._epochs(batch, labels, self.max_iter, rng)
+            self._set_public()
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -284,14 +321,17 @@ class _BaseSequenceTagger(BaseEstimator):
         batch, vectorizer, classes_, labels = self._validate_batch(
             X, y, reset=first, classes=classes
         )
-        self._check_params(classes_)
-        self._check_workspace(batch, classes_)
-        if first:
-            self._reset(classes_, batch.n_features, vectorizer)
-        if not hasattr(self, "_rng"):
-            self._rng = check_random_state(self.random_state)
-        self._epochs(batch, labels, 1, self._rng)
-        self._set_public()
+        with atomic_update(self):
+            self._check_params(classes_)
+            self._check_workspace(batch, classes_)
+            if first:
+                self._reset(classes_, batch.n_features, vectorizer)
+            else:
+                self._continue_from_public()
+            if not hasattr(self, "_rng"):
+                self._rng = check_random_state(self.random_state)
+            self._epochs(batch, labels, 1, self._rng)
+            self._set_public()
         return self
 
     def _check_params(self, classes):
