@@ -124,6 +124,12 @@ def test_updates_match_the_reference_beam_search(update, beam_width, seed, L):
     Tr = rng.normal(size=(L + 1, L + 1))
     tagger._W[...] = W
     tagger._Tr[...] = Tr
+    # a later partial_fit continues from the public weights (the model's own
+    # when not averaging), so they are set to the same random weights
+    tagger.coef_ = W.T.copy()
+    tagger.transitions_ = Tr[:L, :L].copy()
+    tagger.start_transitions_ = Tr[L, :L].copy()
+    tagger.end_transitions_ = Tr[:L, L].copy()
     tagger._record_updates = True
     n_updates = 0
     warm_updates = tagger.n_updates_
