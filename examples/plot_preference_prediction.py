@@ -48,7 +48,7 @@ from sklearn_pa import (
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
 )
-from sklearn_pa.model_selection import progressive_val_score
+from sklearn_pa.model_selection import progressive_val_score, search_learning_rate
 
 QUICK = os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1"
 N_POSTS = 500 if QUICK else 3000
@@ -149,51 +149,40 @@ split = int(0.9 * len(y))
 # point the wrong way), so a coarse scan of 9 rates first picks the bracket
 # around the best of them.  Each evaluation is one progressive validation
 # pass: predict every post, then learn it, in one compiled loop.
+# :func:`~sklearn_pa.model_selection.search_learning_rate` does all of this:
+# ``n_scan=9`` is the coarse scan, ``method="bisection"`` the seed's search.
 
 
-def cumulative_loss(make, rate, X):
-    result = progressive_val_score(make(rate), X, y, return_curve=True)
-    return result.cumulative_loss
-
-
-def bisection(make, low, high, X, n_iter=N_BISECTION, delta=1e-3):
-    grid = np.geomspace(low, high, 9)
-    best = int(np.argmin([cumulative_loss(make, rate, X)[-1] for rate in grid]))
-    low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
-    log_low, log_high = np.log(low), np.log(high)
-    for _ in range(n_iter):
-        mid = 0.5 * (log_low + log_high)
-        here = cumulative_loss(make, np.exp(mid), X)[-1]
-        right = cumulative_loss(make, np.exp(mid + delta), X)[-1]
-        if right > here:
-            log_high = mid
-        else:
-            log_low = mid
-    rate = float(np.exp(0.5 * (log_low + log_high)))
-    return rate, cumulative_loss(make, rate, X)
+def bisection(estimator, param_name, low, high, X):
+    result = search_learning_rate(
+        estimator,
+        X,
+        y,
+        param_name=param_name,
+        bounds=(low, high),
+        method="bisection",
+        n_iter=N_BISECTION,
+        n_scan=9,
+        delta=1e-3,
+    )
+    return result.best_value, result.cumulative_loss
 
 
 def learners(U):
     return {
-        "GD (eta/||x||^2)": (
-            lambda eta: GradientDescentRegressor(eta=eta, shuffle=False),
-            1e-3,
-            1.0,
-        ),
+        "GD (eta/||x||^2)": (GradientDescentRegressor(shuffle=False), "eta", 1e-3, 1.0),
         "EG±": (
-            lambda eta: ExponentiatedGradientRegressor(
-                eta=eta, total_weight=U, shuffle=False
-            ),
+            ExponentiatedGradientRegressor(total_weight=U, shuffle=False),
+            "eta",
             # the exponent of a step is 2 eta (y - yhat) U x_i: search eta
             # around 1 / U^2
             1e-4 / U**2,
             1e3 / U**2,
         ),
-        "DPAU": (lambda c: ErrorProportionalRegressor(c=c, shuffle=False), 1e-3, 1.0),
+        "DPAU": (ErrorProportionalRegressor(shuffle=False), "c", 1e-3, 1.0),
         "DPMU": (
-            lambda c: ErrorProportionalRegressor(
-                c=c, update="multiplicative", shuffle=False
-            ),
+            ErrorProportionalRegressor(update="multiplicative", shuffle=False),
+            "c",
             1e-3,
             1.0,
         ),
@@ -206,9 +195,9 @@ def run(X, U, title):
     curves = {}
     print(f"\n{title}: {X.shape[1]} features")
     print(f"{'learner':18s} {'rate':>10s} {'cum. loss':>10s} {'last 10%':>9s}")
-    for name, (make, low, high) in learners(U).items():
+    for name, (estimator, param_name, low, high) in learners(U).items():
         start = time.perf_counter()
-        rate, curve = bisection(make, low, high, X)
+        rate, curve = bisection(estimator, param_name, low, high, X)
         elapsed = time.perf_counter() - start
         curves[name] = curve
         tail = curve[-1] - curve[split - 1]

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -31,22 +32,201 @@ from ._kernels._rules import Rule
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
 
+# Largest sample count a parameter may name (``average``, ``budget``): the
+# sample counter ``t_`` is a float64, exact up to 2**53.
+MAX_SAMPLE_COUNT = 2**53
+
 
 @contextmanager
 def atomic_update(estimator):
     """Leave ``estimator`` exactly as it was if the block raises.
 
-    Validation only ever assigns attributes (it never writes into an existing
-    array), and the kernel runs after every check has passed, so restoring the
-    attribute dictionary restores the fitted state.
+    Validation only ever assigns attributes, and the kernels run after every
+    check has passed, so restoring the attribute dictionary restores the
+    fitted state from any error raised before a kernel call.  The state of
+    every random generator in it is saved too (a few kilobytes), so that an
+    error raised after an epoch's shuffle leaves the generator as it was.
+
+    The kernels update the learned arrays in place, and a warning the epoch
+    loop issues after a kernel call (rows skipped for overflow, no
+    convergence) is an exception when the warnings filter says so (``-W
+    error``, pytest's ``filterwarnings = error``).  When it does, a copy of
+    every writeable array is taken too, and written back into the same
+    arrays on the way out of a failed block (views such as ``coef_`` stay
+    views).  Otherwise no copy is made: a stream of ``partial_fit`` calls on
+    a large model pays nothing for it.
     """
     saved = dict(estimator.__dict__)
+    arrays = []
+    if _package_warnings_raise(estimator):
+        arrays = [
+            (value, value.copy())
+            for value in saved.values()
+            if isinstance(value, np.ndarray) and value.flags.writeable
+        ]
+    generators = [
+        (value, _generator_state(value))
+        for value in saved.values()
+        if isinstance(value, (np.random.RandomState, np.random.Generator))
+    ]
     try:
         yield
     except BaseException:
+        for array, content in arrays:
+            array[...] = content
+        for generator, state in generators:
+            _set_generator_state(generator, state)
         estimator.__dict__.clear()
         estimator.__dict__.update(saved)
         raise
+
+
+# The warnings an epoch loop may issue after a kernel has written into the
+# learned arrays, as (category, a message of that kind).
+_LATE_WARNINGS = (
+    (
+        RuntimeWarning,
+        "1 rows were skipped at epoch 1 because their squared norm, scores or "
+        "step overflowed; scale the input (StandardScaler, MaxAbsScaler).",
+    ),
+    (
+        ConvergenceWarning,
+        "Maximum number of iteration reached before convergence. Consider "
+        "increasing max_iter to improve the fit.",
+    ),
+)
+
+
+def _package_warnings_raise(estimator):
+    """Whether the current warnings filter turns a warning of
+    :data:`_LATE_WARNINGS`, issued from this module or the estimator's, into
+    an exception.  Asked by issuing each one under ``catch_warnings`` with
+    nothing shown and nothing recorded."""
+    modules = {__name__, type(estimator).__module__}
+    once = dict(warnings.onceregistry)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_nothing
+            for category, message in _LATE_WARNINGS:
+                for module in modules:
+                    try:
+                        warnings.warn_explicit(
+                            message,
+                            category,
+                            filename=module.replace(".", "/") + ".py",
+                            lineno=0,
+                            module=module,
+                            registry={},
+                        )
+                    except Warning:
+                        return True
+    finally:
+        warnings.onceregistry.clear()
+        warnings.onceregistry.update(once)
+    return False
+
+
+def _show_nothing(*args, **kwargs):
+    pass
+
+
+def _generator_state(generator):
+    if isinstance(generator, np.random.RandomState):
+        return generator.get_state(legacy=False)
+    return generator.bit_generator.state
+
+
+def _set_generator_state(generator, state):
+    if isinstance(generator, np.random.RandomState):
+        generator.set_state(state)
+    else:
+        generator.bit_generator.state = state
+
+
+def check_state_array(estimator, name, value, shape, *, dtype=np.float64, order="C"):
+    """A learned array the next kernel call reads or writes, checked against
+    the model's dimensions before any of it is used.
+
+    ``value`` is what the estimator holds as ``name`` (``coef_``, ``center_``,
+    ... possibly assigned by the user); ``shape`` is the shape the model's
+    dimensions (``n_features_in_``, the number of classes, ...) require
+    (axes of length one aside: a 1-D array also stands for a ``(1, n)``
+    one).  Returns a writeable array of ``dtype`` and ``shape``, contiguous
+    in ``order`` ("F" for a transposed view of a C-contiguous kernel array,
+    as ``coef_`` is), a copy unless ``value`` is one already.  Raises
+    ``ValueError``, saying what is expected, when the shape, the type or the
+    finiteness of ``value`` is wrong, so that a kernel never reads or writes
+    outside an array.
+    """
+    shape = tuple(int(n) for n in shape)
+    owner = type(estimator).__name__
+    if sp.issparse(value):
+        value = value.toarray()
+    if np.iscomplexobj(value):
+        raise ValueError(f"{name} of {owner} must be real; got a complex array.")
+    try:
+        array = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} of {owner} must be an array of numbers of shape {shape}; "
+            f"got {type(value).__name__}."
+        ) from exc
+    # a (1, n) array also stands for an (n,) one and the reverse (sparsify()
+    # makes a 1-D coef_ a one-row matrix)
+    if array.shape != shape and not (
+        {array.ndim, len(shape)} == {1, 2}
+        and array.size == int(np.prod(shape))
+        and (
+            array.ndim == 1 and shape[0] == 1 or array.ndim == 2 and array.shape[0] == 1
+        )
+    ):
+        raise ValueError(
+            f"{name} of {owner} has shape {array.shape}, but the model needs "
+            f"{shape} ({getattr(estimator, 'n_features_in_', '?')} features"
+            f"{_classes_phrase(estimator)}). Assign an array of that shape, or "
+            "refit with fit to learn a model of another size."
+        )
+    if array.shape != shape:
+        array = array.reshape(shape)
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+        raise ValueError(
+            f"{name} of {owner} contains NaN or infinity; assign finite values "
+            "or refit with fit."
+        )
+    contiguous = array.flags.c_contiguous if order == "C" else array.flags.f_contiguous
+    if not (contiguous and array.flags.writeable):
+        array = np.array(array, dtype=dtype, order=order, copy=True)
+    return array
+
+
+def check_sample_count(estimator):
+    """``estimator.t_`` (samples seen plus one) as an int, refused unless it
+    is a whole number >= 1."""
+    t = estimator.t_
+    if not (isinstance(t, Real) and np.isfinite(t) and t >= 1 and float(t) == int(t)):
+        raise ValueError(
+            f"t_ of {type(estimator).__name__} must be the number of samples "
+            f"seen plus one, a whole number >= 1; got {t!r}. Refit with fit."
+        )
+    return int(t)
+
+
+def _classes_phrase(estimator):
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return ""
+    return f", {len(classes)} classes"
+
+
+def check_warm_start_shape(estimator, name, shape, expected):
+    """Refuse ``warm_start`` from a model of another size, as scikit-learn
+    does, instead of silently starting over."""
+    if tuple(shape) != tuple(expected):
+        raise ValueError(
+            f"Provided {name} does not match dataset: the model holds {name} of "
+            f"shape {tuple(shape)}, this data needs {tuple(expected)}. Set "
+            "warm_start=False to start over on data of another shape."
+        )
 
 
 def canonical_csr(X):
@@ -70,6 +250,24 @@ def check_batch_sample_weight(sample_weight, X, role="it multiplies C for each s
     if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
         raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
     return sample_weight
+
+
+def checked_class_weight(class_weight, classes, y):
+    """``compute_class_weight`` for ``classes``, refused (before any update)
+    unless every weight is finite and non-negative; ones for ``None``."""
+    if class_weight is None:
+        return np.ones(classes.shape[0])
+    weights = np.asarray(
+        compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64
+    )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError(
+            f"class_weight={class_weight!r} gives the weights "
+            f"{dict(zip(classes.tolist(), weights.tolist()))!r}; each class "
+            "weight multiplies C for the samples of its class and must be a "
+            "finite non-negative number."
+        )
+    return weights
 
 
 def typical_feature_value(X):
@@ -159,9 +357,16 @@ class _EpochMonitor:
             est.t_ = float(t) + 1.0
             publish()
             X, y, sample_weight, val_idx = self.validation
-            val_score = est._score_for_stopping(
-                X[val_idx], y[val_idx], sample_weight[val_idx]
-            )
+            # X is the validated array: the names of the DataFrame the
+            # estimator was fitted on would make scoring warn that X has none
+            names = est.__dict__.pop("feature_names_in_", None)
+            try:
+                val_score = est._score_for_stopping(
+                    X[val_idx], y[val_idx], sample_weight[val_idx]
+                )
+            finally:
+                if names is not None:
+                    est.feature_names_in_ = names
         if est.verbose:
             est._report(
                 epoch,
@@ -222,7 +427,10 @@ class BaseOnlineLinear(BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
-        "average": [Interval(Integral, 0, None, closed="neither"), "boolean"],
+        "average": [
+            Interval(Integral, 0, MAX_SAMPLE_COUNT, closed="right"),
+            "boolean",
+        ],
     }
 
     def __getstate__(self):
@@ -235,21 +443,28 @@ class BaseOnlineLinear(BaseEstimator):
     def _state_arrays(self):
         """(W, b) the kernel updates in place: the standard (non-averaged)
         weights, feature-major.  Built from the public attributes, so a user
-        who assigns ``coef_`` continues from it."""
+        who assigns ``coef_`` continues from it; whatever is assigned is
+        checked against ``n_features_in_`` and the number of classes first
+        (:func:`check_state_array`)."""
+        n_features, n_columns = self.n_features_in_, self._n_columns()
         if self._averaging_state():
+            names = ("coef_ (standard weights)", "intercept_ (standard)")
             coef, intercept = self._standard_coef, self._standard_intercept
         else:
+            names = ("coef_", "intercept_")
             coef, intercept = self.coef_, self.intercept_
-        if sp.issparse(coef):
-            coef = coef.toarray()
-        coef = np.asarray(coef, dtype=np.float64)
-        if coef.ndim == 1:
-            coef = coef.reshape(1, -1)
-        W = coef.T
-        if not W.flags.c_contiguous:
+        coef = check_state_array(self, names[0], coef, self._coef_shape(), order="F")
+        intercept = check_state_array(self, names[1], np.ravel(intercept), (n_columns,))
+        W = coef.reshape(n_columns, n_features).T
+        if not W.flags.c_contiguous:  # a (1, n) coef_ given as a 1-D one
             W = np.ascontiguousarray(W)
-        b = np.ascontiguousarray(np.atleast_1d(intercept), dtype=np.float64)
-        return W, b
+        return W, intercept
+
+    def _coef_shape(self):
+        """The shape of ``coef_``: (n_columns, n_features), or what the
+        estimator makes of it (a regressor's ``(n_features,)``)."""
+        shape = (self._n_columns(), self.n_features_in_)
+        return self._shape_coef(np.empty(shape)).shape
 
     def _averaging_state(self):
         return getattr(self, "_average_accum", None) is not None
@@ -386,6 +601,21 @@ class BaseOnlineLinear(BaseEstimator):
                 raise ValueError("intercept_init contains NaN or infinity.")
             b[:] = intercept_init
         return W, b
+
+    def _check_initial_scores(self, X, W, b):
+        """Refuse ``coef_init`` / ``intercept_init`` whose decision values on
+        the training data are not finite (finite but huge entries such as
+        1e308 overflow in ``w . x``): the model would start, and stay,
+        non-finite."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = safe_sparse_dot(X, W) + b
+        if not np.all(np.isfinite(scores)):
+            raise ValueError(
+                "coef_init and intercept_init give non-finite decision values "
+                "on X (their products with the samples overflow); pass smaller "
+                "initial weights or scale the input (StandardScaler, "
+                "MaxAbsScaler)."
+            )
 
     def _validation_split(self, y, sample_weight):
         n_samples = y.shape[0]
@@ -593,13 +823,22 @@ class BaseOnlineLinear(BaseEstimator):
         n_columns = self._n_columns()
         warm = False
         if self.warm_start and hasattr(self, "coef_") and coef_init is None:
+            # as scikit-learn: continuing from a model of another size is an
+            # error, not a silent restart
+            check_warm_start_shape(
+                self, "coef_", np.shape(self.coef_), self._coef_shape()
+            )
             W0, b0 = self._state_arrays()
-            if W0.shape == (X.shape[1], n_columns):
+            # (an empty W0: no state of this kind to continue from, e.g.
+            # weights learned with another update rule; fit starts over)
+            if W0.shape[0] == X.shape[1]:
                 coef_init, intercept_init = W0.T, b0
                 warm = True
         if not (warm and hasattr(self, "intercept_scaling_")):
             self._set_intercept_scaling(X)
         W, b = self._allocate(X.shape[1], n_columns, coef_init, intercept_init)
+        if not warm and (coef_init is not None or intercept_init is not None):
+            self._check_initial_scores(X, W, b)
         train_idx, val_idx = self._validation_split(y, sample_weight)
         U = np.zeros_like(W) if self.average else None
         bu = np.zeros_like(b) if self.average else None
@@ -652,12 +891,20 @@ class BaseOnlineLinear(BaseEstimator):
             W, b = self._state_arrays()
             if self.average:
                 if self._averaging_state():
-                    U, bu = self._average_accum, self._average_intercept_accum
+                    U = check_state_array(
+                        self, "the averaging state", self._average_accum, W.shape
+                    )
+                    bu = check_state_array(
+                        self,
+                        "the averaging state",
+                        self._average_intercept_accum,
+                        b.shape,
+                    )
                 else:
                     U, bu = np.zeros_like(W), np.zeros_like(b)
             else:
                 U = bu = None
-            t_start = int(self.t_) - 1
+            t_start = check_sample_count(self) - 1
         scores_out = None
         if record_scores:
             if self._averaging_state() or self.average:
@@ -776,13 +1023,9 @@ class OnlineLinearClassifierMixin:
                 f"y contains labels {unknown.tolist()!r} that are not in classes "
                 f"{classes_.tolist()!r}."
             )
-        cw = (
-            compute_class_weight(self.class_weight, classes=classes_, y=y)
-            if (self.class_weight is not None)
-            else np.ones(classes_.shape[0])
-        )
-        if isinstance(self.class_weight, dict) and not fitting and not first_call:
-            cw = self._expanded_class_weight
+        # computed on every call: a class_weight set between partial_fit
+        # calls applies from the next batch on, as in SGDClassifier
+        cw = checked_class_weight(self.class_weight, classes_, y)
         self.classes_ = classes_
         self._expanded_class_weight = np.ascontiguousarray(cw, dtype=np.float64)
 

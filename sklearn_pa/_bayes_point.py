@@ -19,6 +19,9 @@ from ._base import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_sample_count,
+    check_state_array,
+    check_warm_start_shape,
     record_epoch,
 )
 from ._kernels import _bayes_point
@@ -428,7 +431,31 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
             labels[~unlabeled] = np.searchsorted(self.classes_, y[~unlabeled])
         return labels
 
+    def _check_copies(self, n_features, n_columns):
+        """Check the copies' state against the model's dimensions before the
+        kernel reads it (a user may have assigned ``n_mistakes_``)."""
+        M = self.n_estimators
+        if self._W.shape[1] != M * n_columns:
+            raise ValueError(
+                f"The model holds {self._W.shape[1]} weight columns, not "
+                f"n_estimators={M} copies of {n_columns}: n_estimators changed "
+                "since the first call to partial_fit. Set it back, or refit "
+                "with fit."
+            )
+        self._W = check_state_array(
+            self, "the copies' weights", self._W, (n_features, M * n_columns)
+        )
+        self._b = check_state_array(
+            self, "the copies' intercepts", self._b, (M * n_columns,)
+        )
+        self.n_mistakes_ = check_state_array(
+            self, "n_mistakes_", self.n_mistakes_, (M,), dtype=np.int64
+        )
+        check_sample_count(self)
+
     def _run(self, X, labels, sample_weight, base, *, max_iter, stopping, rng):
+        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        self._check_copies(X.shape[1], n_columns)
         rows = _RowView(X)
         n_columns = self._W.shape[1] // self.n_estimators
         weight_pos, weight_neg, margins = base._kernel_extras(n_columns)
@@ -569,12 +596,23 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
         )
         self._check_rule(base)
         n_columns = 1 if base.classes_.shape[0] == 2 else base.classes_.shape[0]
-        warm = (
-            self.warm_start
-            and hasattr(self, "_W")
-            and self._W.shape == (X.shape[1], self.n_estimators * n_columns)
-            and np.array_equal(self.classes_, base.classes_)
-        )
+        warm = self.warm_start and hasattr(self, "_W")
+        if warm:
+            # as scikit-learn: continuing from a model of another size is an
+            # error, not a silent restart
+            check_warm_start_shape(
+                self,
+                "weights of the copies",
+                self._W.shape,
+                (X.shape[1], self.n_estimators * n_columns),
+            )
+            if not np.array_equal(self.classes_, base.classes_):
+                raise ValueError(
+                    f"Provided classes_ does not match dataset: the model has "
+                    f"classes {self.classes_.tolist()!r}, y has "
+                    f"{base.classes_.tolist()!r}. Set warm_start=False to start "
+                    "over with other classes."
+                )
         self.classes_ = base.classes_
         self._class_weight = base._expanded_class_weight
         if not warm:
@@ -617,6 +655,15 @@ class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
             self._start(base, X, n_columns)
             self._rng = check_random_state(self.random_state)
         else:
+            n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+            n_copies = self._W.shape[1] // n_columns
+            if n_copies != self.n_estimators:
+                raise ValueError(
+                    f"n_estimators changed since the first call to partial_fit: "
+                    f"n_estimators={self.n_estimators!r} differs from the "
+                    f"{n_copies} copies the stream started with; set it back, "
+                    "or start again with fit."
+                )
             base.intercept_scaling_ = self.intercept_scaling_
         self.n_iter_ = self._run(
             X,

@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import BaseOnlineLinear, atomic_update
+from ._base import BaseOnlineLinear, atomic_update, check_state_array
 from ._kernels import _multiplicative
 from ._kernels._rules import Rule, Slack
 
@@ -123,7 +123,84 @@ class _SplitWeightsMixin:
     def _set_intercept_scaling(self, X):
         self.intercept_scaling_ = 1.0
 
+    def _check_split_init(self, coef_init, intercept_init):
+        """The user's initial weight pair ``(s+, s-)``, checked before any
+        weight moves: shape (2, n_features), finite and positive (a
+        multiplicative update never moves a zero weight), and for EG+- a
+        total equal to ``total_weight`` (the seed's ``U = ||s+-||_1``)."""
+        if not self._multiplicative():
+            return coef_init, intercept_init
+        if coef_init is None:
+            if intercept_init is not None:
+                raise ValueError(
+                    "intercept_init is the initial pair of the intercept's "
+                    "weights; pass it together with coef_init."
+                )
+            return None, None
+        coef_init = np.asarray(coef_init, dtype=np.float64)
+        if coef_init.ndim != 2 or coef_init.shape[0] != 2:
+            raise ValueError(
+                f"coef_init has shape {coef_init.shape}; the multiplicative "
+                "rule starts from a pair of positive weight vectors (s+, s-), "
+                "so coef_init must have shape (2, n_features): row 0 is s+, "
+                "row 1 is s- (the weights are s+ - s-)."
+            )
+        if self.fit_intercept:
+            if intercept_init is None:
+                intercept_init = self._default_intercept_pair()
+            intercept_init = np.atleast_1d(np.asarray(intercept_init, dtype=float))
+            if intercept_init.shape != (2,):
+                raise ValueError(
+                    f"intercept_init has shape {intercept_init.shape}; expected "
+                    "(2,): the pair (b+, b-) of the constant feature's weights."
+                )
+        elif intercept_init is not None:
+            raise ValueError(
+                "intercept_init is the weight pair of the constant feature; "
+                "with fit_intercept=False leave it None."
+            )
+        else:
+            intercept_init = np.zeros(2)
+        for name, value in (
+            ("coef_init", coef_init),
+            ("intercept_init", intercept_init),
+        ):
+            if not np.all(np.isfinite(value)):
+                raise ValueError(f"{name} contains NaN or infinity.")
+        pair = np.concatenate(
+            [coef_init.ravel(), intercept_init if self.fit_intercept else []]
+        )
+        if np.any(pair <= 0.0):
+            raise ValueError(
+                "The initial weight pair (coef_init, intercept_init) must be "
+                "strictly positive: the multiplicative update scales each "
+                "weight, so a weight at 0 would stay at 0. A signed start w is "
+                "the pair (max(w, 0) + d, max(-w, 0) + d) for any d > 0."
+            )
+        total = self._total()
+        if total > 0.0 and not np.isclose(pair.sum(), total, rtol=1e-9, atol=0.0):
+            raise ValueError(
+                f"The initial weights sum to {pair.sum():.6g} but total_weight="
+                f"{total:.6g}: EG+- keeps the total U = ||s+-||_1 of its initial "
+                f"weights. Pass total_weight={pair.sum():.6g}, or rescale "
+                "coef_init and intercept_init to sum to total_weight."
+            )
+        return coef_init, intercept_init
+
+    def _default_intercept_pair(self):
+        raise ValueError(
+            "With fit_intercept=True, pass intercept_init=(b+, b-) with "
+            "coef_init: the intercept's weight pair shares the total weight."
+        )
+
     def _allocate(self, n_features, n_columns, coef_init, intercept_init):
+        if self._multiplicative() and coef_init is not None:
+            coef_init = np.asarray(coef_init)
+            if coef_init.shape != (2, n_features):
+                raise ValueError(
+                    f"coef_init has shape {coef_init.shape}; expected (2, "
+                    f"{n_features}) = (2, n_features) for the pair (s+, s-)."
+                )
         if not self._multiplicative() or coef_init is not None:
             return super()._allocate(n_features, n_columns, coef_init, intercept_init)
         n_active = n_features + (1 if self.fit_intercept else 0)
@@ -132,13 +209,35 @@ class _SplitWeightsMixin:
         b = np.full(2, value if self.fit_intercept else 0.0)
         return W, b
 
+    def _coef_shape(self):
+        return (self.n_features_in_,)
+
     def _state_arrays(self):
         if not self._multiplicative():
             return super()._state_arrays()
         if getattr(self, "_split_coef", None) is None:
             # learned additively: no weight pair to continue from
             return np.empty((0, 2)), np.empty(2)
-        return self._split_coef.copy(), self._split_intercept.copy()
+        n_features = self.n_features_in_
+        W = check_state_array(
+            self, "the weight pair", self._split_coef, (n_features, 2)
+        ).copy()
+        b = check_state_array(
+            self, "the intercept pair", self._split_intercept, (2,)
+        ).copy()
+        coef = check_state_array(self, "coef_", self.coef_, (n_features,))
+        intercept = check_state_array(self, "intercept_", self.intercept_, (1,))
+        if not (
+            np.array_equal(coef, W[:, 0] - W[:, 1]) and intercept[0] == b[0] - b[1]
+        ):
+            raise ValueError(
+                f"coef_ or intercept_ of {type(self).__name__} was assigned: "
+                "the multiplicative update continues from a pair of positive "
+                "weight vectors, which coef_ alone does not determine. Refit "
+                "with fit, or use update='additive' / GradientDescentRegressor "
+                "to continue from given weights."
+            )
+        return W, b
 
     def _publish(self, W, b, U=None, bu=None):
         if not self._multiplicative():
@@ -204,25 +303,6 @@ class _SplitWeightsMixin:
                 "keep the update of the first call."
             )
         return super()._partial_fit(X, y, classes, sample_weight, **kwargs)
-
-
-_FIT_DOC = """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target values.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
 
 
 class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
@@ -558,11 +638,36 @@ class ExponentiatedGradientRegressor(
         return float(self.total_weight) / (2.0 * n_active)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        with atomic_update(self):
-            return self._fit(X, y, None, None, sample_weight)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the data.
 
-    fit.__doc__ = _FIT_DOC
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target values.
+        coef_init : ndarray of shape (2, n_features), default=None
+            The initial weight pair ``s+-`` of EG+-(s+-, eta): row 0 is
+            ``w+``, row 1 is ``w-``, all strictly positive.  With the
+            intercept, ``coef_init.sum() + intercept_init.sum()`` must equal
+            ``total_weight`` (the seed's ``U = ||s+-||_1``).  ``None``: every
+            weight at ``total_weight / (2 (n_features + fit_intercept))``.
+        intercept_init : ndarray of shape (2,), default=None
+            The initial pair ``(b+, b-)`` of the intercept's weights
+            (required with ``coef_init`` when ``fit_intercept``).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        coef_init, intercept_init = self._check_split_init(coef_init, intercept_init)
+        with atomic_update(self):
+            return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
 
 class ErrorProportionalRegressor(
@@ -716,6 +821,10 @@ class ErrorProportionalRegressor(
     def _initial_weight(self, n_active):
         return 1.0
 
+    def _default_intercept_pair(self):
+        # DPMU starts every weight at 1 (the seed's s+- = (1, ..., 1))
+        return np.ones(2)
+
     def _validate_batch(self, X, y, sample_weight, reset):
         X, y, sample_weight = super()._validate_batch(X, y, sample_weight, reset)
         if self._multiplicative():
@@ -732,8 +841,31 @@ class ErrorProportionalRegressor(
         return X, y, sample_weight
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        with atomic_update(self):
-            return self._fit(X, y, None, None, sample_weight)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the data.
 
-    fit.__doc__ = _FIT_DOC
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target values.
+        coef_init : ndarray, default=None
+            Initial weights.  DPAU(s, c): shape (n_features,), any real
+            values (zero by default).  DPMU(s+-, c): shape (2, n_features),
+            the pair ``(w+, w-)``, strictly positive (all ones by default).
+        intercept_init : ndarray, default=None
+            Initial intercept: shape (1,) for DPAU; the pair ``(b+, b-)``,
+            shape (2,) and positive, for DPMU (``(1, 1)`` by default).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        coef_init, intercept_init = self._check_split_init(coef_init, intercept_init)
+        with atomic_update(self):
+            return self._fit(X, y, coef_init, intercept_init, sample_weight)

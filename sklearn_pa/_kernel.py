@@ -29,7 +29,7 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import (
@@ -37,7 +37,16 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import atomic_update, canonical_csr, check_batch_sample_weight
+from ._base import (
+    MAX_SAMPLE_COUNT,
+    atomic_update,
+    canonical_csr,
+    check_batch_sample_weight,
+    check_sample_count,
+    check_state_array,
+    check_warm_start_shape,
+    checked_class_weight,
+)
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
 
@@ -52,6 +61,25 @@ _MIN_BLOCK_ROWS = 64
 _POLICIES = {"oldest": _kernel_pa.Policy.OLDEST, "smallest": _kernel_pa.Policy.SMALLEST}
 
 
+def _scaled_variance(X):
+    """The variance of every entry of X (as ``X.var()``), as a pair
+    ``(scale, scaled_var)`` with ``var = scale**2 * scaled_var`` (``scaled_var``
+    is 0 when X is constant): computed on ``X / max|X|``, so that it neither
+    overflows nor underflows for entries near the float64 limits."""
+    data = X.data if sp.issparse(X) else np.asarray(X).reshape(-1)
+    scale = float(np.max(np.abs(data))) if data.size else 0.0
+    if scale == 0.0:
+        return 1.0, 0.0
+    if 1e-100 < scale < 1e100:  # the squares neither overflow nor underflow
+        scale = 1.0
+    if sp.issparse(X):
+        scaled = X / scale
+        var = scaled.multiply(scaled).mean() - scaled.mean() ** 2
+    else:
+        var = np.var(np.asarray(X) / scale)
+    return scale, float(max(var, 0.0))
+
+
 class _BaseKernelPA(BaseEstimator):
     """Shared machinery: kernel parameters, the block loop, the support set."""
 
@@ -62,10 +90,10 @@ class _BaseKernelPA(BaseEstimator):
             Interval(Real, 0, None, closed="left"),
             StrOptions({"scale", "auto"}),
         ],
-        "degree": [Interval(Real, 0, None, closed="left"), None],
+        "degree": [Interval(Integral, 0, None, closed="left"), None],
         "coef0": [Interval(Real, None, None, closed="neither"), None],
         "kernel_params": [dict, None],
-        "budget": [Interval(Integral, 1, None, closed="left"), None],
+        "budget": [Interval(Integral, 1, MAX_SAMPLE_COUNT, closed="both"), None],
         "budget_policy": [StrOptions(set(_POLICIES))],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
@@ -80,12 +108,22 @@ class _BaseKernelPA(BaseEstimator):
     def _set_gamma(self, X):
         """The numeric gamma, from the first batch for "scale" (as SVC)."""
         if self.gamma == "scale":
-            if sp.issparse(X):
-                mean = X.mean()
-                var = X.multiply(X).mean() - mean**2
+            # X.var() = scale**2 * scaled_var, without forming scale**2
+            scale, scaled_var = _scaled_variance(X)
+            if scaled_var <= 0:
+                self._gamma = 1.0
             else:
-                var = X.var()
-            self._gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+                with np.errstate(over="ignore", under="ignore"):
+                    gamma = 1.0 / (X.shape[1] * scaled_var) / scale / scale
+                if not (np.isfinite(gamma) and gamma >= np.finfo(np.float64).tiny):
+                    raise ValueError(
+                        f"gamma='scale' is 1 / (n_features * X.var()), and X's "
+                        f"entries (up to {scale:g} in magnitude) make X.var() "
+                        "overflow float64, where every kernel value would be "
+                        "lost. Scale the input (StandardScaler, MaxAbsScaler) "
+                        "or pass a numeric gamma."
+                    )
+                self._gamma = float(gamma)
         elif self.gamma == "auto":
             self._gamma = 1.0 / X.shape[1]
         else:
@@ -102,6 +140,16 @@ class _BaseKernelPA(BaseEstimator):
                 "(leave them at their defaults); with a callable kernel pass "
                 "its parameters in kernel_params."
             )
+        if not callable(self.kernel):
+            # the named kernels' own parameters are validated as parameters
+            # of this estimator (as in SVC): they may not bypass that here
+            named = set(self.kernel_params or {}) & {"gamma", "degree", "coef0"}
+            if named:
+                raise ValueError(
+                    f"Pass {sorted(named)} as parameters of "
+                    f"{type(self).__name__} (e.g. degree=2), not in "
+                    f"kernel_params, with kernel={self.kernel!r}."
+                )
 
     def _kernel_params(self):
         params = dict(self.kernel_params or {})
@@ -145,11 +193,46 @@ class _BaseKernelPA(BaseEstimator):
         }
 
     def _current_state(self):
+        """The support set to continue from, each array checked against
+        ``n_features_in_``, the number of columns and the number of support
+        vectors (a user may have assigned any of them)."""
+        sv = self.support_vectors_
+        if not (sp.issparse(sv) or isinstance(sv, np.ndarray)) or sv.ndim != 2:
+            raise ValueError(
+                "support_vectors_ must be a 2-D array or CSR matrix of shape "
+                f"(n_SV, {self.n_features_in_}); refit with fit."
+            )
+        n_sv = sv.shape[0]
+        if sp.issparse(sv):
+            sv = canonical_csr(sv.tocsr())
+            data = sv.data
+            if sv.nnz and (sv.indices.min() < 0 or sv.indices.max() >= sv.shape[1]):
+                raise ValueError("support_vectors_ has column indices out of range.")
+        else:
+            data = sv
+        check_state_array(self, "support_vectors_", data, data.shape)
+        sv = sv if sp.issparse(sv) else np.ascontiguousarray(sv, dtype=np.float64)
+        if sv.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"support_vectors_ of {type(self).__name__} has {sv.shape[1]} "
+                f"features, but the model has n_features_in_="
+                f"{self.n_features_in_}. Assign support vectors of that width, "
+                "or refit with fit."
+            )
+        alpha = check_state_array(
+            self, "dual_coef_", self.dual_coef_, (self._n_columns(), n_sv), order="F"
+        ).T
+        stamp = check_state_array(
+            self, "the support vectors' stamps", self._sv_stamp, (n_sv,), dtype=np.int64
+        )
+        kdiag = check_state_array(
+            self, "the support vectors' norms", self._sv_kdiag, (n_sv,)
+        )
         return {
-            "sv": self.support_vectors_,
-            "alpha": np.ascontiguousarray(self.dual_coef_.T, dtype=np.float64),
-            "stamp": self._sv_stamp,
-            "kdiag": self._sv_kdiag,
+            "sv": sv,
+            "alpha": np.ascontiguousarray(alpha),
+            "stamp": stamp,
+            "kdiag": kdiag,
             "next_stamp": self._next_stamp,
         }
 
@@ -365,12 +448,15 @@ class _BaseKernelPA(BaseEstimator):
         self._prepare_targets(y, classes=None, first_call=True, fitting=True)
         self._set_gamma(X)
         n_cols = self._n_columns()
-        if (
-            self.warm_start
-            and hasattr(self, "dual_coef_")
-            and self.dual_coef_.shape[0] == n_cols
-            and self.support_vectors_.shape[1] == X.shape[1]
-        ):
+        if self.warm_start and hasattr(self, "dual_coef_"):
+            # as scikit-learn: continuing from a model of another size is an
+            # error, not a silent restart
+            check_warm_start_shape(
+                self,
+                "support_vectors_ and dual_coef_",
+                (np.shape(self.dual_coef_)[0], self.support_vectors_.shape[1]),
+                (n_cols, X.shape[1]),
+            )
             state = self._current_state()
         else:
             state = self._empty_state(X, n_cols)
@@ -415,7 +501,7 @@ class _BaseKernelPA(BaseEstimator):
             t_start = 0
         else:
             state = self._current_state()
-            t_start = int(self.t_) - 1
+            t_start = check_sample_count(self) - 1
         labels, targets = self._targets(y)
         sample_weight = self._effective_sample_weight(y, sample_weight)
         state, n_iter, t = self._run(
@@ -467,7 +553,7 @@ _COMMON_PARAMS_DOC = """
         as in :class:`~sklearn.svm.SVC`: "scale" uses
         ``1 / (n_features * X.var())`` of the first batch, "auto"
         ``1 / n_features``.  Ignored by the other kernels.
-    degree : float, default=None
+    degree : int, default=None
         Degree of the "poly" kernel (``None``: 3).
     coef0 : float, default=None
         Constant term of the "poly" and "sigmoid" kernels (``None``: 1).
@@ -678,10 +764,7 @@ class KernelPassiveAggressiveClassifier(ClassifierMixin, _BaseKernelPA):
                 "sklearn.utils.compute_class_weight('balanced', ...) and pass "
                 "them as a dict."
             )
-        if self.class_weight is None:
-            weights = np.ones(classes_.shape[0])
-        else:
-            weights = compute_class_weight(self.class_weight, classes=classes_, y=y)
+        weights = checked_class_weight(self.class_weight, classes_, y)
         self.classes_ = classes_
         self._expanded_class_weight = np.ascontiguousarray(weights, dtype=np.float64)
 

@@ -27,12 +27,23 @@ from ._base import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_sample_count,
+    check_state_array,
+    check_warm_start_shape,
     record_epoch,
 )
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
 
 __all__ = ["PassiveAggressiveOneClass"]
+
+
+def _learned_radius(bound, gap):
+    """``sqrt(B**2 - r**2)`` from the gap ``g = B - r``, as
+    ``sqrt(2 g) * sqrt(B - g / 2)``: no cancellation when r is within rounding
+    of B, and no overflow of ``B**2`` (nor of ``2 B``) for a huge bound."""
+    gap = min(max(gap, 0.0), bound)
+    return float(np.sqrt(2.0 * gap) * np.sqrt(bound - 0.5 * gap))
 
 
 class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
@@ -200,17 +211,31 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         return X, sample_weight
 
     def _initial_state(self, n_features):
+        # extra = [g], the gap B - r of the learned radius (r starts at B);
+        # unused with a fixed radius
         w = np.zeros(n_features, dtype=np.float64)
-        extra = np.array([float(self.epsilon_bound) if self._learn() else 0.0])
-        return w, extra
+        return w, np.zeros(1)
+
+    def _stored_extra(self):
+        """A copy of the stored ``[g]``; a model pickled before the state was
+        the gap ``g = B - r`` stored ``[r]``, converted here."""
+        extra = self._extra.copy()
+        if not self.__dict__.get("_extra_is_gap", False):
+            bound = self.__dict__.get("_bound")
+            if self.__dict__.get("_learned", False) and self.epsilon_bound:
+                bound = float(self.epsilon_bound) if bound is None else bound
+                extra[0] = bound - extra[0]
+            else:
+                extra[0] = 0.0
+        return extra
 
     def _publish(self, w, extra):
         self.center_ = w
         self._extra = extra
+        self._extra_is_gap = True
         if self._learn():
-            B = float(self.epsilon_bound)
-            r = float(extra[0])
-            self.epsilon_ = float(np.sqrt(max(B * B - r * r, 0.0)))
+            self._bound = float(self.epsilon_bound)
+            self.epsilon_ = _learned_radius(self._bound, float(extra[0]))
         else:
             self.epsilon_ = float(self.epsilon)
         self.offset_ = -self.epsilon_
@@ -265,8 +290,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             objective = float(loss[0]) / max(n, 1)
             if self.verbose:
                 if learn:
-                    r = float(extra[0])
-                    radius = np.sqrt(max(bound * bound - r * r, 0.0))
+                    radius = _learned_radius(bound, float(extra[0]))
                 else:
                     radius = epsilon
                 print(
@@ -285,6 +309,14 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         return n_iter, t
 
     # ------------------------------------------------------------ fitting
+    def _continued_state(self):
+        """Copies of (center_, the kernel's extra state) to continue from,
+        checked against ``n_features_in_`` (a user may have assigned
+        ``center_``)."""
+        w = check_state_array(self, "center_", self.center_, (self.n_features_in_,))
+        check_state_array(self, "the radius state", self._extra, (1,))
+        return w.copy(), self._stored_extra()
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
         """Fit the ball with up to ``max_iter`` passes over the data.
@@ -307,12 +339,13 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         with atomic_update(self):
             self._check_bound()
             X, sample_weight = self._validate_batch(X, sample_weight, reset=True)
-            if (
-                self.warm_start
-                and hasattr(self, "center_")
-                and self.center_.shape[0] == X.shape[1]
-            ):
-                w, extra = self.center_.copy(), self._extra.copy()
+            if self.warm_start and hasattr(self, "center_"):
+                # as scikit-learn: continuing from a model of another size
+                # is an error, not a silent restart
+                check_warm_start_shape(
+                    self, "center_", np.shape(self.center_), (X.shape[1],)
+                )
+                w, extra = self._continued_state()
             else:
                 w, extra = self._initial_state(X.shape[1])
             rng = check_random_state(self.random_state)
@@ -376,8 +409,19 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                         "epsilon changed between 'learn' and a fixed radius since "
                         "the first call to partial_fit; refit with fit instead."
                     )
-                w, extra = self.center_.copy(), self._extra.copy()
-                t_start = int(self.t_) - 1
+                bound = self.__dict__.get("_bound")  # absent from old pickles
+                if (
+                    self._learn()
+                    and bound is not None
+                    and float(self.epsilon_bound) != bound
+                ):
+                    raise ValueError(
+                        f"epsilon_bound={self.epsilon_bound!r} differs from the "
+                        f"bound the radius was learned under ({bound!r}); set it "
+                        "back, or refit with fit."
+                    )
+                w, extra = self._continued_state()
+                t_start = check_sample_count(self) - 1
             n_iter, t = self._run(
                 X,
                 sample_weight,

@@ -28,6 +28,11 @@ __all__ = [
     "PassiveAggressiveRegressor",
 ]
 
+_MULTILABEL_RULES = {
+    "thresholded": Rule.MULTILABEL,
+    "ranking": Rule.MULTILABEL_RANKING,
+}
+
 _MULTICLASS_RULES = {
     "support": Rule.SUPPORT,
     "max_loss": Rule.MAX_LOSS,
@@ -150,18 +155,29 @@ class PassiveAggressiveClassifier(
         ``sqrt(cost_matrix[y, j])`` for the ``"support"``, ``"max_loss"`` and
         ``"prediction"`` rules.  Refused for two classes (use
         ``class_weight``) and for ``"ovr"``, which compares no class pairs.
+    multilabel : {"thresholded", "ranking"}, default="thresholded"
+        The rule for a multilabel indicator ``y`` (see Notes); ignored for a
+        1-D ``y``.  ``"ranking"`` is the label-ranking PA of Crammer et al.
+        (2006, eqs. 31-38): only ``min(relevant) - max(irrelevant) >= 1``.
+        ``"thresholded"`` adds a virtual label of score 0 between the relevant
+        and the irrelevant labels, so that ``predict`` can return a label set.
 
     Notes
     -----
     A 2-D ``y`` of several columns is a multilabel indicator matrix: the
-    model then keeps one prototype per label, ranks the relevant labels above
-    a virtual label of score 0 and that above the irrelevant ones (margins 1
-    between relevant and irrelevant, 1/2 to the threshold), each step
-    enforcing the most violated of these extreme constraints; ``predict``
-    returns the indicator matrix of the labels scoring above 0 and
-    ``classes_`` is ``np.arange(n_labels)`` (pass it as ``classes`` to the
-    first ``partial_fit``).  See the user guide "The rest of the
-    Passive-Aggressive family".
+    model then keeps one prototype per label and ``classes_`` is
+    ``np.arange(n_labels)`` (pass it as ``classes`` to the first
+    ``partial_fit``).  With ``multilabel="thresholded"`` it ranks the relevant
+    labels above a virtual label of score 0 and that above the irrelevant ones
+    (margins 1 between relevant and irrelevant, 1/2 to the threshold), each
+    step enforcing the most violated of these extreme constraints, and
+    ``predict`` returns the indicator matrix of the labels scoring above 0.
+    With ``multilabel="ranking"`` only the ranking margin is enforced, on the
+    lowest-scoring relevant and the highest-scoring irrelevant label; the
+    scores then order the labels but 0 is no learnt threshold, so read the
+    model through ``decision_function`` and ranking metrics (``predict``
+    still returns the labels scoring above 0).  See the user guide "The rest
+    of the Passive-Aggressive family".
 
     Attributes
     ----------
@@ -233,6 +249,7 @@ class PassiveAggressiveClassifier(
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "multiclass": [StrOptions(set(_MULTICLASS_RULES))],
         "cost_matrix": ["array-like", None],
+        "multilabel": [StrOptions(set(_MULTILABEL_RULES))],
     }
 
     def __init__(
@@ -256,6 +273,7 @@ class PassiveAggressiveClassifier(
         average=False,
         multiclass="support",
         cost_matrix=None,
+        multilabel="thresholded",
     ):
         self.C = C
         self.fit_intercept = fit_intercept
@@ -275,10 +293,11 @@ class PassiveAggressiveClassifier(
         self.average = average
         self.multiclass = multiclass
         self.cost_matrix = cost_matrix
+        self.multilabel = multilabel
 
     def _rule(self):
         if getattr(self, "_multilabel", False):
-            return Rule.MULTILABEL
+            return _MULTILABEL_RULES[self.multilabel]
         if self.classes_.shape[0] == 2:
             return Rule.BINARY
         return _MULTICLASS_RULES[self.multiclass]
@@ -793,7 +812,7 @@ class MIRAClassifier(
             return self._partial_fit(X, y, classes, sample_weight)
 
 
-class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
+class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinear):
     """Passive-Aggressive regressor with the epsilon-insensitive loss.
 
     On each example the weights move as little as possible so that the
@@ -998,4 +1017,57 @@ class PassiveAggressiveRegressor(RegressorMixin, BaseOnlineLinear):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
+        if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)
+            scores = X @ self.coef_.T
+            if sp.issparse(scores):
+                scores = scores.toarray()
+            return np.asarray(scores).ravel() + self.intercept_
         return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_
+
+    def sparsify(self):
+        """Convert ``coef_`` to a CSR matrix of shape ``(1, n_features)``.
+
+        Worth it when most weights are zero: prediction then takes time and
+        memory in the number of non-zero weights.  ``partial_fit`` and
+        ``fit`` (``warm_start``) continue from it, and make ``coef_`` dense
+        again; :meth:`densify` converts it back.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_regression
+        >>> from sklearn_pa import PassiveAggressiveRegressor
+        >>> X, y = make_regression(n_features=4, random_state=0)
+        >>> reg = PassiveAggressiveRegressor(random_state=0).fit(X, y)
+        >>> reg.sparsify().coef_.shape
+        (1, 4)
+        """
+        check_is_fitted(self)
+        self.coef_ = sp.csr_matrix(np.reshape(self.coef_, (1, -1)))
+        return self
+
+    def densify(self):
+        """Convert a sparse ``coef_`` (see :meth:`sparsify`) back to a dense
+        array of shape ``(n_features,)``.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_regression
+        >>> from sklearn_pa import PassiveAggressiveRegressor
+        >>> X, y = make_regression(n_features=4, random_state=0)
+        >>> reg = PassiveAggressiveRegressor(random_state=0).fit(X, y)
+        >>> reg.sparsify().densify().coef_.shape
+        (4,)
+        """
+        super().densify()
+        self.coef_ = np.ravel(self.coef_)
+        return self

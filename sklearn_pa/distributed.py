@@ -369,11 +369,12 @@ class _ClientExecutor:
                 task = dask.delayed(_prepare_partition, pure=False)(xb, yb, i)
                 future = client.compute(task, **where)
             else:
-                xb = client.scatter(
-                    xb, **{k: v for k, v in where.items() if k == "workers"}
-                )
+                # hash=False: a content-hashed key would be shared by identical
+                # partitions (repeated rows, all-zero blocks), so that one
+                # partition's release or move loses another's data
+                xb = client.scatter(xb, workers=where.get("workers"), hash=False)
                 if yb is not None:
-                    yb = client.scatter(yb, workers=where.get("workers"))
+                    yb = client.scatter(yb, workers=where.get("workers"), hash=False)
                 future = client.submit(
                     _prepare_partition, xb, yb, i, pure=False, **where
                 )
@@ -529,6 +530,63 @@ def _symmetric_from_upper(S):
     return upper + np.triu(upper, 1).T
 
 
+def _check_gaussians(mean0, cov0, means, covs, diagonal):
+    """The arguments of :func:`mix_gaussians` as float64 arrays, refused
+    with a clear message unless every mean is finite and every covariance
+    is a finite positive variance vector (``diagonal``) or a finite
+    symmetric positive definite matrix of the right shape."""
+    mean0 = np.asarray(mean0, dtype=np.float64)
+    cov0 = np.asarray(cov0, dtype=np.float64)
+    means = [np.asarray(m, dtype=np.float64) for m in means]
+    covs = [np.asarray(c, dtype=np.float64) for c in covs]
+    if len(means) == 0 or len(means) != len(covs):
+        raise ValueError(
+            f"mix_gaussians needs one covariance per mean and at least one "
+            f"partition; got {len(means)} means and {len(covs)} covariances."
+        )
+    d = mean0.shape[0] if mean0.ndim else 0
+    want_cov = (d,) if diagonal else (d, d)
+    for name, arrays, shape in (
+        ("mean", [mean0] + means, mean0.shape),
+        ("covariance", [cov0] + covs, want_cov),
+    ):
+        for i, a in enumerate(arrays):
+            which = "of the prior" if i == 0 else f"of partition {i - 1}"
+            if mean0.ndim not in (1, 2) or a.shape != shape:
+                raise ValueError(
+                    f"The {name} {which} has shape {a.shape}; expected {shape} "
+                    f"(the prior mean has shape {mean0.shape}, diagonal="
+                    f"{diagonal})."
+                )
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"The {name} {which} contains NaN or infinity.")
+    for i, c in enumerate([cov0] + covs):
+        which = "of the prior" if i == 0 else f"of partition {i - 1}"
+        if diagonal:
+            if np.any(c <= 0):
+                raise ValueError(
+                    f"The variances {which} must be positive (a zero variance "
+                    "has no precision); got a minimum of "
+                    f"{float(np.min(c)):g}."
+                )
+            continue
+        scale = float(np.max(np.abs(c))) if c.size else 0.0
+        if np.max(np.abs(c - c.T), initial=0.0) > 1e-8 * scale:
+            raise ValueError(
+                f"The covariance {which} is not symmetric; pass a symmetric "
+                "positive definite matrix (e.g. 0.5 * (S + S.T))."
+            )
+        try:
+            scipy.linalg.cho_factor(c, lower=False)
+        except np.linalg.LinAlgError as exc:
+            raise ValueError(
+                f"The covariance {which} is not positive definite (it is "
+                "singular or has a negative eigenvalue); a Gaussian posterior "
+                "has a positive definite covariance."
+            ) from exc
+    return mean0, cov0, means, covs
+
+
 def mix_gaussians(mean0, cov0, means, covs, *, diagonal):
     """Combine Gaussian posteriors that started from the same prior.
 
@@ -574,6 +632,13 @@ def mix_gaussians(mean0, cov0, means, covs, *, diagonal):
     cov : ndarray like ``cov0``
         The combined covariance (symmetric positive definite).
 
+    Raises
+    ------
+    ValueError
+        If a mean or covariance is not finite, has the wrong shape, or a
+        covariance is not positive (zero variances) or, for full matrices,
+        not symmetric positive definite.
+
     Examples
     --------
     Two partitions each halve the variance of a scalar weight that started
@@ -589,6 +654,7 @@ def mix_gaussians(mean0, cov0, means, covs, *, diagonal):
     >>> mean, var
     (array([2.66666667]), array([0.33333333]))
     """
+    mean0, cov0, means, covs = _check_gaussians(mean0, cov0, means, covs, diagonal)
     k = len(means)
     if k == 1:
         # the formula's exact value; computing it would lose

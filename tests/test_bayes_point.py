@@ -534,9 +534,9 @@ def test_benchmark_command_is_dispatched_and_checks_its_arguments(capsys):
 
 
 def bp_bench():
-    from sklearn_pa import _bench_semi_supervised
+    from sklearn_pa.benchmark import _semi_supervised
 
-    return _bench_semi_supervised
+    return _semi_supervised
 
 
 @pytest.mark.realdata
@@ -556,7 +556,7 @@ def test_semi_supervised_gain_on_20newsgroups(data_dir):
     accuracy = {0.0: [], 1.0: []}
     for fold in [1, 2]:
         train, test = splits[fold]
-        y_semi = bench._semi_split(y[train], 4, fold)
+        y_semi = bench.semi_split(y[train], 4, fold)
         assert np.mean(y_semi == -1) == pytest.approx(0.8, abs=0.01)
         for step in accuracy:
             clf = OnlineBayesPointClassifier(

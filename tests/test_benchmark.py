@@ -1,8 +1,13 @@
 """Smoke tests of the benchmark command (``python -m sklearn_pa.benchmark``)."""
 
+import ast
 import csv
+import importlib.util
 import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -238,3 +243,353 @@ def test_plot_writes_a_png(tmp_path, capsys):
     main([*FAST, "--estimators", "PA-I", "sklearn-SGD-pa1", "--plot", str(path)])
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "chart written to" in capsys.readouterr().err
+
+
+# ------------------------------------------------- one parser, every protocol
+def test_every_dataset_is_a_choice_of_the_one_parser():
+    from sklearn_pa.benchmark import DATASETS
+    from sklearn_pa.benchmark._cli import PROTOCOLS, build_parser
+
+    action = next(a for a in build_parser()._actions if a.dest == "dataset")
+    assert list(action.choices) == list(DATASETS) == list(PROTOCOLS)
+    for name in [
+        "conll2000",
+        "20newsgroups-semi",
+        "stream-2m",
+        "stream-memory",
+        "20newsgroups-multilabel",
+        "preference",
+    ]:
+        assert name in action.choices
+
+
+def test_help_names_the_defaults_of_digits(capsys):
+    from sklearn_pa.benchmark import DEFAULT_ESTIMATORS_BY_DATASET
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert " ".join(DEFAULT_ESTIMATORS_BY_DATASET["digits"]) in out.replace("- ", "-")
+    for option in ["--output", "--plot", "--list", "--verbose", "--timing"]:
+        assert option in out
+
+
+def test_list_prints_datasets_and_estimators_one_line_each(capsys):
+    from sklearn_pa.benchmark import DATASETS, REGISTRY
+
+    assert main(["--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for name in [*DATASETS, *REGISTRY]:
+        assert sum(line.split()[:1] == [name] for line in lines) == 1, name
+    line = next(line for line in lines if line.split()[:1] == ["conll2000"])
+    assert "sequence" in line and "StructPerceptron" in line
+
+
+def test_registry_defaults_exist_with_the_task_of_their_protocol():
+    from sklearn_pa.benchmark import DEFAULT_ESTIMATORS_BY_DATASET, REGISTRY
+    from sklearn_pa.benchmark._cli import PROTOCOLS, TASKS
+
+    for dataset, names in DEFAULT_ESTIMATORS_BY_DATASET.items():
+        task = TASKS[PROTOCOLS[dataset]]
+        assert all(REGISTRY[name].task == task for name in names), dataset
+    for name, entry in REGISTRY.items():
+        assert entry.task in {"classification", "regression", "multilabel", "sequence"}
+        assert entry.summary and "\n" not in entry.summary, name
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--dataset", "20newsgroups", "--cv", "3"], "--cv does not apply"),
+        (["--rows", "10"], "--rows does not apply to --dataset digits"),
+        (["--data-home", "."], "--data-home does not apply to --dataset digits"),
+        (["--dataset", "conll2000", "--timing"], "--timing does not apply"),
+        (["--dataset", "stream-memory", "--epochs", "2"], "--epochs does not apply"),
+        (["--dataset", "preference-synthetic", "--repeats", "2"], "--repeats"),
+        (["--dataset", "20newsgroups-semi", "--holdout", "0.1"], "--holdout"),
+        (["--dataset", "conll2000", "--estimators", "PA-I"], "Unknown estimator"),
+        (["--dataset", "20newsgroups-semi", "--estimators", "PA"], "OBPM"),
+        (["--dataset", "20newsgroups-semi", "--subsets", "sb-9-9"], "sb-7-1"),
+    ],
+)
+def test_an_option_that_does_not_apply_is_refused(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert re.search(re.escape(message), capsys.readouterr().err), argv
+
+
+def test_verbose_prints_progress_with_the_time_left(capsys):
+    main([*FAST, "--estimators", "PA-I", "PA", "--verbose"])
+    err = capsys.readouterr().err
+    assert re.search(r"\[1/4\] PA-I fold 1/2 done; .* elapsed, about .* left", err)
+    assert "[4/4] PA fold 2/2 done" in err
+
+
+def test_progress_without_verbose_waits_for_a_long_run():
+    import io
+
+    from sklearn_pa.benchmark._progress import Progress, format_duration
+
+    out = io.StringIO()
+    progress = Progress(10, verbose=1, delay=0.0, interval=0.0, stream=out)
+    progress.step("A fold 1/10")
+    assert "[1/10] A fold 1/10 done" in out.getvalue()
+    quiet = io.StringIO()
+    progress = Progress(10, verbose=1, delay=3600.0, stream=quiet)
+    progress.step("A fold 1/10")
+    assert quiet.getvalue() == ""
+    assert format_duration(75.2) == "1 min 15 s" and format_duration(3.4) == "3 s"
+
+
+def _tiny_holdout(name="20newsgroups", data_home=None, **kwargs):
+    from sklearn.datasets import load_digits
+    from sklearn.utils import Bunch
+
+    X, y = load_digits(return_X_y=True)
+    return Bunch(
+        name=name,
+        X=X[:300],
+        y=y[:300],
+        X_test=X[300:500],
+        y_test=y[300:500],
+        protocol="holdout",
+    )
+
+
+def _tiny_multilabel(name, data_home=None, **kwargs):
+    from sklearn.datasets import make_multilabel_classification
+    from sklearn.utils import Bunch
+
+    X, Y = make_multilabel_classification(
+        n_samples=300, n_features=20, n_classes=5, random_state=0
+    )
+    return Bunch(
+        name=name,
+        X=X[:200],
+        Y=Y[:200],
+        X_test=X[200:],
+        Y_test=Y[200:],
+        label_names=list("abcde"),
+        protocol="multilabel",
+    )
+
+
+def _tiny_sentences(name, data_home=None, n_sentences=None):
+    from sklearn.utils import Bunch
+
+    rng = np.random.RandomState(0)
+    words = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran"]
+    tags = {"the": "DT", "a": "DT", "on": "IN", "sat": "VBD", "ran": "VBD"}
+    sentences, target = [], []
+    for _ in range(60):
+        sent = [(str(w), tags.get(str(w), "NN")) for w in rng.choice(words, 6)]
+        sentences.append(sent)
+        target.append(["B-NP" if pos in ("DT", "NN") else "O" for _, pos in sent])
+    return Bunch(
+        name="conll2000", sentences=sentences, target=target, protocol="sequence"
+    )
+
+
+def _tiny_subset(name, data_home, n_per_class=500, random_state=0):
+    from sklearn.datasets import make_classification
+
+    return make_classification(
+        n_samples=200,
+        n_features=20,
+        n_informative=8,
+        n_classes=3,
+        random_state=random_state,
+    )
+
+
+# every protocol through the one parser, with --output and --plot, on tiny
+# data (the loaders of the real data are replaced; the realdata tests read it)
+PROTOCOL_RUNS = {
+    "cross-validation": ([*FAST, "--estimators", "PA-I", "sklearn-SGD-pa1"], None),
+    "train/test": ("--dataset 20newsgroups --estimators PA-I".split(), "holdout"),
+    "timing": (
+        "--dataset digits --timing --repeats 1 --epochs 1 --estimators SCCW "
+        "NumPy-SCCW --set fit_intercept=False".split(),
+        None,
+    ),
+    "progressive": (
+        "--dataset preference-synthetic --epochs 1 --estimators DPAU GD".split(),
+        None,
+    ),
+    "multilabel": (
+        "--dataset 20newsgroups-multilabel --epochs 1 --estimators PA-I-ranking "
+        "sklearn-OvR-SGD-pa1".split(),
+        "multilabel",
+    ),
+    "semi-supervised": (
+        "--dataset 20newsgroups-semi --subsets sb-7-1 --folds 1 --epochs 1 --set "
+        "n_estimators=3 --estimators OBPM-SPA".split(),
+        "subset",
+    ),
+    "sequence": (
+        "--dataset conll2000 --epochs 1 --estimators StructPerceptron StructPA".split(),
+        "sentences",
+    ),
+    "stream-memory": (
+        "--dataset stream-memory --rows 20000 --estimators "
+        "PassiveAggressiveClassifier".split(),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("protocol", list(PROTOCOL_RUNS))
+def test_every_protocol_runs_with_output_and_plot(
+    protocol, tmp_path, monkeypatch, capsys
+):
+    from sklearn_pa.benchmark import _cli, _semi_supervised, _sequence
+
+    argv, fake = PROTOCOL_RUNS[protocol]
+    if fake == "holdout":
+        monkeypatch.setattr(_cli, "load_dataset", _tiny_holdout)
+    elif fake == "multilabel":
+        monkeypatch.setattr(_cli, "load_dataset", _tiny_multilabel)
+    elif fake == "subset":
+        monkeypatch.setattr(_semi_supervised, "load_subset", _tiny_subset)
+        argv = [*argv, "--data-home", str(tmp_path)]
+    elif fake == "sentences":
+        monkeypatch.setattr(_sequence, "load_dataset", _tiny_sentences)
+        argv = [*argv, "--data-home", str(tmp_path)]
+    csv_path, md_path = tmp_path / "r.csv", tmp_path / "r.md"
+    assert main([*argv, "--output", str(csv_path)]) == 0
+    out = capsys.readouterr().out
+    with csv_path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    names = argv[argv.index("--estimators") + 1 :]
+    names = names[: next((i for i, a in enumerate(names) if a[:2] == "--"), None)]
+    assert [row["estimator"] for row in rows][: len(names)] == names
+    for name in names:
+        assert any(line.startswith(name) for line in out.splitlines()), name
+    main([*argv, "--output", str(md_path)])
+    assert md_path.read_text().splitlines()[2].startswith("| estimator |")
+    if importlib.util.find_spec("matplotlib") is not None:
+        png = tmp_path / "r.png"
+        main([*argv, "--plot", str(png)])
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stream_dask_runs_with_output_and_plot(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    pytest.importorskip("matplotlib")
+    csv_path, png = tmp_path / "r.csv", tmp_path / "r.png"
+    argv = ["--dataset", "stream-2m", "--rows", "2000", "--workers", "1"]
+    argv += ["--epochs", "1", "--estimators", "PA-I"]
+    main([*argv, "--output", str(csv_path), "--plot", str(png)])
+    with csv_path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [row["training"] for row in rows] == ["serial fit", "parameter mixing"]
+    assert all(0.5 < float(row["accuracy"]) <= 1 for row in rows)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_leaves_the_matplotlib_backend_alone(tmp_path):
+    """A notebook's backend and pyplot's state stay as they were."""
+    pytest.importorskip("matplotlib")
+    code = (
+        "import sys, matplotlib; matplotlib.use('svg'); "
+        "from sklearn_pa.benchmark import plot_results, run_benchmark; "
+        "rows = run_benchmark('digits', ['PA-I'], cv=2, epochs=1); "
+        f"plot_results(rows, {str(tmp_path / 'p.png')!r}); "
+        "assert matplotlib.get_backend() == 'svg', matplotlib.get_backend(); "
+        "assert 'matplotlib.pyplot' not in sys.modules"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_numpy_reference_is_the_compiled_sccw():
+    """The reference of the timing protocol makes the same updates as the
+    compiled full-covariance SCCW (no intercept)."""
+    from sklearn.datasets import load_digits
+
+    from sklearn_pa import ConfidenceWeightedClassifier
+    from sklearn_pa.benchmark import REGISTRY
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:400] / 16, y[:400]
+    ref = REGISTRY["NumPy-SCCW"].factory(1, 0).set_params(shuffle=False).fit(X, y)
+    ours = ConfidenceWeightedClassifier(
+        covariance="full", fit_intercept=False, max_iter=1, tol=None, shuffle=False
+    ).fit(X, y)
+    np.testing.assert_allclose(ref.coef_, ours.coef_, atol=1e-12)
+    with pytest.raises(ValueError, match="fit_intercept=False"):
+        ref.set_params(fit_intercept=True).fit(X, y)
+
+
+# ------------------------------------------------------------ the code itself
+BENCHMARK_DIR = Path(__file__).resolve().parents[1] / "sklearn_pa" / "benchmark"
+
+
+def _imports(path, module, modules):
+    """The package modules ``module`` (at ``path``) imports, anywhere in it."""
+    is_pkg = path.name == "__init__.py"
+    base = module.split(".") if is_pkg else module.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = base[: len(base) - (node.level - 1)]
+                target = ".".join(parts + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    # a submodule importing its own package is how Python imports work
+    return {m for m in found if m in modules and not module.startswith(m + ".")}
+
+
+def test_package_has_no_import_cycle():
+    root = BENCHMARK_DIR.parent
+    paths = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        paths[".".join(parts)] = path
+    graph = {m: _imports(p, m, paths) for m, p in paths.items()}
+    assert graph["sklearn_pa.benchmark._cli"]  # the scan sees the imports
+    state, stack = {}, []
+
+    def visit(module):
+        state[module] = "open"
+        stack.append(module)
+        for target in graph[module]:
+            assert state.get(target) != "open", stack[stack.index(target) :]
+            if target not in state:
+                visit(target)
+        stack.pop()
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+
+
+def test_benchmark_code_lives_in_its_subpackage():
+    root = BENCHMARK_DIR.parent
+    assert not list(root.glob("_bench_*.py"))
+    assert not (root / "benchmark.py").exists()
+    assert not (root / "sequence" / "_benchmark.py").exists()
+    for path in BENCHMARK_DIR.glob("*.py"):
+        n_lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert n_lines <= 800, (path.name, n_lines)
+
+
+def test_module_runs_as_the_main_job():
+    proc = subprocess.run(
+        [sys.executable, "-m", "sklearn_pa.benchmark", *FAST,
+         "--estimators", "PA-I"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert proc.stdout.startswith("digits (1797 x 64, 10 classes): 2-fold")

@@ -354,9 +354,9 @@ def test_20newsgroups_multilabel_ranking(data_dir):
     """20 Newsgroups with super-category labels, 5 epochs (measured: LRAP
     0.889, coverage 2.97, micro-F1 0.794; one-vs-rest PA-I 0.895 / 2.87 /
     0.816)."""
-    from sklearn_pa._bench_multilabel import load_20newsgroups_multilabel
+    from sklearn_pa.benchmark import load_dataset
 
-    data = load_20newsgroups_multilabel(data_dir)
+    data = load_dataset("20newsgroups-multilabel", data_dir)
     assert data.Y.shape == (11314, 24)
     assert set(data.Y.sum(axis=1)) == {1, 2}
     clf = PassiveAggressiveClassifier(max_iter=5, tol=None, random_state=0)

@@ -255,11 +255,11 @@ def test_20newsgroups_subset_local(data_dir):
 def test_benchmark_loaders_read_the_data_folder_only(tmp_path):
     """The benchmark loaders pass ``download_if_missing=False`` and say where
     they looked."""
-    from sklearn_pa._bench_multilabel import load_20newsgroups_multilabel
-    from sklearn_pa._bench_semi_supervised import SUBSETS, load_subset
+    from sklearn_pa.benchmark import load_dataset, load_subset
+    from sklearn_pa.benchmark._semi_supervised import SUBSETS
 
     assert SUBSETS is NEWSGROUP_SUBSETS
     with pytest.raises(FileNotFoundError, match=str(tmp_path)):
-        load_20newsgroups_multilabel(tmp_path)
+        load_dataset("20newsgroups-multilabel", tmp_path)
     with pytest.raises(OSError, match="not found"):
         load_subset("sb-7-1", tmp_path)

@@ -538,3 +538,31 @@ def test_dask_ml_incremental_streams_partial_fit():
         loop.partial_fit(X3[block], Y3[block], classes=[0, 1, 2])
     np.testing.assert_array_equal(inc.estimator_.coef_, loop.coef_)
     assert inc.score(Xd, yd) == loop.score(X3, Y3)
+
+
+@pytest.mark.parametrize("case", ["repeated labels", "all-zero X"])
+def test_identical_partitions_on_a_fresh_cluster(case):
+    # one-row partitions of identical content (the labels repeat; or every
+    # row is zero) used to share one scattered key across workers and fail
+    # with "lost dependencies", sometimes taking the next call down too
+    X = np.random.RandomState(0).randn(12, 4)
+    if case == "all-zero X":
+        X = np.zeros((12, 4))
+    y = np.tile([0, 1, 2], 4)
+    est = S.PassiveAggressiveClassifier(random_state=0)
+    serial = fit_parameter_mixing(clone(est), X, y, n_epochs=2, n_partitions=12)
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=":0",
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        for _ in range(3):
+            model = fit_parameter_mixing(
+                clone(est), X, y, n_epochs=2, n_partitions=12, client=client
+            )
+            np.testing.assert_array_equal(model.coef_, serial.coef_)
+            np.testing.assert_array_equal(model.intercept_, serial.intercept_)

@@ -46,7 +46,8 @@ def kernel_step(x, w, slack, C, epsilon, learn=False, bound=0.0, r=0.0, sparse=F
         data = np.ascontiguousarray(X).ravel()
         indices, indptr = np.arange(x.shape[0], dtype=np.int32), np.zeros(1, np.int32)
     w = w.astype(float).copy()
-    extra = np.array([r], dtype=float)
+    # the kernel's state is the gap B - r of the learned radius
+    extra = np.array([bound - r if learn else 0.0], dtype=float)
     _uniclass.epoch(
         data,
         indices,
@@ -64,7 +65,7 @@ def kernel_step(x, w, slack, C, epsilon, learn=False, bound=0.0, r=0.0, sparse=F
         float(bound),
         np.zeros(1),
     )
-    return w, extra[0]
+    return w, (bound - extra[0] if learn else r)
 
 
 def solve(x, w0, slack, C, radius, r0=None):

@@ -27,13 +27,14 @@ from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import get_tags
 
-from sklearn_pa._bench_robustness import stream_memory
+from sklearn_pa.benchmark import stream_memory
 from sklearn_pa.utils import all_estimators
 
 # Examples per hypothesis property and estimator (kept small: ~15 estimators).
 N_EXAMPLES = 25
 # Rows streamed per estimator by the memory test; SKLEARN_PA_STREAM_ROWS=1000000
-# runs the full million (``python -m sklearn_pa.benchmark --stream`` reports it).
+# runs the full million (``python -m sklearn_pa.benchmark --dataset
+# stream-memory`` reports it).
 STREAM_ROWS = int(os.environ.get("SKLEARN_PA_STREAM_ROWS", 100_000))
 
 

@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import make_classification
-from sklearn.linear_model import SGDClassifier, SGDRegressor
+from sklearn.linear_model import SGDRegressor
 from sklearn.preprocessing import normalize
 
 RANDOM_STATE = 0
@@ -277,18 +277,19 @@ def get_data(name):
 # scikit-learn peers
 
 
+def registry_estimator(name):
+    """The estimator of the benchmark command's registry named ``name``
+    (``sklearn_pa.benchmark.REGISTRY``), with ``EPOCHS`` passes: a
+    benchmark name and its settings are defined once, there."""
+    from sklearn_pa.benchmark import REGISTRY
+
+    return REGISTRY[name].factory(EPOCHS, RANDOM_STATE)
+
+
 def sgd_pa1_classifier():
-    """scikit-learn's one-vs-rest PA-I: ``SGDClassifier(learning_rate="pa1")``."""
-    return SGDClassifier(
-        loss="hinge",
-        penalty=None,
-        learning_rate="pa1",
-        eta0=1.0,
-        max_iter=EPOCHS,
-        tol=None,
-        shuffle=True,
-        random_state=RANDOM_STATE,
-    )
+    """scikit-learn's one-vs-rest PA-I: ``SGDClassifier(learning_rate="pa1")``
+    (the registry's ``sklearn-SGD-pa1``)."""
+    return registry_estimator("sklearn-SGD-pa1")
 
 
 def sgd_pa1_regressor(epsilon=0.1):

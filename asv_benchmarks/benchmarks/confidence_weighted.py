@@ -10,39 +10,25 @@ classes) those matrices would take 20 * 100000**2 * 8 bytes = 1.6 TB, so the
 combination is skipped.  The diagonal variants run on both.
 """
 
-from sklearn_pa import AROWClassifier, ConfidenceWeightedClassifier, SCWClassifier
-
 from .common import (
-    EPOCHS,
-    RANDOM_STATE,
     Benchmark,
     Estimator,
     Predictor,
     get_data,
+    registry_estimator,
     score_tracker,
-    sgd_pa1_classifier,
 )
 
-
-def _params():
-    return {"max_iter": EPOCHS, "tol": None, "random_state": RANDOM_STATE}
-
-
-CW_ESTIMATORS = {
-    "SCCW-full": lambda: ConfidenceWeightedClassifier(covariance="full", **_params()),
-    "SCCWD": lambda: ConfidenceWeightedClassifier(**_params()),
-    "CW-k1": lambda: ConfidenceWeightedClassifier(multiclass="single", **_params()),
-    "AROW": lambda: AROWClassifier(**_params()),
-    "SCW-I": lambda: SCWClassifier(variant=1, **_params()),
-    "sklearn-SGD-pa1": sgd_pa1_classifier,
-}
+#: Names of the benchmark command's registry (``SCCW`` is the full
+#: covariance, ``SCCWD`` the diagonal one).
+CW_ESTIMATORS = ["SCCW", "SCCWD", "CW-k1", "AROW", "SCW-I", "sklearn-SGD-pa1"]
 
 
 class ConfidenceWeightedSuite(Predictor, Estimator, Benchmark):
     """Second-order classifiers, three epochs without early stopping."""
 
     param_names = ["representation", "estimator"]
-    params = (["dense", "sparse"], list(CW_ESTIMATORS))
+    params = (["dense", "sparse"], CW_ESTIMATORS)
 
     def setup_cache(self):
         self.fit_all()
@@ -50,7 +36,7 @@ class ConfidenceWeightedSuite(Predictor, Estimator, Benchmark):
     setup_cache.timeout = 600
 
     def skip_reason(self, representation, estimator):
-        if representation == "sparse" and estimator == "SCCW-full":
+        if representation == "sparse" and estimator == "SCCW":
             return (
                 "full covariance on 100000 sparse features would need a "
                 "(n_features, n_features) matrix per class"
@@ -61,6 +47,6 @@ class ConfidenceWeightedSuite(Predictor, Estimator, Benchmark):
         return get_data(representation)
 
     def make_estimator(self, representation, estimator):
-        return CW_ESTIMATORS[estimator]()
+        return registry_estimator(estimator)
 
     track_test_score = score_tracker("accuracy")

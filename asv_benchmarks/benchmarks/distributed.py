@@ -12,17 +12,11 @@ import warnings
 
 from sklearn.base import clone
 
-from sklearn_pa import AROWClassifier, PassiveAggressiveClassifier
+from .common import EPOCHS, Benchmark, get_data, registry_estimator
 
-from .common import EPOCHS, RANDOM_STATE, Benchmark, get_data
-
+#: Classifiers of the benchmark command's registry.
 ESTIMATORS = {
-    "PA-I": lambda: PassiveAggressiveClassifier(
-        C=1.0, max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE
-    ),
-    "AROW": lambda: AROWClassifier(
-        max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE
-    ),
+    name: (lambda name=name: registry_estimator(name)) for name in ["PA-I", "AROW"]
 }
 
 

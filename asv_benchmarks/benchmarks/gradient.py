@@ -9,43 +9,19 @@ constant learning rate (the same rule as GD with ``eta_scaling="constant"``)
 runs in the same suite.  Only the public API is used.
 """
 
-from sklearn.linear_model import SGDRegressor
-
-from sklearn_pa import (
-    ErrorProportionalRegressor,
-    ExponentiatedGradientRegressor,
-    GradientDescentRegressor,
-)
-
 from .common import (
-    EPOCHS,
-    RANDOM_STATE,
     Benchmark,
     Estimator,
     Predictor,
     get_data,
+    registry_estimator,
     score_tracker,
 )
 
-
-def _ours(cls, **params):
-    return lambda: cls(max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE, **params)
-
-
+#: Regressors of the benchmark command's registry.
 ESTIMATORS = {
-    "GD": _ours(GradientDescentRegressor, eta=0.1),
-    "GD-constant": _ours(GradientDescentRegressor, eta=0.005, eta_scaling="constant"),
-    "EG": _ours(ExponentiatedGradientRegressor, eta=1e-3, total_weight=20.0),
-    "DPAU": _ours(ErrorProportionalRegressor, c=0.2),
-    "DPMU": _ours(ErrorProportionalRegressor, c=0.2, update="multiplicative"),
-    "sklearn-SGD-constant": lambda: SGDRegressor(
-        penalty=None,
-        learning_rate="constant",
-        eta0=0.01,
-        max_iter=EPOCHS,
-        tol=None,
-        random_state=RANDOM_STATE,
-    ),
+    name: (lambda name=name: registry_estimator(name))
+    for name in ["GD", "GD-constant", "EG", "DPAU", "DPMU", "sklearn-SGD-constant"]
 }
 
 

@@ -17,7 +17,6 @@ from functools import cache
 
 import numpy as np
 from sklearn.metrics import label_ranking_average_precision_score
-from sklearn.multiclass import OneVsRestClassifier
 
 from sklearn_pa import PassiveAggressiveClassifier
 
@@ -28,6 +27,7 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
+    registry_estimator,
     score_tracker,
     sgd_pa1_classifier,
 )
@@ -97,9 +97,9 @@ def _multilabel_problem(representation):
 
 
 MULTILABEL = {
-    "PA-I-ranking": lambda: _pa(),
-    "OvR(PA-I)": lambda: OneVsRestClassifier(_pa()),
-    "sklearn-OvR(SGD-pa1)": lambda: OneVsRestClassifier(sgd_pa1_classifier()),
+    # the multilabel learners of the benchmark command's registry
+    name: (lambda name=name: registry_estimator(name))
+    for name in ["PA-I-ranking", "OvR-PA-I", "sklearn-OvR-SGD-pa1"]
 }
 
 

@@ -12,7 +12,6 @@ regressor, dense and sparse, beside scikit-learn's PA in the same suite.
 """
 
 from sklearn_pa import (
-    MIRAClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
 )
@@ -24,8 +23,8 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
+    registry_estimator,
     score_tracker,
-    sgd_pa1_classifier,
     sgd_pa1_regressor,
 )
 
@@ -42,14 +41,10 @@ def _pa(**params):
     )
 
 
+#: Classifiers of the benchmark command's registry.
 CLASSIFIERS = {
-    "PA-I": lambda: _pa(multiclass="support"),
-    "PA-I-maxloss": lambda: _pa(multiclass="max_loss"),
-    "PA-I-ovr": lambda: _pa(multiclass="ovr"),
-    "MIRA": lambda: MIRAClassifier(
-        max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE
-    ),
-    "sklearn-SGD-pa1": sgd_pa1_classifier,
+    name: (lambda name=name: registry_estimator(name))
+    for name in ["PA-I", "PA-I-maxloss", "PA-I-ovr", "MIRA", "sklearn-SGD-pa1"]
 }
 
 

@@ -12,7 +12,7 @@ import os
 from sklearn.base import is_classifier
 
 from sklearn_pa import PassiveAggressiveClassifier, PassiveAggressiveRegressor
-from sklearn_pa._bench_robustness import sparse_stream, stream_memory
+from sklearn_pa.benchmark import sparse_stream, stream_memory
 
 N_ROWS = 1_000_000
 BATCH = 10_000

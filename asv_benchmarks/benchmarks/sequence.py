@@ -11,30 +11,28 @@ import importlib.util
 
 import numpy as np
 
-from sklearn_pa import StructuredPassiveAggressive, StructuredPerceptron
-
-from .common import EPOCHS, Benchmark, Estimator, Predictor, get_data, score_tracker
-
-
-def _make(name):
-    if name == "crfsuite_ap":
-        import sklearn_crfsuite
-
-        return sklearn_crfsuite.CRF(algorithm="ap", max_iterations=EPOCHS)
-    if name == "perceptron":
-        return StructuredPerceptron(max_iter=EPOCHS, random_state=0)
-    if name == "perceptron_beam2_maxviol":
-        return StructuredPerceptron(
-            update="max_violation", beam_width=2, max_iter=EPOCHS, random_state=0
-        )
-    return StructuredPassiveAggressive(k_best=3, max_iter=EPOCHS, random_state=0)
+from .common import (
+    Benchmark,
+    Estimator,
+    Predictor,
+    get_data,
+    registry_estimator,
+    score_tracker,
+)
 
 
 class SequenceTaggerSuite(Predictor, Estimator, Benchmark):
     """Structured perceptron and PA (MIRA k-best), three epochs."""
 
     param_names = ["estimator"]
-    params = (["crfsuite_ap", "perceptron", "perceptron_beam2_maxviol", "mira_k3"],)
+    params = (
+        [
+            "crfsuite-AP",
+            "StructPerceptron",
+            "StructPerceptron-beam2-maxviol",
+            "StructMIRA-k3",
+        ],
+    )
 
     def setup_cache(self):
         self.fit_all()
@@ -42,7 +40,7 @@ class SequenceTaggerSuite(Predictor, Estimator, Benchmark):
     setup_cache.timeout = 600
 
     def skip_reason(self, estimator):
-        if estimator == "crfsuite_ap" and not importlib.util.find_spec(
+        if estimator == "crfsuite-AP" and not importlib.util.find_spec(
             "sklearn_crfsuite"
         ):
             return "sklearn-crfsuite is not installed"
@@ -52,7 +50,7 @@ class SequenceTaggerSuite(Predictor, Estimator, Benchmark):
         return get_data("sequence")
 
     def make_estimator(self, estimator):
-        return _make(estimator)
+        return registry_estimator(estimator)
 
     def test_score(self, estimator, X_test, y_test):
         pred = np.concatenate([np.asarray(p) for p in estimator.predict(X_test)])

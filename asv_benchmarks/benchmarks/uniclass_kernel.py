@@ -33,9 +33,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.svm import SVC, SVR
 
 from sklearn_pa import (
-    KernelPassiveAggressiveClassifier,
     KernelPassiveAggressiveRegressor,
-    PassiveAggressiveClassifier,
     PassiveAggressiveOneClass,
     PassiveAggressiveRegressor,
 )
@@ -48,6 +46,7 @@ from .common import (
     Estimator,
     Predictor,
     get_data,
+    registry_estimator,
     score_tracker,
 )
 
@@ -133,15 +132,11 @@ def _kernel_problem(name, representation):
 
 
 KERNEL = {
-    "KernelPA-I-rbf": lambda: KernelPassiveAggressiveClassifier(
-        max_iter=EPOCHS, random_state=RANDOM_STATE
-    ),
-    "KernelPA-I-rbf-budget500": lambda: KernelPassiveAggressiveClassifier(
-        budget=500, max_iter=EPOCHS, random_state=RANDOM_STATE
-    ),
-    "PA-I-linear": lambda: PassiveAggressiveClassifier(
-        max_iter=EPOCHS, tol=None, random_state=RANDOM_STATE
-    ),
+    # entries of the benchmark command's registry (PA-I: the linear PA-I)
+    **{
+        name: (lambda name=name: registry_estimator(name))
+        for name in ["KernelPA-I-rbf", "KernelPA-I-rbf-budget500", "PA-I"]
+    },
     "sklearn-SVC-rbf": lambda: SVC(kernel="rbf"),
 }
 

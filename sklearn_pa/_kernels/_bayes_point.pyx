@@ -31,7 +31,7 @@ Nothing here calls back into Python.
 from libc.math cimport isfinite, INFINITY
 from libc.stdlib cimport malloc, free
 
-from ._dataset cimport index_t, get_row
+from ._dataset cimport index_t, get_row, check_rows, check_length
 from ._rules cimport Rule
 from ._steps cimport (
     Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
@@ -245,6 +245,17 @@ def epoch(
         raise ValueError(f"draws must be ({n_rows}, {M})")
     if mistakes.shape[0] != M or b.shape[0] != MK:
         raise ValueError("mistakes and b must match the copies")
+    # the rows, the weights and every per-row array must fit the data
+    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    cdef Py_ssize_t q, n_labels = 2 if K == 1 else K
+    if W.shape[0] != n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    check_length(labels.shape[0], needed, "labels")
+    check_length(loss_out.shape[0], 1, "loss_out")
+    for q in range(order.shape[0]):
+        if labels[order[q]] < -1 or labels[order[q]] >= n_labels:
+            raise ValueError(f"labels must lie in [-1, {n_labels})")
 
     cdef long long n_labeled = 0, n_unlabeled = 0, updates = 0, skipped = 0
     cdef bint finite, overflow = False, mistake

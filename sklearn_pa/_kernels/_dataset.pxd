@@ -33,3 +33,66 @@ cdef inline void get_row(
         row_data[0] = data + start
         row_ind[0] = indices + start
         nnz[0] = <Py_ssize_t> indptr[i + 1] - start
+
+
+# Checks at every kernel entry (defence in depth: the estimators validate
+# first).  The epoch loops run without bounds checks, so a row, feature or
+# weight array that does not fit raises ValueError here instead of being
+# read or written out of bounds.
+
+cdef inline Py_ssize_t check_rows(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+) except -1:
+    """Raise ValueError unless every row named in ``order`` lies inside the
+    row view, with its feature indices in [0, n_features); return the number
+    of rows the per-row arrays (labels, targets, weights) must cover."""
+    cdef Py_ssize_t q, i, j, n_rows, needed = 0
+    cdef int bad = 0
+    if n_features < 0:
+        raise ValueError("n_features must be >= 0")
+    if dense:
+        if indices.shape[0] < n_features:
+            raise ValueError(f"the dense row view needs {n_features} indices")
+        n_rows = data.shape[0] // n_features if n_features > 0 else order.shape[0]
+    else:
+        n_rows = indptr.shape[0] - 1
+    with nogil:
+        for q in range(order.shape[0]):
+            i = <Py_ssize_t> order[q]
+            if i < 0 or i >= n_rows:
+                bad = 1
+                break
+            if i + 1 > needed:
+                needed = i + 1
+            if dense:
+                continue
+            if (indptr[i] < 0 or indptr[i] > indptr[i + 1]
+                    or indptr[i + 1] > data.shape[0]
+                    or indptr[i + 1] > indices.shape[0]):
+                bad = 2
+                break
+            for j in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
+                if indices[j] < 0 or indices[j] >= n_features:
+                    bad = 3
+                    break
+            if bad:
+                break
+    if bad == 1:
+        raise ValueError(f"order names a row outside the {n_rows} rows of the data")
+    if bad == 2:
+        raise ValueError("indptr does not describe rows inside data and indices")
+    if bad == 3:
+        raise ValueError(f"a feature index lies outside [0, {n_features})")
+    return needed
+
+
+cdef inline int check_length(Py_ssize_t length, Py_ssize_t needed, str name) except -1:
+    """Raise ValueError unless an array of ``length`` covers ``needed``."""
+    if length < needed:
+        raise ValueError(f"{name} has {length} entries; {needed} are needed")
+    return 0

@@ -28,7 +28,7 @@ iterates is ``W - U / c``.  Nothing here calls back into Python.
 from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 
-from ._dataset cimport index_t, get_row
+from ._dataset cimport index_t, get_row, check_rows, check_length
 from ._rules cimport Rule, Slack
 from ._steps cimport (
     Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
@@ -160,6 +160,11 @@ def epoch(
         virtual label of score 0 and that above the irrelevant ones: relevant
         - irrelevant >= 1, relevant >= 1/2, irrelevant <= -1/2, and each step
         enforces the most violated of the three extreme constraints.
+        MULTILABEL_RANKING is the pure ranking rule (Crammer et al. 2006,
+        eqs. 31-38): only min(relevant) - max(irrelevant) >= 1, enforced on
+        that extreme pair with the step loss / (2 ||x||^2) (capped at C for
+        PA-I, ``+ 1/(2C)`` for PA-II); a row with no relevant or no
+        irrelevant label sets no constraint.
     MIRA reads ``epsilon`` as its margin beta and bounds the true class's
         step by ``C * sample_weight * weight_pos[y]`` (1 in the paper); with
         one column it is binary MIRA on the difference of the two prototypes.
@@ -190,7 +195,7 @@ def epoch(
     cdef const long long *lptr = NULL
     cdef const int *lind = NULL
     cdef Py_ssize_t max_row = 0, q
-    if rule == Rule.MULTILABEL:
+    if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
         if label_indptr is None or label_indices is None:
             raise ValueError("MULTILABEL needs label_indptr and label_indices")
         for q in range(order.shape[0]):
@@ -207,6 +212,29 @@ def epoch(
         if label_indices.shape[0] > 0:
             lind = &label_indices[0]
     cdef bint averaging = U.shape[0] > 0
+    # the rows, the weights and every per-row and per-column array must fit
+    # the data and each other (the estimators check the learned state first)
+    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    if W.shape[0] != n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
+    check_length(b.shape[0], K, "b")
+    if U.shape[0] > 0:
+        if U.shape[0] != W.shape[0] or U.shape[1] != K:
+            raise ValueError("U must have the shape of W")
+        check_length(bu.shape[0], K, "bu")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    check_length(loss_out.shape[0], K if rule == Rule.OVR else 1, "loss_out")
+    check_length(active.shape[0], K, "active")
+    if col_start < 0 or col_stop > K:
+        raise ValueError(f"the column range must lie in [0, {K}]")
+    cdef Py_ssize_t n_labels = 2 if K == 1 else K
+    if rule in (Rule.REGRESSION, Rule.GRADIENT, Rule.NORMALIZED_GRADIENT):
+        check_length(targets.shape[0], needed, "targets")
+    elif rule != Rule.MULTILABEL:
+        check_length(labels.shape[0], needed, "labels")
+        for q in range(order.shape[0]):
+            if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
+                raise ValueError(f"labels must lie in [0, {n_labels})")
     cdef bint want_scores = scores_out is not None
     if want_scores and (scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K):
         raise ValueError(f"scores_out must be at least ({order.shape[0]}, {K})")
@@ -412,6 +440,42 @@ def epoch(
                                 delta[u] = -tau
                                 changed[n_changed] = u
                                 n_changed += 1
+
+            elif rule == Rule.MULTILABEL_RANKING:
+                # the seed's ranking margin: lowest relevant minus highest
+                # irrelevant score, at least 1; no threshold
+                for k in range(K):
+                    relevant[k] = 0
+                for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
+                    relevant[lind[j]] = 1
+                r = -1
+                u = -1
+                lo = INFINITY
+                hi = -INFINITY
+                for k in range(K):
+                    if relevant[k]:
+                        if scores[k] < lo:
+                            lo = scores[k]
+                            r = k
+                    elif scores[k] > hi:
+                        hi = scores[k]
+                        u = k
+                if r >= 0 and u >= 0:
+                    # a tie between a relevant and an irrelevant label is a
+                    # mistake: the ranking does not put every relevant first
+                    if lo <= hi:
+                        mistakes += 1
+                    loss = 1.0 - (lo - hi)
+                    if loss > 0.0:
+                        loss_out[0] += loss
+                        if w_i > 0.0:
+                            tau = single_step(loss, 2.0 * sq, C * w_i, slack)
+                            if tau > 0.0:
+                                delta[r] = tau
+                                delta[u] = -tau
+                                changed[0] = r
+                                changed[1] = u
+                                n_changed = 2
 
             elif rule == Rule.MIRA:
                 y = labels[i]

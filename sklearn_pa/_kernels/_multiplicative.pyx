@@ -36,7 +36,7 @@ stored after the ``n_features`` feature weights.
 from libc.math cimport exp, log, sqrt, hypot, fabs, isfinite, NAN, INFINITY
 from libc.stdlib cimport malloc, free
 
-from ._dataset cimport index_t, get_row
+from ._dataset cimport index_t, get_row, check_rows, check_length
 from ._rules cimport Rule
 
 # largest |exponent| applied incrementally (exp(50) ~ 5e21: weights stay far
@@ -110,6 +110,10 @@ def epoch(
     cdef Py_ssize_t n_weights = n_features + 1
     if pos.shape[0] < n_weights or neg.shape[0] < n_weights:
         raise ValueError(f"pos and neg need {n_weights} entries")
+    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    check_length(targets.shape[0], needed, "targets")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    check_length(loss_out.shape[0], 1, "loss_out")
     cdef bint want_scores = scores_out is not None
     if want_scores and (scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < 1):
         raise ValueError(f"scores_out must be at least ({order.shape[0]}, 1)")

@@ -9,6 +9,7 @@ cpdef enum Rule:
     SUPPORT = 4       # multiclass, all K-1 constraints solved exactly (SPA)
     REGRESSION = 5    # epsilon-insensitive regression
     MULTILABEL = 10   # label ranking: extreme relevant/irrelevant pair, zero-score threshold
+    MULTILABEL_RANKING = 12  # label ranking as in the seed: extreme pair only, no threshold
     MIRA = 11         # Crammer & Singer 2003: minimal norm of the new prototypes
     # Kivinen-Warmuth regression rules on the square loss (sklearn_pa._gradient)
     GRADIENT = 20               # GD: w += 2 eta (y - yhat) x

@@ -35,7 +35,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy
 from scipy.linalg.cython_blas cimport dsymv, dsyr
 
-from ._dataset cimport index_t, get_row
+from ._dataset cimport index_t, get_row, check_rows, check_length
 from ._rules cimport SecondOrderRule
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 
@@ -223,6 +223,22 @@ def epoch(
         raise ValueError("this rule needs one shared covariance block")
     if rule == SecondOrderRule.SO_BINARY and K != 1:
         raise ValueError("the binary rule needs one weight column")
+    # the rows, the weights and every per-row array must fit the data
+    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    cdef Py_ssize_t q
+    if W.shape[0] != n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
+    check_length(b.shape[0], K, "b")
+    if U.shape[0] > 0:
+        if U.shape[0] != W.shape[0] or U.shape[1] != K:
+            raise ValueError("U must have the shape of W")
+        check_length(bu.shape[0], K, "bu")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    check_length(labels.shape[0], needed, "labels")
+    check_length(loss_out.shape[0], 1, "loss_out")
+    for q in range(order.shape[0]):
+        if labels[order[q]] < 0 or labels[order[q]] >= n_classes:
+            raise ValueError(f"labels must lie in [0, {n_classes})")
     cdef bint averaging = U.shape[0] > 0
     cdef long long mistakes = 0, updates = 0, skipped = 0
     cdef bint finite, overflow = False, stepped

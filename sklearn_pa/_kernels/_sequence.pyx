@@ -41,11 +41,11 @@ Averaging is lazy: with ``c`` the index of the current sentence,
 Nothing here calls back into Python; loops over sentences run without the GIL.
 """
 
-from libc.math cimport INFINITY, fabs
+from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from ._dataset cimport get_row, index_t
+from ._dataset cimport get_row, index_t, check_length
 
 cdef enum:
     UPDATE_STANDARD = 0
@@ -530,6 +530,89 @@ cdef Py_ssize_t solve_duals(
     return max_iter
 
 
+cdef int check_sentences(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] offsets,
+    const double[:, ::1] W,
+    const double[:, ::1] Tr,
+) except -1:
+    """Raise ValueError unless every sentence's tokens are rows of the view
+    with feature indices in [0, n_features), and W, Tr fit the features and
+    labels (the loops below run without bounds checks)."""
+    cdef Py_ssize_t L = W.shape[1], m, i, j, n_rows, n_tokens
+    cdef int bad = 0
+    if W.shape[0] != n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
+    if Tr.shape[0] != L + 1 or Tr.shape[1] != L + 1:
+        raise ValueError(f"Tr must be ({L + 1}, {L + 1}) for {L} labels")
+    if offsets.shape[0] < 1 or offsets[0] < 0:
+        raise ValueError("offsets must start at a token index >= 0")
+    for m in range(offsets.shape[0] - 1):
+        if offsets[m + 1] < offsets[m]:
+            raise ValueError("offsets must not decrease")
+    n_tokens = offsets[offsets.shape[0] - 1]
+    if dense:
+        if indices.shape[0] < n_features:
+            raise ValueError(f"the dense row view needs {n_features} indices")
+        n_rows = data.shape[0] // n_features if n_features > 0 else n_tokens
+    else:
+        n_rows = indptr.shape[0] - 1
+    if n_tokens > n_rows:
+        raise ValueError(f"offsets name {n_tokens} tokens; the data has {n_rows}")
+    if not dense:
+        with nogil:
+            for i in range(n_tokens):
+                if (indptr[i] < 0 or indptr[i] > indptr[i + 1]
+                        or indptr[i + 1] > data.shape[0]
+                        or indptr[i + 1] > indices.shape[0]):
+                    bad = 2
+                    break
+                for j in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
+                    if indices[j] < 0 or indices[j] >= n_features:
+                        bad = 3
+                        break
+                if bad:
+                    break
+        if bad == 2:
+            raise ValueError("indptr does not describe rows inside data and indices")
+        if bad == 3:
+            raise ValueError(f"a feature index lies outside [0, {n_features})")
+    return 0
+
+
+cdef int check_training(
+    const long long[::1] offsets,
+    const long long[::1] order,
+    const int[::1] labels,
+    Py_ssize_t L,
+    const double[:, ::1] W,
+    const double[:, ::1] Tr,
+    const double[:, ::1] U,
+    const double[:, ::1] UT,
+    bint average,
+) except -1:
+    """The training epochs' extra arrays: sentence ids, labels, averages."""
+    cdef Py_ssize_t q, i, n_sent = offsets.shape[0] - 1
+    cdef Py_ssize_t n_tokens = offsets[n_sent]
+    for q in range(order.shape[0]):
+        if order[q] < 0 or order[q] >= n_sent:
+            raise ValueError(f"order names a sentence outside [0, {n_sent})")
+    check_length(labels.shape[0], n_tokens, "labels")
+    for i in range(n_tokens):
+        if labels[i] < 0 or labels[i] >= L:
+            raise ValueError(f"labels must lie in [0, {L})")
+    if average and (
+        U.shape[0] != W.shape[0] or U.shape[1] != W.shape[1]
+        or UT.shape[0] != Tr.shape[0] or UT.shape[1] != Tr.shape[1]
+    ):
+        raise ValueError("U and UT must have the shapes of W and Tr")
+    return 0
+
+
 def solve_kbest_qp(
     const double[:, ::1] G,
     const double[::1] ell,
@@ -588,6 +671,8 @@ def perceptron_epoch(
     update (length 0: none), and ``rec_pred`` at that sentence's tokens the
     predicted prefix."""
     cdef Py_ssize_t L = W.shape[1]
+    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_training(offsets, order, labels, L, W, Tr, U, UT, average)
     cdef Py_ssize_t n = order.shape[0]
     cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
     cdef Py_ssize_t Tmax = 0
@@ -721,15 +806,29 @@ def pa_epoch(
     Py_ssize_t max_qp_iter,
     bint record,
     double[:, ::1] rec_alpha,
+    const double[:, ::1] cost=None,
+    bint sqrt_margin=False,
+    bint max_loss=False,
 ):
     """One pass of structured PA / k-best MIRA over ``order`` (sentence ids).
 
-    The constraints are the ``k_best`` best sequences under the current
-    weights (exact list Viterbi, or the final beam when ``beam_width`` is
-    below the number of labels), margins their Hamming distance to the gold
-    sequence.  Returns ``(t, n_updates, n_errors, max_qp_iterations)``; with
-    ``record``, ``rec_alpha[k]`` holds the k-th sentence's multipliers."""
+    The cost of a sequence ``z`` against the gold ``y`` is
+    ``rho(y, z) = sum_t cost[y_t, z_t]`` (``cost=None``: the Hamming distance)
+    and the margin it must be beaten by is ``rho`` (``sqrt(rho)`` with
+    ``sqrt_margin``, eq. 46 of Crammer et al. 2006).  The constraints are the
+    ``k_best`` best sequences under the current weights (prediction-based), or
+    with ``max_loss`` the ``k_best`` best under the loss-augmented score
+    ``s(z) + rho(y, z)`` (eq. 51; the per-position cost is added to the
+    emissions, so the same exact list Viterbi or beam search finds them; the
+    caller refuses ``max_loss`` with ``sqrt_margin``, which does not add up
+    over positions).  Search is exact list Viterbi, or the final beam when
+    ``beam_width`` is below the number of labels.  ``n_errors`` counts the
+    sentences whose (plain) best sequence is not the gold one.  Returns
+    ``(t, n_updates, n_errors, max_qp_iterations)``; with ``record``,
+    ``rec_alpha[k]`` holds the k-th sentence's multipliers."""
     cdef Py_ssize_t L = W.shape[1]
+    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_training(offsets, order, labels, L, W, Tr, U, UT, average)
     cdef Py_ssize_t Ls = L + 1
     cdef Py_ssize_t n = order.shape[0]
     cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
@@ -741,7 +840,12 @@ def pa_epoch(
     cdef long long n_updates = 0, n_errors = 0
     cdef double tc = t0
     cdef double g, sc, dot, scale, kij, agree
-    cdef bint any_loss
+    cdef bint any_loss, differs
+    cdef double *Ea = NULL
+    cdef const double *Es
+    cdef const double *cp
+    cdef double *hamming = NULL
+    cdef Py_ssize_t cstride = L
     cdef const int *yy
     cdef int *zi
     cdef int *zj
@@ -773,11 +877,25 @@ def pa_epoch(
     cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
     cdef double *Up = &U[0, 0] if average else NULL
     cdef double *UTp = &UT[0, 0] if average else NULL
+    if cost is not None and (cost.shape[0] < L or cost.shape[1] < L):
+        raise ValueError(f"cost must be at least ({L}, {L})")
     for m in range(offsets.shape[0] - 1):
         if offsets[m + 1] - offsets[m] > Tmax:
             Tmax = offsets[m + 1] - offsets[m]
     if Tmax == 0 or n == 0:
         return tc + n, 0, 0, 0
+    if cost is None:
+        hamming = <double *> malloc(L * L * sizeof(double))
+        if hamming == NULL:
+            raise MemoryError()
+        for i in range(L):
+            for j in range(L):
+                hamming[i * L + j] = 0.0 if i == j else 1.0
+        cp = hamming
+    else:
+        cp = &cost[0, 0]
+        cstride = cost.shape[1]
+    Ea = <double *> malloc(Tmax * L * sizeof(double))
     E = <double *> malloc(Tmax * L * sizeof(double))
     delta = <double *> malloc(Tmax * L * sizeof(double))
     bp = <int *> malloc(Tmax * L * sizeof(int))
@@ -807,7 +925,9 @@ def pa_epoch(
             or gold_in == NULL or dk == NULL or bl == NULL or br == NULL
             or nk == NULL or fj == NULL or fr == NULL or fs == NULL
             or paths == NULL or cnt_tr == NULL or K == NULL or G == NULL
-            or ell == NULL or alpha == NULL or grad == NULL or diff == NULL):
+            or ell == NULL or alpha == NULL or grad == NULL or diff == NULL
+            or Ea == NULL):
+        free(Ea); free(hamming)
         free(E); free(delta); free(bp); free(gold); free(beam); free(n_beam)
         free(taken); free(g_score); free(gold_in); free(dk); free(bl); free(br)
         free(nk); free(fj); free(fr); free(fs); free(paths); free(cnt_tr)
@@ -833,11 +953,27 @@ def pa_epoch(
                 for t in range(1, T):
                     g += trp[yy[t - 1] * Ls + yy[t]] + E[t * L + yy[t]]
                 g += trp[yy[T - 1] * Ls + L]
+                Es = E
+                if max_loss:
+                    # the prediction, for the error count only
+                    beam_search(E, &Tr[0, 0], L, T, b, NULL, False, delta, bp,
+                                gold, beam, n_beam, taken, g_score, gold_in,
+                                &n_done)
+                    backtrace(bp, L, T - 1, beam[(T - 1) * L], paths)
+                    for t in range(T):
+                        if paths[t] != yy[t]:
+                            n_errors += 1
+                            break
+                    # loss-augmented emissions: s(z) + rho(y, z)
+                    for t in range(T):
+                        for j in range(L):
+                            Ea[t * L + j] = E[t * L + j] + cp[yy[t] * cstride + j]
+                    Es = Ea
                 if exact and k > 1:
-                    cnt = kbest_viterbi(E, &Tr[0, 0], L, T, k, dk, bl, br, nk,
+                    cnt = kbest_viterbi(Es, &Tr[0, 0], L, T, k, dk, bl, br, nk,
                                         fj, fr, fs, paths)
                 else:
-                    beam_search(E, &Tr[0, 0], L, T, b, NULL, False, delta, bp,
+                    beam_search(Es, &Tr[0, 0], L, T, b, NULL, False, delta, bp,
                                 gold, beam, n_beam, taken, g_score, gold_in,
                                 &n_done)
                     cnt = k if k < n_beam[T - 1] else n_beam[T - 1]
@@ -851,15 +987,19 @@ def pa_epoch(
                     diff[t] = 0
                 for q in range(cnt):
                     zi = paths + q * T
-                    sc = 0.0  # Hamming distance
+                    sc = 0.0  # rho(y, z)
+                    differs = False
                     for t in range(T):
                         if zi[t] != yy[t]:
-                            sc += 1.0
+                            sc += cp[yy[t] * cstride + zi[t]]
                             diff[t] = 1
-                    if q == 0 and sc > 0.0:
+                            differs = True
+                    if max_loss:
+                        fs[q] -= sc  # back to the model's score s(z)
+                    elif q == 0 and differs:
                         n_errors += 1
-                    ell[q] = sc - (g - fs[q])
-                    if sc > 0.0 and ell[q] > 0.0:
+                    ell[q] = (sqrt(sc) if sqrt_margin else sc) - (g - fs[q])
+                    if differs and ell[q] > 0.0:
                         any_loss = True
                 if not any_loss:
                     continue
@@ -916,6 +1056,7 @@ def pa_epoch(
         free(taken); free(g_score); free(gold_in); free(dk); free(bl); free(br)
         free(nk); free(fj); free(fr); free(fs); free(paths); free(cnt_tr)
         free(K); free(G); free(ell); free(alpha); free(grad); free(diff)
+        free(Ea); free(hamming)
     return tc, n_updates, n_errors, max_it
 
 
@@ -934,6 +1075,8 @@ def decode(
     """Best label sequence of every sentence (Viterbi, or beam search when
     ``0 < beam_width < L``), written at the sentence's tokens in ``out``."""
     cdef Py_ssize_t L = W.shape[1]
+    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_length(out.shape[0], offsets[offsets.shape[0] - 1], "out")
     cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
     cdef Py_ssize_t Tmax = 0
     cdef Py_ssize_t m, T, start, n_done

@@ -14,6 +14,19 @@ With a learned radius (``learn``), w carries one more coordinate ``r`` (x's is
 each step is a convex combination of (w, r) and (x, 0), r only shrinks and the
 learned radius only grows.
 
+r starts at B and, for a bound much larger than the data, stays within a
+rounding error of it: B^2 - r^2 and ||w - x||^2 + r^2 - B^2 would cancel to
+nothing (epsilon 0 at B = 1e9 on unit-scale data, and r^2 overflows from
+B = 1e154).  The state is therefore the gap ``g = B - r`` (exact where it is
+small), with
+
+    epsilon = sqrt(B^2 - r^2) = sqrt(2 g) * sqrt(B - g / 2)
+    loss    = sqrt(d^2 + r^2) - B = (d - epsilon) (d + epsilon) / (dist + B)
+    g      <- g + tau * (r / dist)         (= g + beta r; r <- (1 - beta) r)
+
+(d = ||w - x||, dist = hypot(d, r)): no subtraction of nearly equal numbers
+and no square of B.
+
 Representation, so that a CSR row costs O(nnz): the centre is ``a * v``
 (a scalar times a vector).  The step ``w <- (1 - beta) w + beta x`` with
 ``beta = tau / ||w - x||`` becomes ``a <- (1 - beta) a`` and ``v += beta / a * x``
@@ -29,9 +42,9 @@ rescaled to a = 1 in one dense pass, as scikit-learn's SGD does with its
 both layouts.  Nothing here calls back into Python.
 """
 
-from libc.math cimport isfinite, sqrt
+from libc.math cimport hypot, isfinite, sqrt
 
-from ._dataset cimport index_t, get_row
+from ._dataset cimport index_t, get_row, check_rows, check_length
 from ._rules cimport Slack
 
 
@@ -69,8 +82,9 @@ def epoch(
     order : int64 row indices, in visiting order.
     sample_weight : per row; multiplies C.  A zero weight skips the row.
     w : the centre (n_features,), updated in place.
-    extra : [r], the extra coordinate of the learned-radius problem (read and
-        written only when ``learn``).
+    extra : [g], the gap ``B - r`` between the bound and the extra coordinate
+        ``r`` of the learned-radius problem (read and written only when
+        ``learn``).
     slack, C : the step rule (``C = inf`` is plain PA).
     epsilon : the fixed radius (ignored when ``learn``).
     learn, bound : learn the radius, with bound B.
@@ -85,18 +99,28 @@ def epoch(
         overflowed.
     """
     cdef Py_ssize_t n_rows = order.shape[0]
+    # the rows, the centre and every per-row array must fit the data
+    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    if w.shape[0] != n_features:
+        raise ValueError(f"w has {w.shape[0]} entries for {n_features} features")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    check_length(extra.shape[0], 1, "extra")
+    check_length(loss_out.shape[0], 1, "loss_out")
     cdef Py_ssize_t n, i, j, nnz
     cdef long long outside = 0, updates = 0, skipped = 0
     cdef bint overflow = False
-    cdef double a = 1.0, wsq = 0.0, wS, dist_sq, dist, rad, loss, tau, beta
+    cdef double a = 1.0, wsq = 0.0, wS, dist_sq, dist, loss, tau, beta
     cdef double keep, wj, xj, diff, new_wj, r = 0.0, w_i
+    cdef double g = 0.0, eps_learned = 0.0, d
     cdef const double *row_data
     cdef const index_t *row_ind
     cdef const index_t *indptr_ptr = &indptr[0]
     cdef double *v = &w[0]
 
     if learn:
-        r = extra[0]
+        g = extra[0]
+        r = bound - g
+        eps_learned = sqrt(2.0 * g) * sqrt(bound - 0.5 * g)
     with nogil:
         for j in range(n_features):
             wsq += v[j] * v[j]
@@ -114,16 +138,18 @@ def epoch(
             if not dense:
                 # the centre's mass off the row's support
                 dist_sq += max(wsq - wS, 0.0)
-            if learn:
-                dist_sq += r * r
-                rad = bound
-            else:
-                rad = epsilon
             if not isfinite(dist_sq):
                 skipped += 1
                 continue
-            dist = sqrt(dist_sq)
-            loss = dist - rad
+            if learn:
+                d = sqrt(dist_sq)
+                dist = hypot(d, r)
+                # halves: dist + bound overflows for a bound near the limit
+                loss = 0.5 * (d - eps_learned) * (
+                    (d + eps_learned) / (0.5 * dist + 0.5 * bound))
+            else:
+                dist = sqrt(dist_sq)
+                loss = dist - epsilon
             if loss <= 0.0:
                 continue
             outside += 1
@@ -140,7 +166,12 @@ def epoch(
                 beta = 1.0
             keep = 1.0 - beta
             if learn:
+                # beta * r as tau * (r / dist): beta underflows for a huge B
+                g = g + tau * (r / dist)
+                if g > bound:
+                    g = bound
                 r = keep * r
+                eps_learned = sqrt(2.0 * g) * sqrt(bound - 0.5 * g)
             if keep * a < 1e-9:
                 # materialise the centre: w = keep * a * v, then add beta * x
                 wsq = 0.0
@@ -169,5 +200,5 @@ def epoch(
             if not isfinite(v[j]):
                 overflow = True
     if learn:
-        extra[0] = r
+        extra[0] = g
     return outside, updates, skipped, overflow

@@ -9,6 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._base import atomic_update, check_state_array
 from .._kernels import _sequence
 from ._validation import stack_labels, stack_sequences
 
@@ -16,6 +17,55 @@ __all__ = ["StructuredPassiveAggressive", "StructuredPerceptron"]
 
 _UPDATES = {"standard": 0, "early": 1, "max_violation": 2}
 _LOSSES = {"hinge": 0, "squared_hinge": 1}
+_PA_UPDATES = {"prediction": False, "max_loss": True}
+_MARGINS = {"linear": False, "sqrt": True}
+
+
+def _check_sequence_cost(cost, classes):
+    """The per-position cost matrix as float64 (n_classes, n_classes)."""
+    L = classes.shape[0]
+    try:
+        cost = np.asarray(cost, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            "cost must be a (n_classes, n_classes) array of numbers."
+        ) from exc
+    if cost.shape != (L, L):
+        raise ValueError(
+            f"cost has shape {cost.shape}; expected ({L}, {L}): cost[i, j] is "
+            f"the cost of tagging a token of true label classes_[i] as "
+            f"classes_[j], in the order of classes_ = {classes.tolist()!r}."
+        )
+    if not np.all(np.isfinite(cost)):
+        raise ValueError("cost contains NaN or infinity; every cost must be finite.")
+    if np.any(cost < 0):
+        raise ValueError("cost has negative entries; costs must be >= 0.")
+    if np.any(np.diag(cost) != 0):
+        raise ValueError(
+            "cost must have a zero diagonal: the right label costs nothing. "
+            "Set cost[k, k] = 0."
+        )
+    return np.ascontiguousarray(cost)
+
+
+def _pa_workspace_bytes(n_tokens, n_classes, k):
+    """Bytes allocated by one ``_sequence.pa_epoch`` call whose longest
+    sequence has ``n_tokens`` tokens: the Gram matrix of the token features
+    (``n_tokens**2`` doubles), the dual problem (``k**2``), the k-best lattice
+    (``n_tokens * n_classes * k``) and the per-constraint transition counts
+    (``k * (n_classes + 1)**2``)."""
+    T, L, k = int(n_tokens), int(n_classes), int(k)
+    return (
+        8 * T * T
+        + 8 * k * k
+        + 16 * T * L * k
+        + 8 * k * (L + 1) ** 2
+        + 4 * k * T
+        + 40 * k
+        + 29 * T * L
+        + 18 * T
+        + L
+    )
 
 
 class _BaseSequenceTagger(BaseEstimator):
@@ -32,7 +82,8 @@ class _BaseSequenceTagger(BaseEstimator):
     _sequence_tagger = True
 
     _parameter_constraints: dict = {
-        "beam_width": [Interval(Integral, 1, None, closed="left"), None],
+        # a beam at least as wide as the number of classes is exact search
+        "beam_width": [Interval(Integral, 1, 2**53, closed="both"), None],
         "average": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
@@ -105,6 +156,7 @@ class _BaseSequenceTagger(BaseEstimator):
         if self.average:
             self._U = np.zeros_like(self._W)
             self._UT = np.zeros_like(self._Tr)
+        self._averaged = bool(self.average)
         self.t_ = 0.0
         self.n_iter_ = 0
         self.n_updates_ = 0
@@ -123,12 +175,47 @@ class _BaseSequenceTagger(BaseEstimator):
         self.end_transitions_ = Tr[:n, n].copy()
 
     def _decode_weights(self):
+        """(W, Tr) for the kernels from the public attributes, each checked
+        against ``n_features_in_`` and the number of classes (a user may
+        have assigned any of them)."""
         n = self.classes_.shape[0]
+        coef = check_state_array(
+            self, "coef_", self.coef_, (n, self.n_features_in_), order="F"
+        )
         Tr = np.zeros((n + 1, n + 1))
-        Tr[:n, :n] = self.transitions_
-        Tr[n, :n] = self.start_transitions_
-        Tr[:n, n] = self.end_transitions_
-        return np.ascontiguousarray(np.asarray(self.coef_, np.float64).T), Tr
+        Tr[:n, :n] = check_state_array(self, "transitions_", self.transitions_, (n, n))
+        Tr[n, :n] = check_state_array(
+            self, "start_transitions_", self.start_transitions_, (n,)
+        )
+        Tr[:n, n] = check_state_array(
+            self, "end_transitions_", self.end_transitions_, (n,)
+        )
+        return np.ascontiguousarray(coef.T), Tr
+
+    def _continue_from_public(self):
+        """Before a later ``partial_fit``: check the learned state, and
+        continue from the public weights when they are the model's own (not
+        averaged), so that a user who assigns ``coef_`` continues from it."""
+        W, Tr = self._decode_weights()
+        n = self.classes_.shape[0]
+        shapes = [(self._W, W.shape), (self._Tr, Tr.shape)]
+        if self.average:
+            shapes += [(self._U, W.shape), (self._UT, Tr.shape)]
+        for array, shape in shapes:
+            if not isinstance(array, np.ndarray) or array.shape != shape:
+                raise ValueError(
+                    f"The learned state of {type(self).__name__} does not match "
+                    f"its {self.n_features_in_} features and {n} classes; refit "
+                    "with fit."
+                )
+        if not (np.isfinite(self.t_) and self.t_ >= 0):
+            raise ValueError(
+                f"t_ of {type(self).__name__} must be the number of tokens "
+                f"seen, a finite number >= 0; got {self.t_!r}. Refit with fit."
+            )
+        if not self.average:
+            Tr[n, n] = self._Tr[n, n]
+            self._W, self._Tr = W, Tr
 
     def _averaging_arrays(self):
         if self.average:
@@ -179,12 +266,14 @@ class _BaseSequenceTagger(BaseEstimator):
         self : object
             Fitted estimator.
         """
-        batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
-        self._check_params(classes)
-        self._reset(classes, batch.n_features, vectorizer)
-        rng = check_random_state(self.random_state)
-        self._epochs(batch, labels, self.max_iter, rng)
-        self._set_public()
+        with atomic_update(self):
+            batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
+            self._check_params(classes)
+            self._check_workspace(batch, classes)
+            self._reset(classes, batch.n_features, vectorizer)
+            rng = check_random_state(self.random_state)
+            self._epochs(batch, labels, self.max_iter, rng)
+            self._set_public()
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -206,7 +295,18 @@ class _BaseSequenceTagger(BaseEstimator):
         self : object
             Fitted estimator.
         """
+        # scikit-learn validates parameters on the first call only; a
+        # parameter set between calls must be refused before anything moves
+        self._validate_params()
         first = not hasattr(self, "classes_")
+        averaged = getattr(self, "_averaged", hasattr(self, "_U"))
+        if not first and bool(self.average) != averaged:
+            raise ValueError(
+                f"average={self.average!r} differs from the first call to "
+                f"partial_fit (average={averaged!r}): the average covers "
+                "every sequence of the stream. Set it back, or start again "
+                "with fit."
+            )
         if first and classes is None:
             raise ValueError(
                 "classes must be passed on the first call to partial_fit "
@@ -221,16 +321,23 @@ class _BaseSequenceTagger(BaseEstimator):
         batch, vectorizer, classes_, labels = self._validate_batch(
             X, y, reset=first, classes=classes
         )
-        if first:
+        with atomic_update(self):
             self._check_params(classes_)
-            self._reset(classes_, batch.n_features, vectorizer)
-        if not hasattr(self, "_rng"):
-            self._rng = check_random_state(self.random_state)
-        self._epochs(batch, labels, 1, self._rng)
-        self._set_public()
+            self._check_workspace(batch, classes_)
+            if first:
+                self._reset(classes_, batch.n_features, vectorizer)
+            else:
+                self._continue_from_public()
+            if not hasattr(self, "_rng"):
+                self._rng = check_random_state(self.random_state)
+            self._epochs(batch, labels, 1, self._rng)
+            self._set_public()
         return self
 
     def _check_params(self, classes):
+        pass
+
+    def _check_workspace(self, batch, classes):
         pass
 
     def _beam(self):
@@ -449,15 +556,19 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
 
     Per training sequence, the weights move as little as possible so that the
     gold sequence ``y`` beats each of the ``k_best`` highest-scoring sequences
-    ``z`` by a margin of their Hamming distance ``rho(y, z)``::
+    ``z`` by a margin of their cost ``rho(y, z) = sum_t cost[y_t, z_t]``
+    (the Hamming distance by default), or of ``sqrt(rho)``::
 
         min_w 1/2 ||w - w_t||^2 + C xi        (loss="hinge", PA-I)
                                 + C xi ** 2   (loss="squared_hinge", PA-II)
-        s.t.  w . (phi(x, y) - phi(x, z_j)) >= rho(y, z_j) - xi,  j = 1..k
+        s.t.  w . (phi(x, y) - phi(x, z_j)) >= m(rho(y, z_j)) - xi,  j = 1..k
 
     ``k_best=1`` is the prediction-based cost-sensitive PA of Crammer et al.
     (2006, sec. 8-9) in closed form; ``k_best > 1`` is k-best MIRA (McDonald
-    et al. 2005) with all k constraints solved exactly per sequence.
+    et al. 2005) with all k constraints solved exactly per sequence.  With
+    ``update="max_loss"`` the ``z_j`` are instead the sequences maximising
+    ``w . phi(x, z) + rho(y, z)`` (the max-loss update, eq. 51), found by a
+    loss-augmented Viterbi (or beam) search.
 
     Read more in the :ref:`User Guide <sequence>`.
 
@@ -468,7 +579,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     loss : {"hinge", "squared_hinge"}, default="hinge"
         PA-I or PA-II slack penalty (one slack shared by the k constraints).
     k_best : int, default=1
-        Number of best sequences to constrain against.
+        Number of best sequences to constrain against.  The workspace grows
+        with ``k_best**2`` (see Notes).
     beam_width : int or None, default=None
         ``None``: exact (list-)Viterbi search; an int: beam search, and the k
         best are taken from the final beam (so ``k_best <= beam_width``).
@@ -482,6 +594,21 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         Seed of the shuffling.
     verbose : int, default=0
         Print a progress line per pass when positive.
+    margin : {"linear", "sqrt"}, default="linear"
+        The margin required against a sequence of cost ``rho``: ``rho``
+        itself, or ``sqrt(rho)`` as eq. 46 of Crammer et al. (2006) writes
+        (whose loss bounds are stated in the square root).
+    cost : array-like of shape (n_classes, n_classes), default=None
+        Per-position cost: ``cost[i, j] >= 0`` is the cost of tagging a token
+        whose true label is ``classes_[i]`` as ``classes_[j]`` (zero
+        diagonal), and ``rho(y, z) = sum_t cost[y_t, z_t]``.  ``None`` is
+        the Hamming distance (``1 - eye``).
+    update : {"prediction", "max_loss"}, default="prediction"
+        Which sequences are constrained: the best under the model
+        (prediction-based, eq. 47), or the best under the loss-augmented
+        score ``w . phi(x, z) + rho(y, z)`` (max-loss, eq. 51).  The max-loss
+        search adds the per-position cost to the emissions, so it needs
+        ``margin="linear"`` (``sqrt(rho)`` does not add up over positions).
 
     Attributes
     ----------
@@ -511,6 +638,17 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     --------
     StructuredPerceptron : Structured perceptron with exact or beam search.
 
+    Notes
+    -----
+    Memory: besides the weights, an epoch allocates a workspace of about
+    ``8 T**2 + 8 k**2 + 16 T L k + 8 k (L + 1)**2`` bytes, with ``T`` the
+    number of tokens of the longest sequence of the batch, ``L`` the number
+    of classes and ``k = k_best`` (the Gram matrix of the token features, the
+    dual problem and the k-best lattice): a 8,000-token sequence takes about
+    0.5 GB, a 20,000-token one 3.2 GB.  A batch whose workspace would exceed
+    1 GiB is refused with a ValueError that names the size; split long
+    sequences (or lower ``k_best``).
+
     References
     ----------
     K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer, "Online
@@ -533,6 +671,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         "C": [Interval(Real, 0, np.inf, closed="right")],
         "loss": [StrOptions(set(_LOSSES))],
         "k_best": [Interval(Integral, 1, None, closed="left")],
+        "margin": [StrOptions(set(_MARGINS))],
+        "cost": ["array-like", None],
+        "update": [StrOptions(set(_PA_UPDATES))],
     }
 
     def __init__(
@@ -546,6 +687,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         shuffle=True,
         random_state=None,
         verbose=0,
+        margin="linear",
+        cost=None,
+        update="prediction",
     ):
         self.C = C
         self.loss = loss
@@ -556,8 +700,21 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         self.shuffle = shuffle
         self.random_state = random_state
         self.verbose = verbose
+        self.margin = margin
+        self.cost = cost
+        self.update = update
 
     def _check_params(self, classes):
+        if self.update == "max_loss" and self.margin == "sqrt":
+            raise ValueError(
+                "update='max_loss' searches the loss-augmented score "
+                "w . phi(x, z) + rho(y, z) by adding the per-position cost to "
+                "the emissions, which sqrt(rho) does not allow. Use "
+                "margin='linear' with update='max_loss', or update='prediction' "
+                "with margin='sqrt'."
+            )
+        if self.cost is not None:
+            _check_sequence_cost(self.cost, classes)
         if self.beam_width is not None and self.k_best > self.beam_width:
             raise ValueError(
                 f"k_best={self.k_best} exceeds beam_width={self.beam_width}: the "
@@ -570,12 +727,34 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
                 "C=np.inf for hard constraints."
             )
 
+    # the largest workspace an epoch may allocate (see the Notes)
+    _max_workspace_bytes = 2**30
+
+    def _check_workspace(self, batch, classes):
+        lengths = np.diff(batch.offsets)
+        n_tokens = int(lengths.max()) if lengths.size else 0
+        size = _pa_workspace_bytes(n_tokens, classes.shape[0], int(self.k_best))
+        if size > self._max_workspace_bytes:
+            raise ValueError(
+                f"{type(self).__name__} would need a {size / 2**20:,.0f} MiB "
+                f"workspace for the longest sequence ({n_tokens} tokens) with "
+                f"k_best={self.k_best} and {classes.shape[0]} classes, more than "
+                f"its {self._max_workspace_bytes / 2**20:,.0f} MiB limit (it "
+                "grows with the square of the longest sequence and of k_best). "
+                "Split long sequences or lower k_best."
+            )
+
     def _run_epoch(self, batch, labels, order):
         self._check_params(self.classes_)
         record = getattr(self, "_record_updates", False)
         k = int(self.k_best)
         rec_alpha = np.zeros((order.shape[0], k) if record else (1, 1))
         U, UT = self._averaging_arrays()
+        cost = (
+            None
+            if self.cost is None
+            else _check_sequence_cost(self.cost, self.classes_)
+        )
         t, n_updates, n_errors, _ = _sequence.pa_epoch(
             *batch.kernel_args(),
             batch.offsets,
@@ -595,6 +774,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
             100000,
             record,
             rec_alpha,
+            cost,
+            _MARGINS[self.margin],
+            _PA_UPDATES[self.update],
         )
         self.t_ = t
         self.n_updates_ += int(n_updates)

@@ -50,7 +50,18 @@ class FeatureDictMapper:
                 append_i(j)
                 append_v(v)
             indptr[n + 1] = len(indices)
-        values = np.asarray(values, dtype=np.float64)
+        if any(isinstance(v, (complex, np.complexfloating)) for v in values):
+            raise ValueError(
+                "Complex data not supported: a feature dict holds a complex "
+                "value. Pass real feature values."
+            )
+        try:
+            values = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "Feature dict values must be numbers or strings (a string "
+                f"value becomes a one-hot 'name=value' feature): {exc}"
+            ) from exc
         if values.size and not np.all(np.isfinite(values)):
             raise ValueError(
                 "X contains NaN or infinity in a feature value; features must be "
@@ -184,6 +195,12 @@ def stack_sequences(X, vectorizer=None, fit_vectorizer=False):
                         f"shape {mat.shape}; reshape a 1-D feature vector per "
                         "token into rows."
                     )
+            if np.iscomplexobj(mat):
+                raise ValueError(
+                    f"Complex data not supported: sequence {i} holds complex "
+                    "values. Pass real features (e.g. the real and imaginary "
+                    "parts as separate columns)."
+                )
             if mats and mat.shape[1] != mats[0].shape[1]:
                 raise ValueError(
                     f"sequence {i} has {mat.shape[1]} features, sequence 0 has "

@@ -1,0 +1,8 @@
+"""``python -m sklearn_pa.benchmark``: see :mod:`sklearn_pa.benchmark`."""
+
+import sys
+
+from ._cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

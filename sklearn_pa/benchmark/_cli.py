@@ -1,0 +1,531 @@
+"""The command line: one parser for every data set and protocol.
+
+``python -m sklearn_pa.benchmark --dataset NAME [options]``: the data set
+picks the protocol (:data:`PROTOCOLS`), each protocol takes the options of
+:data:`OPTIONS` that apply to it and refuses the others with a message.
+"""
+
+import argparse
+import ast
+import sys
+from pathlib import Path
+
+from ._common import build_estimators, check_estimator_names
+from ._data import DATA_ENV, DATASETS, load_dataset
+from ._registry import (
+    DEFAULT_ESTIMATORS,
+    DEFAULT_ESTIMATORS_BY_DATASET,
+    REGISTRY,
+)
+from ._report import format_table, plot_results, write_output
+
+__all__ = ["OPTIONS", "PROTOCOLS", "TASKS", "build_parser", "list_text", "main"]
+
+#: data set -> protocol (``--timing`` turns an accuracy table into ``timing``).
+PROTOCOLS = {
+    "digits": "cross-validation",
+    "usps": "cross-validation",
+    "usps-libsvm": "cross-validation",
+    "20newsgroups": "train/test",
+    "20newsgroups-multilabel": "multilabel",
+    "20newsgroups-semi": "semi-supervised",
+    "conll2000": "sequence",
+    "preference": "progressive",
+    "preference-synthetic": "progressive",
+    "stream-memory": "stream-memory",
+    "stream-2m": "stream-dask",
+}
+
+_TABLE = {"estimators", "epochs", "params", "random_state", "output", "plot"}
+
+#: protocol -> the options (destinations) it takes.
+OPTIONS = {
+    "cross-validation": _TABLE | {"cv", "repeats", "n_jobs", "data_home", "timing"},
+    "train/test": _TABLE | {"data_home", "timing"},
+    "timing": _TABLE | {"repeats", "data_home", "timing"},
+    "progressive": _TABLE | {"data_home"},
+    "multilabel": _TABLE | {"data_home"},
+    "semi-supervised": _TABLE
+    | {"n_jobs", "data_home", "subsets", "folds", "full", "unlabeled_ratio"},
+    "sequence": _TABLE | {"data_home", "holdout", "n_sentences"},
+    "stream-memory": {"estimators", "rows", "output", "plot"},
+    "stream-dask": _TABLE | {"rows", "nnz", "workers", "scheduler"},
+}
+
+#: Data sets that read no data folder.
+_NO_DATA = {"digits", "preference-synthetic", "stream-memory", "stream-2m"}
+
+#: protocol -> the task of the estimators it runs.
+TASKS = {
+    "cross-validation": "classification",
+    "train/test": "classification",
+    "timing": "classification",
+    "progressive": "regression",
+    "multilabel": "multilabel",
+    "semi-supervised": "classification",
+    "sequence": "sequence",
+    "stream-dask": "classification",
+}
+
+
+def _flag(dest):
+    return "--" + {"params": "set"}.get(dest, dest).replace("_", "-")
+
+
+def _default_estimators(dataset):
+    if dataset == "stream-memory":
+        return ["every public estimator with partial_fit and sparse input"]
+    return DEFAULT_ESTIMATORS_BY_DATASET.get(dataset, DEFAULT_ESTIMATORS)
+
+
+def list_text():
+    """The text of ``--list``: data sets and estimators, one line each."""
+    width = max(map(len, [*DATASETS, *REGISTRY])) + 2
+    lines = ["datasets (protocol: description; default estimators):"]
+    for name, description in DATASETS.items():
+        defaults = " ".join(_default_estimators(name))
+        lines.append(f"  {name:<{width}}{PROTOCOLS[name]}: {description}; {defaults}")
+    lines += ["", "estimators (task: description):"]
+    for name, entry in REGISTRY.items():
+        lines.append(f"  {name:<{width}}{entry.task}: {entry.summary}")
+    lines += [
+        "",
+        "The stream-memory protocol names estimators by class "
+        "(PassiveAggressiveClassifier, ...).",
+    ]
+    return "\n".join(lines)
+
+
+def build_parser():
+    """The argument parser of ``python -m sklearn_pa.benchmark``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m sklearn_pa.benchmark",
+        description=(
+            "Accuracy and fit time of the online learners beside their "
+            "scikit-learn (and CRFsuite) peers. The data set picks the "
+            "protocol: cross-validation (digits, usps, usps-libsvm), train/test "
+            "(20newsgroups), label ranking (20newsgroups-multilabel), "
+            "semi-supervised OBPM (20newsgroups-semi), sequence tagging "
+            "(conll2000), progressive validation (preference, "
+            "preference-synthetic), memory on a long stream (stream-memory) "
+            "and parameter mixing on Dask (stream-2m). An option that does not "
+            "apply to the protocol is refused."
+        ),
+        epilog=(
+            f"Data are read from --data-home, else from ${DATA_ENV}; nothing is "
+            "downloaded. --list prints every data set with its default "
+            "estimators and every estimator, one line each."
+        ),
+    )
+    add = parser.add_argument
+    add(
+        "--dataset",
+        choices=list(DATASETS),
+        default="digits",
+        help="data set, hence protocol (default: digits, bundled with scikit-learn)",
+    )
+    add(
+        "--list",
+        action="store_true",
+        help="print the data sets and the estimators, one line each, and exit",
+    )
+    add(
+        "--estimators",
+        nargs="+",
+        metavar="NAME",
+        default=None,
+        help="registry names of the estimators to run (default: the data "
+        f"set's own list, see --list; digits runs "
+        f"{' '.join(DEFAULT_ESTIMATORS_BY_DATASET['digits'])})",
+    )
+    add(
+        "--epochs",
+        type=int,
+        default=None,
+        help="passes over the data (default: 3; 5 for 20newsgroups-semi and conll2000)",
+    )
+    add(
+        "--cv",
+        type=int,
+        default=None,
+        help="number of stratified folds (default: 10; cross-validation only)",
+    )
+    add(
+        "--repeats",
+        type=int,
+        default=None,
+        help="differently shuffled CV splits, pooled (default: 1); with "
+        "--timing, interleaved rounds (default: 5)",
+    )
+    add(
+        "--set",
+        dest="params",
+        action="append",
+        default=None,
+        metavar="NAME=VALUE",
+        help="set a hyper-parameter of every estimator run (repeatable), e.g. "
+        "--set eta=0.7; VALUE is read as a Python literal, else a string",
+    )
+    add(
+        "--n-jobs",
+        type=int,
+        default=None,
+        help="folds evaluated in parallel (default: 1)",
+    )
+    add(
+        "--random-state",
+        type=int,
+        default=None,
+        help="seed of the folds, the data and the shuffling (default: 0)",
+    )
+    add(
+        "--output",
+        metavar="FILE",
+        default=None,
+        help="also write the results to FILE.csv or FILE.md",
+    )
+    add(
+        "--plot",
+        metavar="FILE",
+        default=None,
+        help="also draw the results as a bar chart in FILE.png (needs matplotlib)",
+    )
+    add(
+        "--data-home",
+        metavar="DIR",
+        default=None,
+        help=f"folder holding the benchmark data (default: ${DATA_ENV})",
+    )
+    add(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="a progress line after every fit (estimator, fold, time left); "
+        "without it, progress lines appear once a run has taken 10 s",
+    )
+    add(
+        "--timing",
+        action="store_true",
+        help="instead of accuracy, the minimum fit time of each estimator on "
+        "the whole training set over --repeats interleaved rounds",
+    )
+    group = parser.add_argument_group("20newsgroups-semi")
+    group.add_argument(
+        "--subsets",
+        nargs="+",
+        default=None,
+        metavar="SUBSET",
+        help="subsets to run: sb-7-1 sb-7-2 sb-8-1 sb-8-2 (default: sb-7-1 "
+        "sb-8-1; all four with --full)",
+    )
+    group.add_argument(
+        "--folds",
+        type=int,
+        default=None,
+        help="reported folds after the tuning fold (default: 3; 9 with --full)",
+    )
+    group.add_argument(
+        "--full",
+        action="store_true",
+        help="the paper's protocol: four subsets, 10-fold CV (9 reported folds)",
+    )
+    group.add_argument(
+        "--unlabeled-ratio",
+        type=float,
+        default=None,
+        help="unlabeled : labeled samples of each training part (default: 4)",
+    )
+    group = parser.add_argument_group("conll2000")
+    group.add_argument(
+        "--holdout",
+        type=float,
+        default=None,
+        help="fraction of the sentences held out (default: 0.2)",
+    )
+    group.add_argument(
+        "--n-sentences",
+        type=int,
+        default=None,
+        help="use only the first sentences (default: all 8936)",
+    )
+    group = parser.add_argument_group("stream-memory, stream-2m")
+    group.add_argument(
+        "--rows",
+        type=int,
+        default=None,
+        help="rows of the stream (default: 1000000 for stream-memory, "
+        "2000000 for stream-2m)",
+    )
+    group.add_argument(
+        "--nnz",
+        type=int,
+        default=None,
+        help="non-zeros per row (stream-2m; default: 20)",
+    )
+    group.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="Dask workers of the LocalCluster (stream-2m; default: 2)",
+    )
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="address of a running Dask scheduler (stream-2m; default: a LocalCluster)",
+    )
+    return parser
+
+
+def parse_params(pairs):
+    """``["eta=0.7", "covariance=full"]`` -> ``{"eta": 0.7, ...}``."""
+    params = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.isidentifier():
+            raise ValueError(f"--set expects NAME=VALUE, got {pair!r}")
+        try:
+            params[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            params[name] = value
+    return params
+
+
+def _given(args, dest):
+    value = getattr(args, dest)
+    return value is not None and value is not False
+
+
+def _protocol(parser, args):
+    protocol = PROTOCOLS[args.dataset]
+    if args.timing:
+        if protocol not in ("cross-validation", "train/test"):
+            parser.error(
+                f"--timing does not apply to --dataset {args.dataset} ({protocol}); "
+                "it times the classifiers of digits, usps, usps-libsvm and "
+                "20newsgroups."
+            )
+        protocol = "timing"
+    allowed = OPTIONS[protocol]
+    if args.dataset in _NO_DATA:
+        allowed = allowed - {"data_home"}
+    refused = [
+        dest
+        for dest in sorted({d for ds in OPTIONS.values() for d in ds} - allowed)
+        if _given(args, dest)
+    ]
+    if refused:
+        flags = ", ".join(_flag(dest) for dest in refused)
+        takes = " ".join(sorted(_flag(dest) for dest in allowed))
+        parser.error(
+            f"{flags} does not apply to --dataset {args.dataset} ({protocol}); "
+            f"it takes {takes}."
+        )
+    return protocol
+
+
+def _check(parser, args, protocol):
+    """Validate the whole command line before running anything."""
+    if args.output is not None and Path(args.output).suffix.lower() not in (
+        ".csv",
+        ".md",
+        ".markdown",
+    ):
+        parser.error(f"--output must name a .csv or .md file, got {args.output!r}")
+    for dest, low in [
+        ("epochs", 1),
+        ("repeats", 1),
+        ("cv", 2),
+        ("n_jobs", 1),
+        ("folds", 1),
+        ("rows", 1),
+        ("nnz", 1),
+        ("workers", 1),
+        ("n_sentences", 1),
+    ]:
+        value = getattr(args, dest)
+        if value is not None and value < low:
+            parser.error(f"{_flag(dest)} must be at least {low}, got {value}")
+    if args.holdout is not None and not 0 < args.holdout < 1:
+        parser.error(f"--holdout must be in (0, 1), got {args.holdout}")
+    if args.unlabeled_ratio is not None and args.unlabeled_ratio < 0:
+        parser.error(f"--unlabeled-ratio must be >= 0, got {args.unlabeled_ratio}")
+    try:
+        params = parse_params(args.params)
+        if protocol == "stream-memory":
+            return params
+        names = args.estimators or _default_estimators(args.dataset)
+        check_estimator_names(names, TASKS[protocol])
+        if protocol == "semi-supervised":
+            from ._semi_supervised import SUBSETS
+
+            bad = [n for n in names if not n.startswith("OBPM-")]
+            if bad:
+                raise ValueError(
+                    f"{', '.join(bad)}: 20newsgroups-semi runs Online Bayes Point "
+                    "Machines only (OBPM-PA, OBPM-SPA)."
+                )
+            unknown = [s for s in args.subsets or [] if s not in SUBSETS]
+            if unknown:
+                raise ValueError(
+                    f"Unknown subset(s) {', '.join(unknown)}; choose from "
+                    f"{', '.join(SUBSETS)}."
+                )
+        elif protocol != "sequence":
+            build_estimators(names, 1, 0, params)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return params
+
+
+def main(argv=None):
+    """Run the benchmark from the command line.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        Command-line arguments (without the program name); ``None`` reads
+        ``sys.argv``.
+
+    Returns
+    -------
+    status : int
+        0 on success.  Invalid arguments, options that do not apply to the
+        data set, unknown estimator names and missing data exit through
+        :class:`SystemExit` with status 2 and a message on standard error.
+
+    Examples
+    --------
+    >>> from sklearn_pa.benchmark import main
+    >>> main(["--dataset", "digits", "--cv", "2", "--epochs", "1",
+    ...       "--estimators", "PA-I"])  # doctest: +SKIP
+    0
+    """
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+    if args.list:
+        print(list_text())
+        return 0
+    protocol = _protocol(parser, args)
+    params = _check(parser, args, protocol)
+    try:
+        rows = _run(parser, args, protocol, params)
+    except FileNotFoundError as exc:
+        parser.error(str(exc))
+    print(format_table(rows), flush=True)
+    if args.output is not None:
+        write_output(rows, args.output)
+        print(f"results written to {args.output}", file=sys.stderr)
+    if args.plot is not None:
+        plot_results(rows, args.plot)
+        print(f"chart written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _or(value, default):
+    return default if value is None else value
+
+
+def _run(parser, args, protocol, params):
+    verbose = 2 if args.verbose else 1
+    epochs = _or(args.epochs, 5 if protocol in ("semi-supervised", "sequence") else 3)
+    random_state = _or(args.random_state, 0)
+    common = {"params": params, "verbose": verbose}
+    if protocol in ("cross-validation", "train/test", "progressive", "timing"):
+        data = load_dataset(args.dataset, args.data_home)
+        if protocol == "timing":
+            from ._timing import run_timing
+
+            names = args.estimators or _default_estimators(args.dataset)
+            return run_timing(
+                data,
+                names,
+                epochs=epochs,
+                repeats=_or(args.repeats, 5),
+                random_state=random_state,
+                **common,
+            )
+        from ._cross_validation import run_benchmark
+
+        return run_benchmark(
+            data,
+            args.estimators,
+            cv=_or(args.cv, 10),
+            epochs=epochs,
+            random_state=random_state,
+            n_jobs=_or(args.n_jobs, 1),
+            repeats=_or(args.repeats, 1),
+            **common,
+        )
+    if protocol == "multilabel":
+        from ._multilabel import run_multilabel
+
+        return run_multilabel(
+            load_dataset(args.dataset, args.data_home),
+            args.estimators,
+            epochs=epochs,
+            random_state=random_state,
+            **common,
+        )
+    if protocol == "semi-supervised":
+        from ._semi_supervised import SUBSETS, run_semi_supervised
+
+        default_subsets = list(SUBSETS) if args.full else ["sb-7-1", "sb-8-1"]
+        n_folds = _or(args.folds, 9 if args.full else 3)
+        if n_folds > 9:
+            parser.error(f"--folds must be in 1..9, got {n_folds}")
+        return run_semi_supervised(
+            args.subsets or default_subsets,
+            args.estimators or _default_estimators(args.dataset),
+            n_splits=10,
+            n_folds=n_folds,
+            unlabeled_ratio=_or(args.unlabeled_ratio, 4.0),
+            epochs=epochs,
+            random_state=random_state,
+            n_jobs=_or(args.n_jobs, 1),
+            data_home=args.data_home,
+            **common,
+        )
+    if protocol == "sequence":
+        from ._sequence import run_conll2000
+
+        return run_conll2000(
+            args.data_home,
+            args.estimators,
+            epochs=epochs,
+            holdout=_or(args.holdout, 0.2),
+            n_sentences=args.n_sentences,
+            random_state=random_state,
+            **common,
+        )
+    if protocol == "stream-memory":
+        from ._stream_memory import run_stream_memory
+
+        try:
+            return run_stream_memory(
+                args.estimators, _or(args.rows, 1_000_000), verbose=verbose
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
+    # stream-dask
+    n_rows, workers = _or(args.rows, 2_000_000), _or(args.workers, 2)
+    if n_rows < workers:
+        parser.error(f"--rows ({n_rows}) must be at least --workers ({workers})")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        parser.error(
+            'this benchmark needs the dask extra: pip install "sklearn_pa[dask]"'
+        )
+    from ._stream_dask import run_stream_dask
+
+    return run_stream_dask(
+        n_rows,
+        workers,
+        args.estimators,
+        epochs,
+        _or(args.nnz, 20),
+        scheduler=args.scheduler,
+        random_state=random_state,
+        **common,
+    )
