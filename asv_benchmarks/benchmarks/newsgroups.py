@@ -19,10 +19,6 @@ are not there.
 import os
 from pathlib import Path
 
-from sklearn.linear_model import SGDClassifier
-
-from sklearn_pa import PassiveAggressiveClassifier
-
 from .common import SMALL, Benchmark, Estimator, get_data, score_tracker
 
 EPOCHS_20NG = 5
@@ -55,25 +51,18 @@ def _newsgroups():
     return split
 
 
-def _pa(**params):
-    return PassiveAggressiveClassifier(
-        max_iter=EPOCHS_20NG, tol=None, shuffle=True, random_state=0, **params
-    )
+def _registered(name):
+    """The benchmark registry's estimator, with five epochs."""
+    from sklearn_pa.benchmark import REGISTRY
+
+    return REGISTRY[name].factory(EPOCHS_20NG, 0)
 
 
+#: asv name -> benchmark registry name (defined once, in the registry)
 CLASSIFIERS = {
-    "PA-default": lambda: _pa(),
-    "PA-I-maxloss": lambda: _pa(multiclass="max_loss"),
-    "sklearn-SGD-pa1": lambda: SGDClassifier(
-        loss="hinge",
-        penalty=None,
-        learning_rate="pa1",
-        eta0=1.0,
-        max_iter=EPOCHS_20NG,
-        tol=None,
-        shuffle=True,
-        random_state=0,
-    ),
+    "PA-default": "PA-I",
+    "PA-I-maxloss": "PA-I-maxloss",
+    "sklearn-SGD-pa1": "sklearn-SGD-pa1",
 }
 
 
@@ -98,6 +87,6 @@ class Newsgroups20Suite(Estimator, Benchmark):
         return split if split is not None else get_data("sparse")
 
     def make_estimator(self, estimator):
-        return CLASSIFIERS[estimator]()
+        return _registered(CLASSIFIERS[estimator])
 
     track_test_score = score_tracker("accuracy")
