@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from sklearn_pa.benchmark import (
+    BATCH_REFERENCES,
     DATA_ENV,
     DEFAULT_ESTIMATORS,
     ESTIMATORS,
@@ -88,12 +89,37 @@ def test_registry():
     for name, factory in ESTIMATORS.items():
         est = factory(2, 7)
         params = est.get_params()
+        if name in BATCH_REFERENCES:
+            # batch references run to convergence, whatever the epochs
+            assert type(est).__module__.startswith("sklearn."), name
+            assert params["random_state"] == 7, name
+            continue
         assert params["max_iter"] == 2 and params["tol"] is None, name
         assert params["random_state"] == 7 and params["shuffle"], name
     assert ESTIMATORS["PA"](1, 0).C == np.inf
     assert ESTIMATORS["PA-II"](1, 0).loss == "squared_hinge"
     assert ESTIMATORS["PA-I-maxloss"](1, 0).multiclass == "max_loss"
     assert ESTIMATORS["sklearn-SGD-pa2"](1, 0).learning_rate == "pa2"
+
+
+def test_batch_reference_is_printed_but_never_the_time_reference():
+    # LinearSVC first in the list: SGD is still the reference of the ratio
+    rows = run_benchmark(
+        "digits", ["LinearSVC", "PA-I", "sklearn-SGD-pa1"], cv=2, epochs=1
+    )
+    assert [row["estimator"] for row in rows] == [
+        "LinearSVC",
+        "PA-I",
+        "sklearn-SGD-pa1",
+    ]
+    assert all(row["reference"] == "sklearn-SGD-pa1" for row in rows)
+    assert rows[2]["fit_time_ratio"] == 1.0
+    assert rows[0]["fit_time_ratio"] > 0
+    # the batch optimum is a strong reference on digits
+    assert rows[0]["accuracy_mean"] > 0.9
+    assert "LinearSVC" in format_table(rows)
+    rows = run_benchmark("digits", ["LinearSVC", "PA-I"], cv=2, epochs=1)
+    assert all(row["reference"] is None for row in rows)
 
 
 def test_run_benchmark_rows():

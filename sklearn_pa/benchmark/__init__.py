@@ -51,6 +51,7 @@ from ._data import (
 from ._multilabel import run_multilabel
 from ._progressive import run_progressive
 from ._registry import (
+    BATCH_REFERENCES,
     DEFAULT_ESTIMATORS,
     DEFAULT_ESTIMATORS_BY_DATASET,
     ESTIMATORS,
@@ -73,6 +74,7 @@ from ._timing import run_timing
 from ._train_test import run_train_test
 
 __all__ = [
+    "BATCH_REFERENCES",
     "DATASETS",
     "DATA_ENV",
     "DEFAULT_ESTIMATORS",

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.linear_model import SGDClassifier, SGDOneClassSVM, SGDRegressor
 from sklearn.multiclass import OneVsRestClassifier
+from sklearn.svm import LinearSVC
 
 from .._bayes_point import OnlineBayesPointClassifier
 from .._confidence_weighted import (
@@ -70,12 +71,23 @@ class Entry(NamedTuple):
     summary: str
 
 
+#: Batch estimators of the registry: the accuracy an online learner can aim at
+#: (``LinearSVC``: C=1, squared hinge, one-vs-rest, solved to convergence).
+#: They ignore ``epochs`` and are never the reference of the fit-time ratio.
+BATCH_REFERENCES = ("LinearSVC",)
+
+
 def is_peer(name):
     """Whether the registry name ``name`` is another library's estimator."""
     return name.startswith(("sklearn-", "crfsuite-"))
 
 
 # ---------------------------------------------------------------- factories
+def _linear_svc(epochs, random_state):
+    # a batch learner: it runs to convergence whatever the number of epochs
+    return LinearSVC(random_state=random_state)
+
+
 def _pa(**params):
     def factory(epochs, random_state):
         return PassiveAggressiveClassifier(
@@ -281,6 +293,11 @@ REGISTRY = {
     ),
     "sklearn-SGD-pa2": Entry(
         _sgd_pa("pa2"), _CLF, "scikit-learn SGDClassifier(learning_rate='pa2'), OvR"
+    ),
+    "LinearSVC": Entry(
+        _linear_svc,
+        _CLF,
+        "scikit-learn LinearSVC, the batch reference (solved to convergence)",
     ),
     # regression (progressive validation on the preference streams)
     "GD": Entry(_ours(GradientDescentRegressor, eta=0.1), _REG, "gradient descent"),
