@@ -13,10 +13,10 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import minimize
 from scipy.special import ndtr, ndtri
 from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
-from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -58,10 +58,6 @@ def _base_constraints():
     constraints["covariance"] = [StrOptions({"diagonal", "full"})]
     constraints["class_weight"] = [StrOptions({"balanced"}), dict, None]
     return constraints
-
-
-def _is_binary_or_unfitted(estimator):
-    return not hasattr(estimator, "classes_") or len(estimator.classes_) == 2
 
 
 class _BaseSecondOrder(
@@ -304,7 +300,9 @@ class _BaseSecondOrder(
             Fitted estimator.
         """
         with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)
+            self._fit(X, y, coef_init, intercept_init, sample_weight)
+            self._record_training_margins(X, y)
+            return self
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -332,19 +330,25 @@ class _BaseSecondOrder(
             Fitted estimator.
         """
         with atomic_update(self):
-            return self._partial_fit(X, y, classes, sample_weight)
+            # the margins each sample gets before the batch is learned (held
+            # out, as in progressive validation) calibrate predict_proba
+            before = self._margin_stats(X, y) if hasattr(self, "coef_") else None
+            self._partial_fit(X, y, classes, sample_weight)
+            if before is not None:
+                self._record_margins(*before)
+            return self
 
-    def _variance(self, X):
-        """``x~^T Sigma x~`` per row (binary models)."""
+    def _variance(self, X, block=0):
+        """``x~^T Sigma x~`` per row, with the covariance of ``block``."""
         sigma = self._sigma
         a = self.intercept_scaling_ if self.fit_intercept else 0.0
         n_features = X.shape[1]
         if sigma.ndim == 2:
-            diag = sigma[:, 0]
+            diag = sigma[:, block]
             sq = X.multiply(X) if sp.issparse(X) else X * X
             var = np.asarray(sq @ diag[:n_features]).ravel()
             return var + a * a * diag[n_features]
-        S = self.covariance_[0]
+        S = self.covariance_[block]
         M = np.asarray(X @ S[:n_features])
         if self.fit_intercept:
             M = M + a * S[n_features]
@@ -356,15 +360,133 @@ class _BaseSecondOrder(
             var = var + a * M[:, n_features]
         return var
 
-    @available_if(_is_binary_or_unfitted)
-    def predict_proba(self, X):
-        """Probability of each class under the Gaussian weights (binary).
+    # ------------------------------------------------------ probabilities
+    def _margins(self, X):
+        """(scores, variances) of validated rows: scores of shape (n,) for
+        two classes, (n, n_classes) otherwise; one variance per row (the
+        mean over the classes' covariance blocks where there are several)."""
+        scores = np.asarray(self.decision_function(X))
+        n_blocks = (
+            self._sigma.shape[0] if self._sigma.ndim == 3 else self._sigma.shape[1]
+        )
+        if scores.ndim == 1 or n_blocks != scores.shape[1]:
+            var = self._variance(X, 0)
+        else:
+            # one covariance per class: their mean, so that the probabilities
+            # keep the order of the scores (and predict's arg-max)
+            var = np.mean([self._variance(X, k) for k in range(n_blocks)], axis=0)
+        return scores, np.maximum(var, 0.0)
 
-        For two classes the weights ``w ~ N(mu, Sigma)`` give the positive
-        class the probability ``Pr[w.x > 0] = Phi(mu.x / sqrt(x^T Sigma x))``,
-        ``Phi`` the standard normal CDF.  Not available after fitting more
-        than two classes, where the probability of the arg-max has no closed
-        form.
+    def _margin_stats(self, X, y):
+        """(scores, variances, class indices) of a batch, or None when it is
+        not valid (``partial_fit`` then reports the error)."""
+        try:
+            X = validate_data(
+                self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
+            )
+            y = np.asarray(y)
+            idx = np.searchsorted(self.classes_, y)
+            if y.shape[0] != X.shape[0] or np.any(idx >= len(self.classes_)):
+                return None
+            if np.any(self.classes_[idx] != y):
+                return None
+            scores, var = self._margins(X)
+        except Exception:  # partial_fit raises the proper error
+            return None
+        return scores, var, idx
+
+    def _record_training_margins(self, X, y):
+        """Calibrate on the training margins of the model ``fit`` returns
+        (at most ``_CALIBRATION_SIZE`` rows, drawn with a fixed seed)."""
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
+        )
+        rows = np.arange(X.shape[0])
+        if rows.shape[0] > _CALIBRATION_SIZE:
+            rng = np.random.RandomState(0)
+            rows = np.sort(rng.choice(rows, _CALIBRATION_SIZE, replace=False))
+        idx = np.searchsorted(self.classes_, np.asarray(y)[rows])
+        self._calibration = None
+        self._record_margins(*self._margins(X[rows]), idx)
+        self._calibration_held_out = False
+
+    def _record_margins(self, scores, var, idx):
+        """Keep the latest ``_CALIBRATION_SIZE`` (score, variance, class) of
+        the samples seen."""
+        old = getattr(self, "_calibration", None)
+        if old is not None and old[0].ndim == scores.ndim:
+            scores, var, idx = (
+                np.concatenate([o, n])[-_CALIBRATION_SIZE:]
+                for o, n in zip(old, (scores, var, idx))
+            )
+        self._calibration = (scores, var, idx)
+        self._calibration_held_out = True
+        self._calibration_cache = {}  # refitted on demand
+
+    def _fitted_calibration(self):
+        """``(c, s2)`` maximising the likelihood of the recorded margins
+        under the scores' variance ``c * v + s2`` (``(1, 0)`` without any).
+
+        Training margins (``fit``) are optimistic: only the noise is fitted
+        there (``c = 1``), which can soften the probabilities, never sharpen
+        them."""
+        # a cache filled in place: predict_proba leaves __dict__ as it was
+        cache = self.__dict__.setdefault("_calibration_cache", {})
+        if "params" in cache:
+            return cache["params"]
+        calibration = getattr(self, "_calibration", None)
+        if calibration is None or calibration[0].shape[0] == 0:
+            return (1.0, 0.0)
+        scores, var, idx = calibration
+        rows = np.arange(idx.shape[0])
+
+        def nll(params):
+            c, s2 = np.exp(params)
+            proba = _gaussian_margin_proba(scores, c * var, s2)
+            return -np.mean(np.log(proba[rows, idx] + 1e-300))
+
+        # start from the best noise alone, on a grid around the margins' scale
+        scale = max(float(np.mean(np.square(scores))), 1e-12)
+        grid = np.log(scale) + np.linspace(-8, 8, 33) * np.log(10)
+        start = grid[int(np.argmin([nll((0.0, g)) for g in grid]))]
+        result = minimize(
+            nll,
+            x0=np.array([0.0, start]),
+            method="L-BFGS-B",
+            bounds=[
+                (-30.0, 30.0) if self._calibration_held_out else (0.0, 0.0),
+                (np.log(scale) - 30.0, np.log(scale) + 30.0),
+            ],
+        )
+        params = result.x if result.fun <= nll((0.0, start)) else (0.0, start)
+        c, s2 = np.exp(params)
+        cache["params"] = (float(c), float(s2))
+        return cache["params"]
+
+    def predict_proba(self, X):
+        r"""Probability of each class under the Gaussian margin model.
+
+        The weights ``w ~ N(mu, Sigma)`` make the score of a sample a
+        Gaussian of mean :math:`m = \mu^\top x` and variance
+        :math:`v = x^\top \Sigma x`.  A scale :math:`c` of that variance and
+        a noise of variance :math:`s^2` are fitted by maximum likelihood to
+        the margins the model gave the samples it learned (the latest 1000):
+        after ``partial_fit``, each batch's margins *before* it was learned
+        (held out), fitting both; after ``fit``, the training margins of the
+        fitted model, which are optimistic, so that only the noise is fitted
+        (:math:`c = 1`: it can soften the probabilities, not sharpen them).
+        For two classes the positive class has probability
+
+        .. math:: P(y = 1 \mid x) = \Phi\left(\frac{m}{\sqrt{c v + s^2}}\right),
+
+        :math:`\Phi` the standard normal CDF; with more classes the
+        probabilities are the softmax of the scores :math:`m_k / \sqrt{c v +
+        s^2}`, :math:`v` the mean of the classes' variances where each class
+        has its own covariance (so that the most probable class is the one
+        ``predict`` returns).  Without the noise
+        (:math:`s^2 = 0`) the covariance shrinks as the model learns and the
+        probabilities saturate at 0 and 1; the fitted noise keeps them
+        calibrated.
 
         Parameters
         ----------
@@ -373,19 +495,52 @@ class _BaseSecondOrder(
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, 2)
-            Probabilities of ``classes_[0]`` and ``classes_[1]``.
+        proba : ndarray of shape (n_samples, n_classes)
+            Probability of each class of ``classes_``.
         """
         check_is_fitted(self)
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
         )
-        scores = np.asarray(X @ self.coef_[0]).ravel() + self.intercept_[0]
-        var = np.maximum(self._variance(X), 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(var > 0, scores / np.sqrt(var), np.sign(scores) * np.inf)
+        scores, var = self._margins(X)
+        c, s2 = self._fitted_calibration()
+        return _gaussian_margin_proba(scores, c * var, s2)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probability of each class of ``classes_``.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+#: Number of recent samples whose margins calibrate ``predict_proba``.
+_CALIBRATION_SIZE = 1000
+
+
+def _gaussian_margin_proba(scores, var, s2):
+    """Class probabilities of Gaussian scores with extra noise ``s2``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = var + s2
+        if scores.ndim == 2:
+            total = total[:, None]
+        z = np.where(total > 0, scores / np.sqrt(total), np.sign(scores) * np.inf)
+    if scores.ndim == 1:
         p = ndtr(z)
         return np.column_stack([1.0 - p, p])
+    z = np.where(np.isfinite(z), z, np.sign(z) * 1e300)
+    z = z - np.max(z, axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / np.sum(e, axis=1, keepdims=True)
 
 
 _COMMON_DOC = """

@@ -40,6 +40,7 @@ from sklearn.utils.validation import (
 from ._base import atomic_update, canonical_csr, check_batch_sample_weight
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
+from .utils._probability import NoProbabilityMixin
 
 __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegressor"]
 
@@ -504,7 +505,9 @@ _COMMON_PARAMS_DOC = """
         Whether ``fit`` continues from the previous support vectors."""
 
 
-class KernelPassiveAggressiveClassifier(ClassifierMixin, _BaseKernelPA):
+class KernelPassiveAggressiveClassifier(
+    NoProbabilityMixin, ClassifierMixin, _BaseKernelPA
+):
     """Kernel Passive-Aggressive classifier (dual form, optional budget).
 
     The decision function is ``f(x) = sum_i alpha_i K(x_i, x)`` over the
