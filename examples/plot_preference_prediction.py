@@ -189,10 +189,10 @@ def learners(U):
             1e-4 / U**2,
             1e3 / U**2,
         ),
-        "DPAU": (lambda c: ErrorProportionalRegressor(c=c, shuffle=False), 1e-3, 1.0),
+        "DPAU": (lambda c: ErrorProportionalRegressor(C=c, shuffle=False), 1e-3, 1.0),
         "DPMU": (
             lambda c: ErrorProportionalRegressor(
-                c=c, update="multiplicative", shuffle=False
+                C=c, update="multiplicative", shuffle=False
             ),
             1e-3,
             1.0,

@@ -17,7 +17,7 @@ from scipy.optimize import minimize
 from scipy.special import ndtr, ndtri
 from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -31,6 +31,8 @@ from ._base import (
 )
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
+from .exceptions import NoisyLabelsWarning
+from .utils._deprecation import renamed_parameter
 
 __all__ = ["AROWClassifier", "ConfidenceWeightedClassifier", "SCWClassifier"]
 
@@ -231,6 +233,7 @@ class _BaseSecondOrder(
                     loss,
                 )
             mistakes, n_updates, n_skipped, overflow = result
+            self._last_epoch_mistakes = (int(mistakes), int(n_train))
             record_epoch(self, n_updates, loss, n_train)
             if n_skipped:
                 warnings.warn(
@@ -302,7 +305,29 @@ class _BaseSecondOrder(
         with atomic_update(self):
             self._fit(X, y, coef_init, intercept_init, sample_weight)
             self._record_training_margins(X, y)
-            return self
+        self._warn_if_not_separable()
+        return self
+
+    #: Online mistake rate of the last epoch of ``fit`` above which the
+    #: estimator warns that the data look noisy (CW only: None elsewhere).
+    _noisy_labels_threshold = None
+
+    def _warn_if_not_separable(self):
+        threshold = self._noisy_labels_threshold
+        mistakes = getattr(self, "_last_epoch_mistakes", None)
+        if threshold is None or mistakes is None or mistakes[1] == 0:
+            return
+        rate = mistakes[0] / mistakes[1]
+        if rate > threshold:
+            warnings.warn(
+                f"{type(self).__name__} still mispredicted {100 * rate:.0f}% of "
+                "the training samples in its last epoch: the labels look noisy "
+                "or the classes overlap, where CW's aggressive updates keep "
+                "moving the model. Use AROWClassifier or SCWClassifier, made "
+                "for label noise, or average=True.",
+                NoisyLabelsWarning,
+                stacklevel=4,
+            )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -639,10 +664,23 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
     - ``"sequential"``: every wrong class in turn, highest score first, each
       a single-constraint step (k = infinity in the same paper).
 
+    CW assumes (nearly) separable data: each mistake forces a step that
+    meets the confidence constraint whatever the noise, so with noisy
+    labels or overlapping classes the model keeps jumping.  ``fit`` warns
+    (:class:`~sklearn_pa.exceptions.NoisyLabelsWarning`) when more than 20 %
+    of the training samples are still mispredicted in its last epoch; use
+    :class:`AROWClassifier` or :class:`SCWClassifier` there (or
+    ``average=True``).  On ``make_classification(n_samples=4000,
+    n_features=20, flip_y=0.1, random_state=0)`` (75/25 split) the default CW
+    scores 0.52 test accuracy, ``average=True`` 0.82, AROW 0.85.
+
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        The required probability of a correct classification, in (0.5, 1).
+        The required probability of a correct classification, in (0.5, 1):
+        a probability, not a learning rate (the ``eta`` of
+        :class:`GradientDescentRegressor` and
+        :class:`ExponentiatedGradientRegressor` is one).
         Larger values demand more confidence and make larger steps.
         ``"auto"`` is 0.95 with ``covariance="diagonal"`` and 0.8 with
         ``"full"``: a full covariance shrinks along every direction an
@@ -700,6 +738,8 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
         "eta": [Interval(Real, 0.5, 1, closed="neither"), StrOptions({"auto"})],
         "multiclass": [StrOptions(set(_MULTICLASS_RULES))],
     }
+
+    _noisy_labels_threshold = 0.2
 
     def __init__(
         self,
@@ -762,7 +802,8 @@ class AROWClassifier(_BaseSecondOrder):
     a soft, always-feasible version of CW that tolerates label noise
     (Crammer, Kulesza and Dredze 2009).  Closed form: with
     ``m = y mu.x`` and ``v = x^T Sigma x``, when ``m < 1``,
-    ``beta = 1 / (v + r)``, ``mu += (1 - m) beta y Sigma x`` and
+    ``beta = 1 / (v + r)`` (``r = regularization``), ``mu += (1 - m) beta y
+    Sigma x`` and
     ``Sigma -= beta Sigma x x^T Sigma``.
 
     With more than two classes the model keeps one mean and one covariance
@@ -771,13 +812,19 @@ class AROWClassifier(_BaseSecondOrder):
 
     Parameters
     ----------
-    r : float, default=1.0
-        Regularisation: larger values make smaller, more conservative steps.
+    regularization : float, default=1.0
+        The paper's ``r``: larger values make smaller, more conservative
+        steps (it plays the part of ``1 / C``).
     covariance : {"diagonal", "full"}, default="diagonal"
         ``"diagonal"`` keeps one variance per feature (per block);
         ``"full"`` the whole matrix (refused when it would not fit in
         memory), updated with BLAS.
     %(common)s
+    r : float, default="deprecated"
+        Former name of ``regularization``.
+
+        .. deprecated:: 0.1
+           ``r`` was renamed ``regularization`` and will be removed in 0.3.
 
     %(attributes)s
 
@@ -807,13 +854,17 @@ class AROWClassifier(_BaseSecondOrder):
 
     _parameter_constraints: dict = {
         **_BaseSecondOrder._parameter_constraints,
-        "r": [Interval(Real, 0, None, closed="neither")],
+        "regularization": [Interval(Real, 0, None, closed="neither")],
+        "r": [
+            Interval(Real, 0, None, closed="neither"),
+            Hidden(StrOptions({"deprecated"})),
+        ],
     }
 
     def __init__(
         self,
         *,
-        r=1.0,
+        regularization=1.0,
         covariance="diagonal",
         fit_intercept=True,
         intercept_scaling="auto",
@@ -828,7 +879,9 @@ class AROWClassifier(_BaseSecondOrder):
         warm_start=False,
         class_weight=None,
         average=False,
+        r="deprecated",
     ):
+        self.regularization = regularization
         self.r = r
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -852,7 +905,7 @@ class AROWClassifier(_BaseSecondOrder):
         return R.STEP_AROW
 
     def _step_param(self):
-        return float(self.r)
+        return float(renamed_parameter(self, "regularization", "r", 1.0))
 
 
 class SCWClassifier(_BaseSecondOrder):

@@ -70,7 +70,7 @@ CASES = [
     ),
     (ExponentiatedGradientRegressor(eta=0.01, total_weight=20.0), _regression),
     (ErrorProportionalRegressor(), _regression),
-    (ErrorProportionalRegressor(update="multiplicative", c=0.3), _boolean),
+    (ErrorProportionalRegressor(update="multiplicative", C=0.3), _boolean),
 ]
 IDS = ["PA-bin", "PA-multi", "PA-ovr", "PA-reg", "GD", "GD-const", "EG", "DPAU", "DPMU"]
 

@@ -36,8 +36,8 @@ ESTIMATORS = {
     "GD": _ours(GradientDescentRegressor, eta=0.1),
     "GD-constant": _ours(GradientDescentRegressor, eta=0.005, eta_scaling="constant"),
     "EG": _ours(ExponentiatedGradientRegressor, eta=1e-3, total_weight=20.0),
-    "DPAU": _ours(ErrorProportionalRegressor, c=0.2),
-    "DPMU": _ours(ErrorProportionalRegressor, c=0.2, update="multiplicative"),
+    "DPAU": _ours(ErrorProportionalRegressor, C=0.2),
+    "DPMU": _ours(ErrorProportionalRegressor, C=0.2, update="multiplicative"),
     "sklearn-SGD-constant": lambda: SGDRegressor(
         penalty=None,
         learning_rate="constant",
