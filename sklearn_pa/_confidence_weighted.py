@@ -373,7 +373,8 @@ class _BaseSecondOrder(
             sq = X.multiply(X) if sp.issparse(X) else X * X
             var = np.asarray(sq @ diag[:n_features]).ravel()
             return var + a * a * diag[n_features]
-        S = self.covariance_[block]
+        upper = np.triu(sigma[block])  # the kernel keeps the upper triangle
+        S = upper + np.triu(upper, 1).T
         M = np.asarray(X @ S[:n_features])
         if self.fit_intercept:
             M = M + a * S[n_features]
