@@ -8,6 +8,7 @@ in the compiled kernel's layout (see ``covariance_``).
 
 import os
 import warnings
+import weakref
 from contextlib import nullcontext
 from numbers import Integral, Real
 
@@ -411,8 +412,12 @@ class _BaseSecondOrder(
                 self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
             )
             y = np.asarray(y)
+            if y.shape[0] != X.shape[0]:
+                return None
+            # only the latest rows are kept
+            X, y = X[-_CALIBRATION_SIZE:], y[-_CALIBRATION_SIZE:]
             idx = np.searchsorted(self.classes_, y)
-            if y.shape[0] != X.shape[0] or np.any(idx >= len(self.classes_)):
+            if np.any(idx >= len(self.classes_)):
                 return None
             if np.any(self.classes_[idx] != y):
                 return None
@@ -442,33 +447,43 @@ class _BaseSecondOrder(
         old = getattr(self, "_calibration", None)
         if old is not None and old[0].ndim == scores.ndim:
             scores, var, idx = (
-                np.concatenate([o, n])[-_CALIBRATION_SIZE:]
-                for o, n in zip(old, (scores, var, idx))
+                np.concatenate([o, n]) for o, n in zip(old, (scores, var, idx))
             )
+        scores, var, idx = (a[-_CALIBRATION_SIZE:].copy() for a in (scores, var, idx))
         self._calibration = (scores, var, idx)
         self._calibration_held_out = True
-        self._calibration_cache = {}  # refitted on demand
 
     def _fitted_calibration(self):
-        """``(c, s2)`` maximising the likelihood of the recorded margins
-        under the scores' variance ``c * v + s2`` (``(1, 0)`` without any).
+        """``(c, s2, k)``: ``c`` and ``s2`` maximise the likelihood of the
+        recorded margins divided by ``k`` (a power of two near the largest,
+        so that any scale of the data works), under the scores' variance
+        ``c * v / k**2 + s2`` (``(1, 0, 1)`` without any).
 
         Training margins (``fit``) are optimistic: only the noise is fitted
         there (``c = 1``), which can soften the probabilities, never sharpen
         them."""
-        # a cache filled in place: predict_proba leaves __dict__ as it was
-        cache = self.__dict__.setdefault("_calibration_cache", {})
-        if "params" in cache:
-            return cache["params"]
         calibration = getattr(self, "_calibration", None)
         if calibration is None or calibration[0].shape[0] == 0:
-            return (1.0, 0.0)
+            return (1.0, 0.0, 1.0)
+        # cached outside the estimator, so that predict_proba writes nothing
+        # to the model (threads may share it); valid while the recorded
+        # margins are the same object
+        cached = _CALIBRATION_CACHE.get(self)
+        if cached is not None and cached[0] is calibration:
+            return cached[1]
         scores, var, idx = calibration
+        # to float32 precision: batches that give the same model up to
+        # rounding (another layout of the same rows) give the same fit
+        largest = float(np.max(np.abs(scores)))
+        k = 2.0 ** np.round(np.log2(largest)) if 0.0 < largest < np.inf else 1.0
+        scores = _round_relative(scores / k)
+        var = _round_relative(var / k / k)
         rows = np.arange(idx.shape[0])
 
         def nll(params):
             c, s2 = np.exp(params)
-            proba = _gaussian_margin_proba(scores, c * var, s2)
+            with np.errstate(over="ignore", under="ignore"):
+                proba = _gaussian_margin_proba(scores, c * var, s2)
             return -np.mean(np.log(proba[rows, idx] + 1e-300))
 
         # start from the best noise alone, on a grid around the margins' scale
@@ -479,6 +494,7 @@ class _BaseSecondOrder(
             nll,
             x0=np.array([0.0, start]),
             method="L-BFGS-B",
+            options={"ftol": 1e-14, "gtol": 1e-10},
             bounds=[
                 (-30.0, 30.0) if self._calibration_held_out else (0.0, 0.0),
                 (np.log(scale) - 30.0, np.log(scale) + 30.0),
@@ -486,8 +502,13 @@ class _BaseSecondOrder(
         )
         params = result.x if result.fun <= nll((0.0, start)) else (0.0, start)
         c, s2 = np.exp(params)
-        cache["params"] = (float(c), float(s2))
-        return cache["params"]
+        if s2 < 1e-6 * scale:
+            # a noise that changes no probability: the likelihood is flat
+            # there and the optimiser stops anywhere; no noise
+            s2 = 0.0
+        fitted = (float(c), float(s2), float(k))
+        _CALIBRATION_CACHE[self] = (calibration, fitted)
+        return fitted
 
     def predict_proba(self, X):
         r"""Probability of each class under the Gaussian margin model.
@@ -529,8 +550,9 @@ class _BaseSecondOrder(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
         )
         scores, var = self._margins(X)
-        c, s2 = self._fitted_calibration()
-        return _gaussian_margin_proba(scores, c * var, s2)
+        c, s2, k = self._fitted_calibration()
+        with np.errstate(over="ignore", under="ignore"):
+            return _gaussian_margin_proba(scores / k, c * (var / k / k), s2)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
@@ -549,8 +571,18 @@ class _BaseSecondOrder(
             return np.log(self.predict_proba(X))
 
 
+#: estimator -> (its recorded margins, the calibration fitted to them)
+_CALIBRATION_CACHE = weakref.WeakKeyDictionary()
+
 #: Number of recent samples whose margins calibrate ``predict_proba``.
 _CALIBRATION_SIZE = 1000
+
+
+def _round_relative(a, bits=24):
+    """``a`` rounded to ``bits`` significant bits (float32's precision, in
+    float64's range)."""
+    mantissa, exponent = np.frexp(a)
+    return np.ldexp(np.round(mantissa * 2.0**bits) / 2.0**bits, exponent)
 
 
 def _gaussian_margin_proba(scores, var, s2):
