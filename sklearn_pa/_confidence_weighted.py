@@ -316,7 +316,14 @@ class _BaseSecondOrder(
     def _warn_if_not_separable(self):
         threshold = self._noisy_labels_threshold
         mistakes = getattr(self, "_last_epoch_mistakes", None)
-        if threshold is None or mistakes is None or mistakes[1] == 0:
+        # the first pass counts the mistakes of learning from scratch: only a
+        # later epoch says whether the data can be fitted
+        if (
+            threshold is None
+            or mistakes is None
+            or mistakes[1] == 0
+            or getattr(self, "n_iter_", 0) < 2
+        ):
             return
         rate = mistakes[0] / mistakes[1]
         if rate > threshold:
@@ -701,7 +708,8 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
     meets the confidence constraint whatever the noise, so with noisy
     labels or overlapping classes the model keeps jumping.  ``fit`` warns
     (:class:`~sklearn_pa.exceptions.NoisyLabelsWarning`) when more than 20 %
-    of the training samples are still mispredicted in its last epoch; use
+    of the training samples are still mispredicted in its last epoch (after
+    at least one full pass); use
     :class:`AROWClassifier` or :class:`SCWClassifier` there (or
     ``average=True``).  On ``make_classification(n_samples=4000,
     n_features=20, flip_y=0.1, random_state=0)`` (75/25 split) the default CW

@@ -8,8 +8,8 @@ class NoisyLabelsWarning(UserWarning):
 
     :class:`~sklearn_pa.ConfidenceWeightedClassifier` raises it from ``fit``
     when more than 20 % of the training samples are still mispredicted in
-    its last epoch: with noisy labels or overlapping classes CW's updates
-    keep moving the model.  :class:`~sklearn_pa.AROWClassifier` and
+    its last epoch (of two or more): with noisy labels or overlapping
+    classes CW's updates keep moving the model.  :class:`~sklearn_pa.AROWClassifier` and
     :class:`~sklearn_pa.SCWClassifier` are made for that case.
 
     Examples
