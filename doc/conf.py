@@ -3,6 +3,7 @@
 import os
 
 import sklearn_pa
+from sklearn_pa._doc_links import DOCS_URL, REPOSITORY_URL
 
 project = "sklearn_pa"
 author = "The sklearn_pa developers"
@@ -21,10 +22,30 @@ extensions = [
 
 autosummary_generate = True
 numpydoc_show_class_members = False
-templates_path = []
+templates_path = ["_templates"]
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
 html_theme = "pydata_sphinx_theme"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+# a short title: the long default ("sklearn_pa 0.1.0.dev0 documentation")
+# overlapped the top bar's links
+html_title = "sklearn_pa"
+html_baseurl = DOCS_URL
+html_theme_options = {
+    # the pages a user looks for in the top bar, the rest under "More"
+    "header_links_before_dropdown": 6,
+    "icon_links": [
+        {
+            "name": "Source repository",
+            "url": REPOSITORY_URL,
+            "icon": "fa-brands fa-github",
+            "type": "fontawesome",
+        }
+    ],
+    "navbar_align": "left",
+    "show_toc_level": 2,
+}
+html_context = {"default_mode": "light"}
 
 SKLEARN_URL = "https://scikit-learn.org/stable/"
 
@@ -68,12 +89,16 @@ def setup(app):
         app.connect("missing-reference", _offline_sklearn_label)
 
 
-# Heavy examples read this to run on small data when building quickly.
-os.environ.setdefault("SKLEARN_PA_EXAMPLES_QUICK", "1")
-
+# The gallery runs the full examples.  ``SKLEARN_PA_EXAMPLES_QUICK=1`` in the
+# environment (the test suite's setting) runs them on small data instead; the
+# examples hide that switch from the code shown.
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
     "reference_url": {"sklearn_pa": None},
+    # "Examples using ..." on the API pages
+    "backreferences_dir": "gen_modules/backreferences",
+    "doc_module": ("sklearn_pa",),
+    "inspect_global_variables": False,
 }

@@ -44,3 +44,7 @@ __all__ = [
     "StructuredPassiveAggressive",
     "StructuredPerceptron",
 ]
+
+from ._doc_links import set_doc_links as _set_doc_links
+
+_set_doc_links(globals()[name] for name in __all__)

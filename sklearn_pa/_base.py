@@ -661,12 +661,15 @@ class BaseOnlineLinear(BaseEstimator):
         """Run up to ``max_iter`` epochs; returns (n_iter, t_end).
 
         ``scores_out`` (one epoch, no shuffling) receives each row's scores
-        computed before the update on it."""
+        computed before the update on it: those of the averaged model when
+        averaging (the model ``predict`` uses), else of the current iterate."""
         rows = _RowView(X)
         labels, targets = self._targets(y)
         n_columns = W.shape[1]
         weight_pos, weight_neg, margins = self._kernel_extras(n_columns)
         label_arrays = self._kernel_label_arrays(y)
+        if scores_out is not None and U is not None:
+            label_arrays = dict(label_arrays, score_average=True)
         rule, slack = int(self._rule()), int(self._slack())
         ovr = rule == Rule.OVR
         n_loss = n_columns if ovr else 1
@@ -907,10 +910,6 @@ class BaseOnlineLinear(BaseEstimator):
             t_start = check_sample_count(self) - 1
         scores_out = None
         if record_scores:
-            if self._averaging_state() or self.average:
-                raise NotImplementedError(
-                    "averaged weights are not what the kernel scores with"
-                )
             scores_out = np.empty((X.shape[0], n_columns), dtype=np.float64)
         n_iter, t = self._run(
             X,
@@ -955,10 +954,12 @@ class BaseOnlineLinear(BaseEstimator):
           given each row right before its own update; NaN where the kernel
           skipped a row;
         - raises ``NotImplementedError`` before touching the model when its
-          current configuration cannot provide those scores (here: averaged
-          weights, since ``predict`` uses the average but the kernel scores
-          with the current iterate), so the caller falls back to predict /
-          ``partial_fit``.
+          current configuration cannot provide those scores, so the caller
+          falls back to predict / ``partial_fit``.
+
+        With ``average`` the kernel records the averaged model's scores (the
+        model ``predict`` uses), computed before each update from the lazy
+        averaging accumulators.
         """
         with atomic_update(self):
             args = (classes,) if is_classifier(self) else (None,)

@@ -27,6 +27,7 @@ from ._base import (
 from ._kernels import _bayes_point
 from ._kernels._rules import Rule
 from ._passive_aggressive import PassiveAggressiveClassifier
+from .utils._probability import NoProbabilityMixin
 
 __all__ = ["OnlineBayesPointClassifier"]
 
@@ -63,7 +64,9 @@ def _unlabeled_mask(y):
     return np.zeros(y.shape[0], dtype=bool)
 
 
-class OnlineBayesPointClassifier(LinearClassifierMixin, BaseEstimator):
+class OnlineBayesPointClassifier(
+    NoProbabilityMixin, LinearClassifierMixin, BaseEstimator
+):
     """Online Bayes Point Machine over a first-order learner; semi-supervised.
 
     ``n_estimators`` copies of the linear learner ``estimator`` (M) see the

@@ -20,13 +20,14 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import RegressorMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseOnlineLinear, atomic_update, check_state_array
 from ._kernels import _multiplicative
 from ._kernels._rules import Rule, Slack
+from .utils._deprecation import renamed_parameter
 
 __all__ = [
     "ErrorProportionalRegressor",
@@ -698,9 +699,15 @@ class ErrorProportionalRegressor(
 
     Parameters
     ----------
-    c : float, default=0.5
-        The fraction of the error closed on each sample, ``0 < c <= 1``
-        (``c = 1`` interpolates the sample just seen).
+    C : float, default=0.5
+        The fraction of the error closed on each sample, ``0 < C <= 1``
+        (``C = 1`` interpolates the sample just seen): the paper's ``c``.
+    c : float, default="deprecated"
+        Former name of ``C``.
+
+        .. deprecated:: 0.1
+           ``c`` was renamed ``C`` (the name of the step bound of every other
+           estimator) and will be removed in 0.3.
     update : {"additive", "multiplicative"}, default="additive"
         DPAU or DPMU.
     fit_intercept : bool, default=True
@@ -764,14 +771,15 @@ class ErrorProportionalRegressor(
     >>> rng = np.random.RandomState(0)
     >>> X = (rng.uniform(size=(300, 20)) < 0.3).astype(float)
     >>> y = X[:, 0] - 2 * X[:, 1] + 0.5
-    >>> reg = ErrorProportionalRegressor(c=0.5, update="multiplicative")
+    >>> reg = ErrorProportionalRegressor(C=0.5, update="multiplicative")
     >>> reg.fit(X, y).score(X, y) > 0.99
     True
     """
 
     _parameter_constraints: dict = {
         **_COMMON,
-        "c": [Interval(Real, 0, 1, closed="right")],
+        "C": [Interval(Real, 0, 1, closed="right")],
+        "c": [Interval(Real, 0, 1, closed="right"), Hidden(StrOptions({"deprecated"}))],
         "update": [StrOptions({"additive", "multiplicative"})],
     }
 
@@ -780,7 +788,7 @@ class ErrorProportionalRegressor(
     def __init__(
         self,
         *,
-        c=0.5,
+        C=0.5,
         update="additive",
         fit_intercept=True,
         max_iter=1000,
@@ -792,8 +800,9 @@ class ErrorProportionalRegressor(
         verbose=0,
         random_state=None,
         warm_start=False,
+        c="deprecated",
     ):
-        self.c = c
+        self.C = C
         self.update = update
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -805,6 +814,7 @@ class ErrorProportionalRegressor(
         self.verbose = verbose
         self.random_state = random_state
         self.warm_start = warm_start
+        self.c = c
 
     def _multiplicative(self):
         return self.update == "multiplicative"
@@ -815,8 +825,9 @@ class ErrorProportionalRegressor(
         return Rule.NORMALIZED_GRADIENT
 
     def _kernel_C(self):
-        # DPAU is normalised GD with eta = c / 2
-        return float(self.c) if self._multiplicative() else 0.5 * float(self.c)
+        # DPAU is normalised GD with eta = C / 2
+        C = float(renamed_parameter(self, "C", "c", 0.5))
+        return C if self._multiplicative() else 0.5 * C
 
     def _initial_weight(self, n_active):
         return 1.0

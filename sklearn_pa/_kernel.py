@@ -49,6 +49,7 @@ from ._base import (
 )
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
+from .utils._probability import NoProbabilityMixin
 
 __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegressor"]
 
@@ -590,7 +591,9 @@ _COMMON_PARAMS_DOC = """
         Whether ``fit`` continues from the previous support vectors."""
 
 
-class KernelPassiveAggressiveClassifier(ClassifierMixin, _BaseKernelPA):
+class KernelPassiveAggressiveClassifier(
+    NoProbabilityMixin, ClassifierMixin, _BaseKernelPA
+):
     """Kernel Passive-Aggressive classifier (dual form, optional budget).
 
     The decision function is ``f(x) = sum_i alpha_i K(x_i, x)`` over the

@@ -64,7 +64,11 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     (``C=np.inf``), ``min(C, loss)`` for PA-I (``loss="hinge"``) and
     ``loss / (1 + 1 / (2C))`` for PA-II (``loss="squared_hinge"``).
 
-    With ``epsilon="learn"`` the radius is learned: the centre gets an extra
+    By default (``epsilon="auto"``) the radius is relative to the data's
+    scale: the 90th percentile of the distances of the first batch's samples
+    (all of ``X`` for ``fit``) to their mean, so that about a tenth of
+    ordinary data falls outside, scaled or not.  With ``epsilon="learn"`` the
+    radius is learned: the centre gets an extra
     coordinate ``r`` (starting at ``B = epsilon_bound``, the sample's is 0),
     the ball in that space has the fixed radius ``B``, and the radius in the
     input space is ``epsilon_ = sqrt(B**2 - r**2)``.  It starts at 0 and never
@@ -84,9 +88,17 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         gives plain PA, which puts each outside sample on the new sphere.
     loss : {"hinge", "squared_hinge"}, default="hinge"
         ``"hinge"`` is PA-I, ``"squared_hinge"`` is PA-II.
-    epsilon : float or "learn", default=1.0
-        The radius of the ball, in the units of ``X``, or ``"learn"`` to learn
-        it under the bound ``epsilon_bound``.
+    epsilon : float, "auto" or "learn", default="auto"
+        The radius of the ball: a number in the units of ``X``; ``"auto"``
+        for the 90th percentile of the distances of the first batch's
+        samples to their mean (the radius is then fixed, see
+        ``epsilon_``); or ``"learn"`` to learn it under the bound
+        ``epsilon_bound``.
+
+        .. versionchanged:: 0.1
+           The default changed from 1.0, a radius in data units that flagged
+           every digit of scikit-learn's digits as an outlier, to
+           ``"auto"``.
     epsilon_bound : float, default=None
         The bound ``B`` of the learned radius; required with
         ``epsilon="learn"``, ignored otherwise.
@@ -114,7 +126,8 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     center_ : ndarray of shape (n_features,)
         The centre of the ball.
     epsilon_ : float
-        The radius of the ball (learned with ``epsilon="learn"``).
+        The radius of the ball (set from the first batch with
+        ``epsilon="auto"``, learned with ``epsilon="learn"``).
     offset_ : float
         ``-epsilon_``, so that ``decision_function = score_samples - offset_``
         as for scikit-learn's outlier detectors.
@@ -153,7 +166,10 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, np.inf, closed="right")],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
-        "epsilon": [Interval(Real, 0, None, closed="left"), StrOptions({"learn"})],
+        "epsilon": [
+            Interval(Real, 0, None, closed="left"),
+            StrOptions({"auto", "learn"}),
+        ],
         "epsilon_bound": [Interval(Real, 0, None, closed="neither"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
@@ -169,7 +185,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         *,
         C=1.0,
         loss="hinge",
-        epsilon=1.0,
+        epsilon="auto",
         epsilon_bound=None,
         max_iter=5,
         tol=None,
@@ -193,7 +209,29 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ helpers
     def _learn(self):
-        return isinstance(self.epsilon, str)
+        return isinstance(self.epsilon, str) and self.epsilon == "learn"
+
+    def _set_radius(self, X):
+        """The fixed radius: ``epsilon``, or with ``"auto"`` the 90th
+        percentile of the distances of the rows of ``X`` to their mean."""
+        if not (isinstance(self.epsilon, str) and self.epsilon == "auto"):
+            self._radius = 0.0 if self._learn() else float(self.epsilon)
+            return
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        if sp.issparse(X):
+            sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+            sq = sq - 2.0 * np.asarray(X @ mean).ravel() + mean @ mean
+        else:
+            diff = X - mean
+            sq = np.einsum("ij,ij->i", diff, diff)
+        radius = float(np.percentile(np.sqrt(np.maximum(sq, 0.0)), 90))
+        if not np.isfinite(radius):
+            raise ValueError(
+                "epsilon='auto' could not measure the data's scale: the "
+                "distances to the mean overflow. Scale the input "
+                "(StandardScaler, MaxAbsScaler) or pass a numeric epsilon."
+            )
+        self._radius = radius
 
     def _check_bound(self):
         if self._learn() and self.epsilon_bound is None:
@@ -237,7 +275,9 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             self._bound = float(self.epsilon_bound)
             self.epsilon_ = _learned_radius(self._bound, float(extra[0]))
         else:
-            self.epsilon_ = float(self.epsilon)
+            # no radius yet: a model set up before seeing data (the initial
+            # model of parameter mixing, whose workers measure it)
+            self.epsilon_ = float(getattr(self, "_radius", 0.0))
         self.offset_ = -self.epsilon_
 
     def _run(self, X, sample_weight, w, extra, *, max_iter, rng, stopping, t_start):
@@ -246,7 +286,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         slack = Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE
         learn = self._learn()
         bound = float(self.epsilon_bound) if learn else 0.0
-        epsilon = 0.0 if learn else float(self.epsilon)
+        epsilon = 0.0 if learn else float(self._radius)
         best, no_improve = np.inf, 0
         t = t_start
         tic = time.perf_counter()
@@ -346,8 +386,11 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                     self, "center_", np.shape(self.center_), (X.shape[1],)
                 )
                 w, extra = self._continued_state()
+                if not (self.epsilon == "auto" and hasattr(self, "_radius")):
+                    self._set_radius(X)
             else:
                 w, extra = self._initial_state(X.shape[1])
+                self._set_radius(X)
             rng = check_random_state(self.random_state)
             n_iter, t = self._run(
                 X,
@@ -402,6 +445,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             if first_call:
                 w, extra = self._initial_state(X.shape[1])
                 self._rng = check_random_state(self.random_state)
+                self._set_radius(X)
                 t_start = 0
             else:
                 if self._learn() != getattr(self, "_learned", self._learn()):
@@ -421,6 +465,8 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                         "back, or refit with fit."
                     )
                 w, extra = self._continued_state()
+                if not (self.epsilon == "auto" and hasattr(self, "_radius")):
+                    self._set_radius(X)
                 t_start = check_sample_count(self) - 1
             n_iter, t = self._run(
                 X,

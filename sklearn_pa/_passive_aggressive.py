@@ -21,6 +21,7 @@ from ._base import (
     check_batch_sample_weight,
 )
 from ._kernels._rules import Rule, Slack
+from .utils._probability import NoProbabilityMixin
 
 __all__ = [
     "MIRAClassifier",
@@ -42,6 +43,7 @@ _MULTICLASS_RULES = {
 
 
 class PassiveAggressiveClassifier(
+    NoProbabilityMixin,
     OnlineLinearClassifierMixin,
     LinearClassifierMixin,
     SparseCoefMixin,
@@ -584,6 +586,7 @@ class PassiveAggressiveClassifier(
 
 
 class MIRAClassifier(
+    NoProbabilityMixin,
     OnlineLinearClassifierMixin,
     LinearClassifierMixin,
     SparseCoefMixin,

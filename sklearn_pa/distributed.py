@@ -787,6 +787,8 @@ def _mix(family, est0, results, stats, mixing):
     if family == "one_class":
         center = _linear([r.center_ for r in results], weights)
         extra = _linear([r._extra for r in results], weights)
+        # epsilon="auto": each worker measured the radius on its first block
+        mixed._radius = float(_linear([r._radius for r in results], weights))
         mixed._publish(np.ascontiguousarray(center), extra)
         return mixed
     if family == "bayes_point":

@@ -167,12 +167,15 @@ def test_predict_proba_is_calibrated_sensibly(cls, params, binary):
     assert_allclose(est.predict_proba(sp.csr_matrix(X[300:])), proba, atol=1e-12)
 
 
-def test_predict_proba_absent_for_multiclass(digits):
+def test_predict_proba_for_multiclass(digits):
     X, y = digits
     est = make(ConfidenceWeightedClassifier, {}).fit(X, y)
-    assert not hasattr(est, "predict_proba")
+    proba = est.predict_proba(X)
+    assert proba.shape == (len(y), len(np.unique(y)))
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert_array_equal(est.classes_[proba.argmax(axis=1)], est.predict(X))
     est.fit(X[y < 2], y[y < 2])
-    assert hasattr(est, "predict_proba")
+    assert est.predict_proba(X[:3]).shape == (3, 2)
 
 
 def test_full_covariance_refused_when_too_large(monkeypatch):

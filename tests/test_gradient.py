@@ -65,7 +65,7 @@ def test_error_proportional_step_closes_fraction_c(
     if sparse:
         X = sp.csr_matrix(X)
     est = ErrorProportionalRegressor(
-        c=c, update=update, fit_intercept=fit_intercept, shuffle=False
+        C=c, update=update, fit_intercept=fit_intercept, shuffle=False
     )
     before, after = _one_step(est, X[:-1], y[:-1], X[-1:], target)
     scale = max(1.0, abs(target), abs(before))
@@ -82,7 +82,7 @@ def test_normalised_gd_with_half_c_is_dpau(seed, c, sparse):
     gd = GradientDescentRegressor(
         eta=c / 2, eta_scaling="inverse_sq_norm", intercept_scaling=1.0, **common
     ).fit(X, y)
-    dpau = ErrorProportionalRegressor(c=c, update="additive", **common).fit(X, y)
+    dpau = ErrorProportionalRegressor(C=c, update="additive", **common).fit(X, y)
     assert_allclose(gd.coef_, dpau.coef_, rtol=1e-12, atol=1e-12)
     assert_allclose(gd.intercept_, dpau.intercept_, rtol=1e-12, atol=1e-12)
 
@@ -204,7 +204,7 @@ def test_eg_matches_formula(sparse, fit_intercept):
 def test_dpmu_matches_formula(sparse, fit_intercept):
     X, y = _boolean_problem(1, n_samples=80, n_features=12)
     est = ErrorProportionalRegressor(
-        c=0.313, update="multiplicative", fit_intercept=fit_intercept, shuffle=False
+        C=0.313, update="multiplicative", fit_intercept=fit_intercept, shuffle=False
     )
     est.partial_fit(sp.csr_matrix(X) if sparse else X, y)
     wp, wm = _dpmu_reference(X, y, 0.313, fit_intercept)
@@ -236,7 +236,7 @@ def _augment(x, intercept):
 def test_dpau_is_min_norm_change(seed, c, target):
     """DPAU = argmin ||w' - w||^2  s.t.  w'.x - w.x = c (y - yhat)."""
     X, y = _real_problem(seed, n_samples=10, n_features=4)
-    est = ErrorProportionalRegressor(c=c, shuffle=False).partial_fit(X[:-1], y[:-1])
+    est = ErrorProportionalRegressor(C=c, shuffle=False).partial_fit(X[:-1], y[:-1])
     w = np.append(est.coef_, est.intercept_)
     x = np.append(X[-1], 1.0)
     gap = c * (target - x @ w)
@@ -336,7 +336,7 @@ def test_dpmu_is_min_unnormalised_relative_entropy(seed, c, intercept):
     its minimiser is w+_i beta^{x_i}, w-_i beta^{-x_i}."""
     X, y = _boolean_problem(seed, n_samples=8, n_features=4)
     est = ErrorProportionalRegressor(
-        c=c, update="multiplicative", fit_intercept=intercept, shuffle=False
+        C=c, update="multiplicative", fit_intercept=intercept, shuffle=False
     ).partial_fit(X[:-1], y[:-1])
     x = _augment(X[-1], intercept)
 
@@ -501,7 +501,9 @@ def test_invalid_parameters_multiplicative():
     X, y = _real_problem(0)
     with pytest.raises(ValueError, match="total_weight"):
         ExponentiatedGradientRegressor(total_weight=-1).fit(X, y)
-    with pytest.raises(ValueError, match="'c'"):
+    with pytest.raises(ValueError, match="'C'"):
+        ErrorProportionalRegressor(C=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="'c'"):  # the deprecated alias
         ErrorProportionalRegressor(c=1.5).fit(X, y)
     with pytest.raises(ValueError, match="update"):
         ErrorProportionalRegressor(update="exp").fit(X, y)

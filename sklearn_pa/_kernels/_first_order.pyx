@@ -122,6 +122,7 @@ def epoch(
     double[:, ::1] scores_out=None,
     const long long[::1] label_indptr=None,
     const int[::1] label_indices=None,
+    bint score_average=False,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -154,6 +155,10 @@ def epoch(
         "predict then learn" decision values used by progressive validation).
         Columns outside ``col_start:col_stop`` are left alone; a skipped row
         gets NaN.
+    score_average : with ``scores_out`` and averaging, record the scores of
+        the averaged model (``W - U / c`` over the ``c = t - average_start``
+        averaged steps before row t; the current iterate while ``c < 1``),
+        the model ``predict`` uses, instead of the current iterate's.
     label_indptr, label_indices : MULTILABEL only, the relevant labels of
         row i as ``label_indices[label_indptr[i]:label_indptr[i + 1]]`` (a
         CSR indicator matrix).  MULTILABEL ranks the relevant labels above a
@@ -245,6 +250,7 @@ def epoch(
     cdef Py_ssize_t n, i, j, k, r, y, nnz, n_changed, n_cand
     cdef long long t
     cdef double sq, w_i, C_i, loss, tau, ysign, best, xj, avg_coef, resid
+    cdef double n_avg_before
     cdef double lo, hi
     cdef Py_ssize_t u, kind
     cdef bint miss
@@ -307,8 +313,23 @@ def epoch(
             for k in range(c0, c1):
                 finite = finite and isfinite(scores[k])
             if want_scores:
-                for k in range(c0, c1):
-                    scores_out[n, k] = scores[k] if finite else NAN
+                n_avg_before = <double> (t - average_start)
+                if finite and score_average and averaging and n_avg_before >= 1.0:
+                    # the averaged model's scores: s - (x . U + bu) / c
+                    for k in range(c0, c1):
+                        scores_out[n, k] = bu[k]
+                    for j in range(nnz):
+                        xj = row_data[j]
+                        urow = U0 + row_ind[j] * K
+                        for k in range(c0, c1):
+                            scores_out[n, k] += xj * urow[k]
+                    for k in range(c0, c1):
+                        scores_out[n, k] = scores[k] - scores_out[n, k] / n_avg_before
+                        if not isfinite(scores_out[n, k]):
+                            scores_out[n, k] = NAN
+                else:
+                    for k in range(c0, c1):
+                        scores_out[n, k] = scores[k] if finite else NAN
             if not finite:
                 skipped += 1
                 continue

@@ -312,10 +312,10 @@ REGISTRY = {
         "exponentiated gradient EG+-",
     ),
     "DPAU": Entry(
-        _ours(ErrorProportionalRegressor, c=0.2), _REG, "DPA, additive update"
+        _ours(ErrorProportionalRegressor, C=0.2), _REG, "DPA, additive update"
     ),
     "DPMU": Entry(
-        _ours(ErrorProportionalRegressor, c=0.2, update="multiplicative"),
+        _ours(ErrorProportionalRegressor, C=0.2, update="multiplicative"),
         _REG,
         "DPA, multiplicative update",
     ),
