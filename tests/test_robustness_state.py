@@ -594,3 +594,59 @@ def test_error_after_the_shuffle_in_the_first_order_loop_restores_the_generator(
     est.partial_fit(X, y)
     twin.partial_fit(X, y)
     _assert_same(est, twin)
+
+
+def test_kernel_pa_block_refuses_arrays_that_do_not_fit():
+    """The kernel PA block kernel checks every index it follows (block rows,
+    slots, K_RS columns, labels) and the room in its slot pool."""
+    out = _run_isolated(
+        """
+        import numpy as np
+        from sklearn_pa._kernels import _kernel_pa
+        from sklearn_pa._kernels._rules import Rule, Slack
+
+        n, cols, cap = 4, 3, 4
+        i64 = lambda a: np.asarray(a, dtype=np.int64)
+
+        def block(rows=i64(range(n)), labels=np.array([0, 1, 2, 0], np.int32),
+                  alive_list=None, counters=None, pos_S=None, row_slot=None,
+                  cap=cap, K_RS=None):
+            K = np.eye(n) + 0.1
+            return _kernel_pa.block(
+                np.zeros((n, 1)) if K_RS is None else K_RS, K, np.zeros((n, cols)),
+                rows, labels, np.zeros(1), np.ones(n), int(Rule.MAX_LOSS),
+                int(Slack.HINGE), 1.0, 0.0, np.zeros((cap, cols)),
+                np.zeros(cap, np.uint8), np.zeros(cap), i64(np.zeros(cap)),
+                i64(np.full(n, -1)) if row_slot is None else row_slot,
+                i64(np.full(cap, -1)),
+                i64(np.full(cap, -1)) if pos_S is None else pos_S,
+                i64(np.full(cap, -1)),
+                i64(np.zeros(cap)) if alive_list is None else alive_list,
+                i64(np.zeros(cap)),
+                i64([0, 0, 0]) if counters is None else counters,
+                -1, 0, np.zeros(1))
+
+        block()  # consistent arrays run
+        cases = {
+            "row outside": lambda: block(rows=i64([0, 9])),
+            "label outside": lambda: block(labels=np.array([0, 7, 1, 1], np.int32)),
+            "labels short": lambda: block(labels=np.array([0], np.int32)),
+            "pool too small": lambda: block(cap=2),
+            "counters outside": lambda: block(counters=i64([9, 0, 0])),
+            "alive slot outside": lambda: block(
+                counters=i64([1, 1, 1]), alive_list=i64([5, 0, 0, 0])),
+            "K_RS column outside": lambda: block(
+                counters=i64([1, 1, 1]), pos_S=i64([3, -1, -1, -1])),
+            "row slot outside": lambda: block(row_slot=i64([7, -1, -1, -1])),
+        }
+        for label, call in cases.items():
+            try:
+                call()
+            except ValueError as exc:
+                print(label, "->", exc)
+            else:
+                raise AssertionError(f"{label}: accepted")
+        print("all refused")
+        """
+    )
+    assert "all refused" in out

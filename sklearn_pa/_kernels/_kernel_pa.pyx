@@ -60,6 +60,79 @@ cdef inline Py_ssize_t _victim(
     return best_s
 
 
+cdef int _check_block(
+    const double[:, ::1] K_RS,
+    const double[:, ::1] K_RR,
+    const long long[::1] rows,
+    const int[::1] labels,
+    const double[::1] targets,
+    const double[::1] sample_weight,
+    int rule,
+    Py_ssize_t n_cols,
+    Py_ssize_t n_slots,
+    unsigned char[::1] alive,
+    double[::1] kdiag,
+    long long[::1] stamp,
+    long long[::1] row_slot,
+    long long[::1] src_row,
+    const long long[::1] pos_S,
+    long long[::1] pos_R,
+    long long[::1] alive_list,
+    long long[::1] alive_pos,
+    long long[::1] counters,
+    double[::1] loss_out,
+) except -1:
+    """Raise ValueError unless the arrays of :func:`block` fit each other:
+    every index the kernel follows (block rows, slots, K_RS columns, class
+    labels) lies inside the array it indexes, and the slot pool has room for
+    a new support vector per block row."""
+    cdef Py_ssize_t n_block = rows.shape[0], n_train = row_slot.shape[0]
+    cdef Py_ssize_t n_S = K_RS.shape[1], p, q, i, slot, n_new = 0
+    if K_RR.shape[1] < n_block or (n_S > 0 and K_RS.shape[0] < n_block):
+        raise ValueError("K_RS and K_RR must have a row per block row")
+    per_row = (("targets", targets.shape[0]) if rule == Rule.REGRESSION
+               else ("labels", labels.shape[0]))
+    for name, length in (per_row, ("sample_weight", sample_weight.shape[0])):
+        if length < n_train:
+            raise ValueError(f"{name} has {length} entries; {n_train} are needed")
+    for name, length in (("alive", alive.shape[0]), ("kdiag", kdiag.shape[0]),
+                         ("stamp", stamp.shape[0]), ("src_row", src_row.shape[0]),
+                         ("pos_S", pos_S.shape[0]), ("pos_R", pos_R.shape[0]),
+                         ("alive_list", alive_list.shape[0]),
+                         ("alive_pos", alive_pos.shape[0])):
+        if length < n_slots:
+            raise ValueError(f"{name} has {length} entries; {n_slots} slots are needed")
+    if counters.shape[0] < 3 or loss_out.shape[0] < 1:
+        raise ValueError("counters needs 3 entries and loss_out 1")
+    if not (0 <= counters[1] <= counters[0] <= n_slots):
+        raise ValueError(
+            f"counters {counters[0]} slots, {counters[1]} alive, do not fit a "
+            f"pool of {n_slots}"
+        )
+    for q in range(counters[1]):
+        slot = alive_list[q]
+        if slot < 0 or slot >= counters[0]:
+            raise ValueError(f"alive slot {slot} outside the {counters[0]} in use")
+        if pos_S[slot] < -1 or pos_S[slot] >= n_S:
+            raise ValueError(f"K_RS has {n_S} columns; slot {slot} names another")
+    for p in range(n_block):
+        i = rows[p]
+        if i < 0 or i >= n_train:
+            raise ValueError(f"block row {i} outside the {n_train} training rows")
+        if row_slot[i] < -1 or row_slot[i] >= counters[0]:
+            raise ValueError(f"training row {i} names slot {row_slot[i]}")
+        if row_slot[i] == -1:
+            n_new += 1  # a row without a slot may take a new one
+        if rule == Rule.MAX_LOSS and (labels[i] < 0 or labels[i] >= n_cols):
+            raise ValueError(f"label {labels[i]} outside the {n_cols} classes")
+    if counters[0] + n_new > n_slots:
+        raise ValueError(
+            f"the slot pool of {n_slots} has no room for {n_new} new support "
+            f"vectors after {counters[0]} slots"
+        )
+    return 0
+
+
 def block(
     const double[:, ::1] K_RS,
     const double[:, ::1] K_RR,
@@ -129,6 +202,9 @@ def block(
         raise ValueError("F and K_RR must have a row per block row")
     if rule == Rule.MAX_LOSS and n_cols < 2:
         raise ValueError("the max-loss rule needs one column per class")
+    _check_block(K_RS, K_RR, rows, labels, targets, sample_weight, rule, n_cols,
+                 alpha.shape[0], alive, kdiag, stamp, row_slot, src_row, pos_S,
+                 pos_R, alive_list, alive_pos, counters, loss_out)
 
     with nogil:
         for p in range(n_block):
