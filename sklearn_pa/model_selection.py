@@ -732,7 +732,7 @@ def search_learning_rate(
     y : array-like of shape (n_samples,)
         Its targets.
     param_name : str
-        The parameter searched, e.g. ``"eta"``, ``"c"`` or ``"C"`` (a
+        The parameter searched, e.g. ``"eta"`` or ``"C"`` (a
         ``Pipeline`` takes ``"step__param"``).
     bounds : tuple of two floats
         The bracket ``(low, high)``, ``0 < low < high`` with ``log_scale``.

@@ -98,7 +98,7 @@ def test_dpmu_from_given_pair_matches_the_seed(seed, fit_intercept, c):
     pos = rng.uniform(0.1, 2.0, size=N + fit_intercept)
     neg = rng.uniform(0.1, 2.0, size=N + fit_intercept)
     reg = ErrorProportionalRegressor(
-        c=c,
+        C=c,
         update="multiplicative",
         fit_intercept=fit_intercept,
         max_iter=1,
@@ -132,7 +132,7 @@ def test_dpau_accepts_a_signed_coef_init():
     X = np.eye(3)
     y = np.array([1.0, 2.0, 3.0])
     start = np.array([0.5, -1.0, 2.0])
-    reg = ErrorProportionalRegressor(c=1.0, max_iter=1, tol=None, shuffle=False)
+    reg = ErrorProportionalRegressor(C=1.0, max_iter=1, tol=None, shuffle=False)
     reg.fit(X, y, coef_init=start, intercept_init=[0.0])
     # c = 1 interpolates each sample in turn: x = e_i hits w_i and b
     gd = GradientDescentRegressor(

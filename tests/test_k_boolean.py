@@ -63,9 +63,9 @@ def test_dpmu_learns_a_2_boolean_polynomial_through_the_pipeline():
     y = 0.5 + X[:, 0] - X[:, 1] + 2 * X[:, 2] * X[:, 3] - 1.5 * X[:, 4] * X[:, 5]
     pipe = make_pipeline(
         PolynomialFeatures(degree=2, interaction_only=True, include_bias=False),
-        ErrorProportionalRegressor(c=0.5, update="multiplicative", max_iter=20),
+        ErrorProportionalRegressor(C=0.5, update="multiplicative", max_iter=20),
     )
     assert pipe.fit(X, y).score(X, y) > 0.99
     # a 1-Boolean polynomial (the raw features) cannot represent it
-    linear = ErrorProportionalRegressor(c=0.5, update="multiplicative", max_iter=20)
+    linear = ErrorProportionalRegressor(C=0.5, update="multiplicative", max_iter=20)
     assert linear.fit(X, y).score(X, y) < 0.9

@@ -35,7 +35,7 @@ def grid_losses(estimator, X, y, param_name, values):
     "estimator, param_name, bounds",
     [
         (GradientDescentRegressor(shuffle=False), "eta", (1e-3, 1.0)),
-        (ErrorProportionalRegressor(shuffle=False), "c", (1e-3, 1.0)),
+        (ErrorProportionalRegressor(shuffle=False), "C", (1e-3, 1.0)),
     ],
 )
 def test_search_finds_the_grid_minimum(estimator, param_name, bounds, method):
