@@ -686,29 +686,33 @@ def _doc(text):
 
 
 class ConfidenceWeightedClassifier(_BaseSecondOrder):
-    """Confidence-Weighted classifier: exact CW, multiclass CW and SCCW.
+    r"""Confidence-Weighted classifier: exact CW, multiclass CW and SCCW.
 
-    The weights are Gaussian, ``w ~ N(mu, Sigma)``.  On each example the new
-    Gaussian is the closest to the old one in KL divergence such that the
-    example is classified correctly with probability at least ``eta``:
-    ``Pr[y (w.x) >= 0] >= eta``, i.e. ``y mu.x >= phi sqrt(x^T Sigma x)`` with
-    ``phi = Phi^{-1}(eta)``.  Rarely seen features keep a large variance and
+    The weights are Gaussian, :math:`w \sim \mathcal{N}(\mu, \Sigma)`.  On
+    each example the new Gaussian is the closest to the old one in KL
+    divergence such that the example is classified correctly with probability
+    at least ``eta`` (:math:`\eta`):
+    :math:`\Pr[y (w \cdot x) \ge 0] \ge \eta`, i.e.
+    :math:`y \, \mu \cdot x \ge \phi \sqrt{x^\top \Sigma x}` with
+    :math:`\phi = \Phi^{-1}(\eta)`.  Rarely seen features keep a large variance and
     move fast; frequent ones settle.  For two classes this is exact CW
     (Crammer, Dredze and Pereira 2008), solved in closed form.
 
     With more than two classes the model keeps one mean per class and
-    ``multiclass`` chooses the constraints ``Pr[w_y.x >= w_k.x] >= eta``:
+    ``multiclass`` chooses the constraints
+    :math:`\Pr[w_y \cdot x \ge w_k \cdot x] \ge \eta`:
 
     - ``"support"`` (default): all of them at once, exactly, for the
-      matrix-Gaussian model ``W ~ N(M, Sigma (x) I)`` whose feature covariance
-      ``Sigma`` is shared by the classes (SCCW; SCCWD with
+      matrix-Gaussian model :math:`W \sim \mathcal{N}(M, \Sigma \otimes I)`
+      whose feature covariance :math:`\Sigma` is shared by the classes (SCCW;
+      SCCWD with
       ``covariance="diagonal"``).  The classes that move are the *support
       classes*, found by sorting the margins.
     - ``"single"``: only the constraint of the highest-scoring wrong class
-      (k = 1, Crammer, Dredze and Pereira 2009), one covariance block per
+      (:math:`k = 1`, Crammer, Dredze and Pereira 2009), one covariance block per
       class.
     - ``"sequential"``: every wrong class in turn, highest score first, each
-      a single-constraint step (k = infinity in the same paper).
+      a single-constraint step (:math:`k = \infty` in the same paper).
 
     CW assumes (nearly) separable data: each mistake forces a step that
     meets the confidence constraint whatever the noise, so with noisy
@@ -738,7 +742,7 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
         0.99.
     covariance : {"diagonal", "full"}, default="diagonal"
         ``"diagonal"`` keeps one variance per feature (per block) and touches
-        only a row's non-zeros; ``"full"`` keeps the whole matrix (``D^2``
+        only a row's non-zeros; ``"full"`` keeps the whole matrix (:math:`D^2`
         doubles per block; refused when that would not fit in memory) and
         updates it with BLAS.
     multiclass : {"support", "single", "sequential"}, default="support"
@@ -755,8 +759,8 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
 
     Notes
     -----
-    A sample weight ``s`` scales the Lagrange multiplier of its step (the
-    covariance shrinks consistently with the scaled multiplier); ``s = 1`` is
+    A sample weight :math:`s` scales the Lagrange multiplier of its step (the
+    covariance shrinks consistently with the scaled multiplier); :math:`s = 1` is
     the exact step.
 
     References
@@ -839,29 +843,34 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
 
 
 class AROWClassifier(_BaseSecondOrder):
-    """Adaptive Regularization of Weights (AROW).
+    r"""Adaptive Regularization of Weights (AROW).
 
-    The weights are Gaussian, ``w ~ N(mu, Sigma)``; each example minimises
+    The weights are Gaussian, :math:`w \sim \mathcal{N}(\mu, \Sigma)`; each
+    example minimises
 
-        KL(N(mu, Sigma) || N(mu_old, Sigma_old))
-        + 1/(2r) max(0, 1 - y mu.x)^2 + 1/(2r) x^T Sigma x,
+    .. math::
+
+        \mathrm{KL}\big(\mathcal{N}(\mu, \Sigma) \,\|\,
+        \mathcal{N}(\mu_{old}, \Sigma_{old})\big)
+        + \frac{1}{2r} \max(0, 1 - y \, \mu \cdot x)^2
+        + \frac{1}{2r} x^\top \Sigma x,
 
     a soft, always-feasible version of CW that tolerates label noise
     (Crammer, Kulesza and Dredze 2009).  Closed form: with
-    ``m = y mu.x`` and ``v = x^T Sigma x``, when ``m < 1``,
-    ``beta = 1 / (v + r)`` (``r = regularization``), ``mu += (1 - m) beta y
-    Sigma x`` and
-    ``Sigma -= beta Sigma x x^T Sigma``.
+    :math:`m = y \, \mu \cdot x` and :math:`v = x^\top \Sigma x`, when
+    :math:`m < 1`, :math:`\beta = 1 / (v + r)` (:math:`r` is
+    ``regularization``), :math:`\mu \leftarrow \mu + (1 - m) \beta y \Sigma x`
+    and :math:`\Sigma \leftarrow \Sigma - \beta \Sigma x x^\top \Sigma`.
 
     With more than two classes the model keeps one mean and one covariance
     block per class and each example updates the pair (true class, highest
-    scoring wrong class) on the margin ``mu_y.x - mu_r.x``.
+    scoring wrong class) on the margin :math:`\mu_y \cdot x - \mu_r \cdot x`.
 
     Parameters
     ----------
     regularization : float, default=1.0
-        The paper's ``r``: larger values make smaller, more conservative
-        steps (it plays the part of ``1 / C``).
+        The paper's :math:`r`: larger values make smaller, more conservative
+        steps (it plays the part of :math:`1 / C`).
     covariance : {"diagonal", "full"}, default="diagonal"
         ``"diagonal"`` keeps one variance per feature (per block);
         ``"full"`` the whole matrix (refused when it would not fit in
@@ -956,13 +965,16 @@ class AROWClassifier(_BaseSecondOrder):
 
 
 class SCWClassifier(_BaseSecondOrder):
-    """Soft Confidence-Weighted learning (SCW-I and SCW-II).
+    r"""Soft Confidence-Weighted learning (SCW-I and SCW-II).
 
-    CW's constraint ``y mu.x >= phi sqrt(x^T Sigma x)`` becomes a loss
-    ``l = max(0, phi sqrt(x^T Sigma x) - y mu.x)``; each example minimises
-    ``KL(N(mu, Sigma) || N(mu_old, Sigma_old)) + C l`` (SCW-I) or
-    ``+ C l^2`` (SCW-II) (Wang, Zhao and Hoi 2012).  SCW-I is exact CW with
-    the step capped at ``C``.
+    CW's constraint :math:`y \, \mu \cdot x \ge \phi \sqrt{x^\top \Sigma x}`
+    becomes a loss
+    :math:`\ell = \max(0, \phi \sqrt{x^\top \Sigma x} - y \, \mu \cdot x)`;
+    each example minimises
+    :math:`\mathrm{KL}(\mathcal{N}(\mu, \Sigma) \,\|\,
+    \mathcal{N}(\mu_{old}, \Sigma_{old})) + C \ell` (SCW-I) or
+    :math:`+ C \ell^2` (SCW-II) (Wang, Zhao and Hoi 2012).  SCW-I is exact CW
+    with the step capped at ``C``.
 
     With more than two classes the model keeps one mean and one covariance
     block per class and each example updates the pair (true class, highest
@@ -974,7 +986,7 @@ class SCWClassifier(_BaseSecondOrder):
         Aggressiveness: the cap on the multiplier (SCW-I) or the weight of
         the squared loss (SCW-II).
     eta : float, default=0.95
-        Confidence in (0.5, 1); ``phi = Phi^{-1}(eta)``.
+        Confidence in (0.5, 1); :math:`\phi = \Phi^{-1}(\eta)`.
     variant : {1, 2}, default=1
         SCW-I or SCW-II.
     covariance : {"diagonal", "full"}, default="diagonal"

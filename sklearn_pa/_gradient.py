@@ -307,32 +307,36 @@ class _SplitWeightsMixin:
 
 
 class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
-    """Online gradient descent on the square loss (Kivinen-Warmuth GD, LMS).
+    r"""Online gradient descent on the square loss (Kivinen-Warmuth GD, LMS).
 
-    After predicting ``yhat = w . x + b`` for a sample with target ``y``, the
-    weights move down the gradient of the square loss ``(y - yhat)^2``::
+    After predicting :math:`\hat y = w \cdot x + b` for a sample with target
+    :math:`y`, the weights move down the gradient of the square loss
+    :math:`(y - \hat y)^2`:
 
-        w <- w + 2 eta(x) (y - yhat) x
+    .. math::
 
-    with ``eta(x) = eta`` (``eta_scaling="constant"``) or ``eta / ||x||^2``
-    (``"inverse_sq_norm"``, the normalised LMS rule, invariant to the scale
-    of x).  The normalised step is the minimiser of ``||w' - w||^2`` under
-    ``w' . x - w . x = 2 eta (y - yhat)``: it moves the prediction on the
-    sample a fraction ``2 eta`` of the way to the target, which is the
-    additive error-proportional update DPAU with ``c = 2 eta`` (see
-    :class:`ErrorProportionalRegressor`).
+        w \leftarrow w + 2 \eta(x) (y - \hat y) x
+
+    with :math:`\eta(x) = \eta` (``eta``, ``eta_scaling="constant"``) or
+    :math:`\eta / \|x\|^2` (``"inverse_sq_norm"``, the normalised LMS rule,
+    invariant to the scale of :math:`x`).  The normalised step is the minimiser
+    of :math:`\|w' - w\|^2` under
+    :math:`w' \cdot x - w \cdot x = 2 \eta (y - \hat y)`: it moves the
+    prediction on the sample a fraction :math:`2 \eta` of the way to the
+    target, which is the additive error-proportional update DPAU with
+    :math:`c = 2 \eta` (see :class:`ErrorProportionalRegressor`).
 
     Read more in the :ref:`User Guide <gradient>`.
 
     Parameters
     ----------
     eta : float, default=0.25
-        Learning rate.  With ``"inverse_sq_norm"``, ``0 < eta < 1`` keeps every
+        Learning rate.  With ``"inverse_sq_norm"``, :math:`0 < \eta < 1` keeps every
         step a contraction of the error on its sample (0.25 is the rate
         Kivinen and Warmuth give without prior knowledge of the problem);
-        with ``"constant"``, ``eta < 1 / max ||x||^2`` does.
+        with ``"constant"``, :math:`\eta < 1 / \max \|x\|^2` does.
     eta_scaling : {"constant", "inverse_sq_norm"}, default="inverse_sq_norm"
-        Whether the rate is ``eta`` or ``eta / ||x||^2`` (the squared norm
+        Whether the rate is :math:`\eta` or :math:`\eta / \|x\|^2` (the squared norm
         includes the intercept's constant feature).
     fit_intercept : bool, default=True
         Whether to learn an intercept, the weight of a constant feature
@@ -388,7 +392,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
     ErrorProportionalRegressor : DPAU / DPMU.
     sklearn.linear_model.SGDRegressor : ``loss="squared_error"``,
         ``penalty=None``, ``learning_rate="constant"`` is GD with
-        ``eta_scaling="constant"`` and ``eta0 = 2 eta`` (up to its intercept
+        ``eta_scaling="constant"`` and ``eta0`` :math:`= 2 \eta` (up to its intercept
         handling).
 
     References
@@ -488,28 +492,31 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
 class ExponentiatedGradientRegressor(
     _SplitWeightsMixin, _OnlineRegressorMixin, BaseOnlineLinear
 ):
-    """Exponentiated gradient with positive and negative weights (EG+-).
+    r"""Exponentiated gradient with positive and negative weights (EG+-).
 
-    The weight vector is the difference ``w = w+ - w-`` of two positive
-    vectors whose entries sum to the total weight ``U``.  They start uniform,
-    ``U / 2N`` each, and after predicting ``yhat = w . x`` for a sample with
-    target ``y`` they are multiplied and renormalised to the total ``U``::
+    The weight vector is the difference :math:`w = w^+ - w^-` of two positive
+    vectors whose entries sum to the total weight :math:`U`.  They start
+    uniform, :math:`U / 2N` each, and after predicting
+    :math:`\hat y = w \cdot x` for a sample with target :math:`y` they are
+    multiplied and renormalised to the total :math:`U`:
 
-        v+_i = w+_i exp(2 eta (y - yhat) U x_i)
-        v-_i = w-_i exp(-2 eta (y - yhat) U x_i)
-        w+- = U v+- / (sum(v+) + sum(v-))
+    .. math::
+
+        v^+_i = w^+_i \exp(2 \eta (y - \hat y) U x_i), \quad
+        v^-_i = w^-_i \exp(-2 \eta (y - \hat y) U x_i), \quad
+        w^\pm = \frac{U v^\pm}{\sum_i v^+_i + \sum_i v^-_i}.
 
     This is the update of Kivinen and Warmuth: it minimises the relative
-    entropy to the old weights plus ``eta`` times the square loss linearised
-    at the old prediction, over the weights of total ``U``.  It suits
-    problems where a few of many features matter (its loss bounds grow with
-    ``log N`` where those of GD grow with ``N``), with ``U`` at least the L1
-    norm of a good predictor.
+    entropy to the old weights plus :math:`\eta` (``eta``) times the square
+    loss linearised at the old prediction, over the weights of total
+    :math:`U`.  It suits problems where a few of many features matter (its
+    loss bounds grow with :math:`\log N` where those of GD grow with
+    :math:`N`), with :math:`U` at least the L1 norm of a good predictor.
 
     The kernel keeps the weights as a scale times two arrays with an
     incrementally maintained total, so a sparse row costs O(nnz): only its
     own weights change and the renormalisation is a new scale.  Exponents
-    too large for that (``|2 eta (y - yhat) U x_i| > 50``) are applied in the
+    too large for that (:math:`|2 \eta (y - \hat y) U x_i| > 50`) are applied in the
     log domain with one pass over the weights: no step overflows or produces
     NaN, and the weights always sum to ``U``.
 
@@ -518,11 +525,13 @@ class ExponentiatedGradientRegressor(
     Parameters
     ----------
     eta : float, default=0.05
-        Learning rate.  The exponent of a step is ``2 eta (y - yhat) U x_i``,
-        so the useful rate scales like ``1 / (U max|x|)^2``.
+        Learning rate.  The exponent of a step is
+        :math:`2 \eta (y - \hat y) U x_i`, so the useful rate scales like
+        :math:`1 / (U \max |x|)^2`.
     total_weight : float, default=1.0
-        The total ``U = sum(w+) + sum(w-)``; ``||w||_1 <= U``.  It must be at
-        least the L1 norm of the predictor to be learned.
+        The total :math:`U = \sum_i w^+_i + \sum_i w^-_i`;
+        :math:`\|w\|_1 \le U`.  It must be at least the L1 norm of the
+        predictor to be learned.
     fit_intercept : bool, default=True
         Whether to learn an intercept, as the weight pair of a constant
         feature 1 (which shares the total ``U`` with the other features).
@@ -550,9 +559,9 @@ class ExponentiatedGradientRegressor(
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-        The weights ``w+ - w-``.
+        The weights :math:`w^+ - w^-`.
     intercept_ : ndarray of shape (1,)
-        The intercept ``b+ - b-`` (0 without ``fit_intercept``).
+        The intercept :math:`b^+ - b^-` (0 without ``fit_intercept``).
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -674,24 +683,29 @@ class ExponentiatedGradientRegressor(
 class ErrorProportionalRegressor(
     _SplitWeightsMixin, _OnlineRegressorMixin, BaseOnlineLinear
 ):
-    """Error-proportional updates DPAU (additive) and DPMU (multiplicative).
+    r"""Error-proportional updates DPAU (additive) and DPMU (multiplicative).
 
-    After predicting ``yhat`` for a sample with target ``y``, the weights move
-    so that the new prediction on that sample closes a fraction ``c`` of the
-    error::
+    After predicting :math:`\hat y` for a sample with target :math:`y`, the
+    weights move so that the new prediction on that sample closes a fraction
+    :math:`c` (``C``) of the error:
 
-        yhat' - yhat = c (y - yhat)
+    .. math::
 
-    - ``update="additive"`` (DPAU): ``w' = w + c (y - yhat) x / ||x||^2``, the
-      smallest change of ``w`` (in Euclidean norm) that does it.  It equals
+        \hat y' - \hat y = c (y - \hat y)
+
+    - ``update="additive"`` (DPAU):
+      :math:`w' = w + c (y - \hat y) x / \|x\|^2`, the smallest change of
+      :math:`w` (in Euclidean norm) that does it.  It equals
       :class:`GradientDescentRegressor` with ``eta_scaling="inverse_sq_norm"``
-      and ``eta = c / 2``.
+      and ``eta`` :math:`= c / 2`.
     - ``update="multiplicative"`` (DPMU), for Boolean features
-      ``x in {0, 1}^n``: the weights are ``w = w+ - w-`` with positive
-      ``w+, w-`` starting at 1, and every active feature's pair is scaled,
-      ``w+_i <- w+_i beta``, ``w-_i <- w-_i / beta``, with ``beta > 0`` the
-      root of ``yhat+ beta^2 - T beta - yhat- = 0`` where ``T = yhat + c (y -
-      yhat)`` and ``yhat+- = w+- . x``.  It is the smallest change in
+      :math:`x \in \{0, 1\}^n`: the weights are :math:`w = w^+ - w^-` with
+      positive :math:`w^+, w^-` starting at 1, and every active feature's pair
+      is scaled, :math:`w^+_i \leftarrow w^+_i \beta`,
+      :math:`w^-_i \leftarrow w^-_i / \beta`, with :math:`\beta > 0` the root
+      of :math:`\hat y^+ \beta^2 - T \beta - \hat y^- = 0` where
+      :math:`T = \hat y + c (y - \hat y)` and
+      :math:`\hat y^\pm = w^\pm \cdot x`.  It is the smallest change in
       unnormalised relative entropy that does it.  Input other than 0 and 1
       is refused, before any weight moves.
 
@@ -700,8 +714,9 @@ class ErrorProportionalRegressor(
     Parameters
     ----------
     C : float, default=0.5
-        The fraction of the error closed on each sample, ``0 < C <= 1``
-        (``C = 1`` interpolates the sample just seen): the paper's ``c``.
+        The fraction of the error closed on each sample, :math:`0 < C \le 1`
+        (:math:`C = 1` interpolates the sample just seen): the paper's
+        :math:`c`.
     c : float, default="deprecated"
         Former name of ``C``.
 
@@ -738,7 +753,7 @@ class ErrorProportionalRegressor(
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-        The weights (``w+ - w-`` for DPMU).
+        The weights (:math:`w^+ - w^-` for DPMU).
     intercept_ : ndarray of shape (1,)
         The intercept.
     n_features_in_ : int

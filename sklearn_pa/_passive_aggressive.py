@@ -49,23 +49,24 @@ class PassiveAggressiveClassifier(
     SparseCoefMixin,
     BaseOnlineLinear,
 ):
-    """Passive-Aggressive classifier: binary, and multiclass with exact SPA steps.
+    r"""Passive-Aggressive classifier: binary, and multiclass with exact SPA steps.
 
     On each example the weights move as little as possible (in Euclidean norm)
     so that the example gets a margin of at least 1 -- exactly for plain PA
     (``C=np.inf``), softly for PA-I (``loss="hinge"``: the step is capped at
-    ``C``) and PA-II (``loss="squared_hinge"``: the step is damped by
-    ``1 / (2C)``).
+    :math:`C`) and PA-II (``loss="squared_hinge"``: the step is damped by
+    :math:`1 / (2C)`).
 
     With more than two classes the model keeps one weight vector per class and
     ``multiclass`` chooses which margin constraints each step enforces:
 
-    - ``"support"`` (default): all K-1 constraints ``w_y.x - w_u.x >= 1``
+    - ``"support"`` (default): all :math:`K - 1` constraints
+      :math:`w_y \cdot x - w_u \cdot x \ge 1`
       solved exactly (SPA, Matsushima et al.); the classes that move are the
       *support classes*, found by sorting the per-class losses.  Extended here
       to PA-I and PA-II: with ``loss="hinge"`` the steps of the wrong classes
-      sum to at most ``C``; with ``"squared_hinge"`` the shared slack is
-      penalised by ``C * xi**2``.
+      sum to at most :math:`C`; with ``"squared_hinge"`` the shared slack is
+      penalised by :math:`C \xi^2`.
     - ``"max_loss"``: the single constraint against the highest-scoring wrong
       class (Crammer et al. 2006, max-loss multiclass update).
     - ``"prediction"``: the same single constraint, but only on a prediction
@@ -95,8 +96,8 @@ class PassiveAggressiveClassifier(
         Whether to learn an intercept.  The intercept is the weight of a
         constant feature ``intercept_scaling`` appended to every sample, so each
         step solves the PA problem exactly on ``[x, intercept_scaling]``.
-        scikit-learn's removed class left the constant out of ``||x||^2`` and
-        shrank the intercept step by 0.01 on sparse input only; see the
+        scikit-learn's removed class left the constant out of :math:`\|x\|^2`
+        and shrank the intercept step by 0.01 on sparse input only; see the
         migration guide.
     intercept_scaling : float or "auto", default="auto"
         Value of the constant feature behind the intercept (as in
@@ -160,7 +161,9 @@ class PassiveAggressiveClassifier(
     multilabel : {"thresholded", "ranking"}, default="thresholded"
         The rule for a multilabel indicator ``y`` (see Notes); ignored for a
         1-D ``y``.  ``"ranking"`` is the label-ranking PA of Crammer et al.
-        (2006, eqs. 31-38): only ``min(relevant) - max(irrelevant) >= 1``.
+        (2006, eqs. 31-38): only
+        :math:`\min_{r \in \text{relevant}} s_r -
+        \max_{u \in \text{irrelevant}} s_u \ge 1` on the scores :math:`s`.
         ``"thresholded"`` adds a virtual label of score 0 between the relevant
         and the irrelevant labels, so that ``predict`` can return a label set.
 
@@ -592,18 +595,22 @@ class MIRAClassifier(
     SparseCoefMixin,
     BaseOnlineLinear,
 ):
-    """MIRA: the Margin Infused Relaxed Algorithm of Crammer & Singer (2003).
+    r"""MIRA: the Margin Infused Relaxed Algorithm of Crammer & Singer (2003).
 
-    One prototype ``M_r`` per class; the prediction is the class of highest
-    score ``M_r . x``.  On each example every prototype moves along ``x``,
-    ``M_r <- M_r + tau_r x``, with the steps that make the *new prototypes*
-    as small as possible (where Passive-Aggressive minimises the size of the
-    change)::
+    One prototype :math:`M_r` per class; the prediction is the class of highest
+    score :math:`M_r \cdot x`.  On each example every prototype moves along
+    :math:`x`, :math:`M_r \leftarrow M_r + \tau_r x`, with the steps that make
+    the *new prototypes* as small as possible (where Passive-Aggressive
+    minimises the size of the change):
 
-        min_tau  1/2 sum_r ||M_r + tau_r x||^2  -  margin * tau_y
-        s.t.     tau_r <= [r == y]   (the true class moves by at most 1,
-                                      the others only down)
-                 sum_r tau_r = 0.
+    .. math::
+
+        \min_\tau \; \frac{1}{2} \sum_r \|M_r + \tau_r x\|^2
+        - \text{margin} \cdot \tau_y
+        \quad \text{s.t.} \quad \tau_r \le [r = y], \quad
+        \sum_r \tau_r = 0
+
+    (the true class moves by at most 1, the others only down).
 
     With ``margin=0`` this is the paper's quadratic program.  Its solution is
     *ultraconservative*: only the classes scoring within ``margin`` of the
@@ -611,9 +618,10 @@ class MIRAClassifier(
     prediction by more than ``margin`` leaves the model alone.  The solution
     is found exactly by sorting the scores (a projection onto a scaled
     simplex), in the compiled epoch kernel, on dense or CSR input.  With two
-    classes the prototypes are ``-w/2`` and ``+w/2`` and the update is the
-    paper's binary MIRA on ``w``: ``w <- w + y min(2, [margin - y w.x]_+ /
-    ||x||^2) x``.
+    classes the prototypes are :math:`-w/2` and :math:`+w/2` and the update is
+    the paper's binary MIRA on :math:`w`:
+    :math:`w \leftarrow w + y \min(2, [\text{margin} - y \, w \cdot x]_+ /
+    \|x\|^2) \, x`.
 
     Parameters
     ----------
@@ -627,7 +635,7 @@ class MIRAClassifier(
     fit_intercept : bool, default=True
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample (it adds
-        ``intercept_scaling ** 2`` to ``||x||^2``).
+        ``intercept_scaling ** 2`` to :math:`\|x\|^2`).
     intercept_scaling : float or "auto", default="auto"
         Value of that constant feature; ``"auto"`` uses the root mean square
         of the non-zero entries of the first batch (``intercept_scaling_``).
@@ -816,12 +824,12 @@ class MIRAClassifier(
 
 
 class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinear):
-    """Passive-Aggressive regressor with the epsilon-insensitive loss.
+    r"""Passive-Aggressive regressor with the epsilon-insensitive loss.
 
     On each example the weights move as little as possible so that the
     prediction falls within ``epsilon`` of the target: exactly for plain PA
-    (``C=np.inf``), with the step capped at ``C`` for PA-I
-    (``loss="epsilon_insensitive"``) or damped by ``1 / (2C)`` for PA-II
+    (``C=np.inf``), with the step capped at :math:`C` for PA-I
+    (``loss="epsilon_insensitive"``) or damped by :math:`1 / (2C)` for PA-II
     (``loss="squared_epsilon_insensitive"``).
 
     Parameters
