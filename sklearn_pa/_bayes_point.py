@@ -67,9 +67,9 @@ def _unlabeled_mask(y):
 class OnlineBayesPointClassifier(
     NoProbabilityMixin, LinearClassifierMixin, BaseEstimator
 ):
-    """Online Bayes Point Machine over a first-order learner; semi-supervised.
+    r"""Online Bayes Point Machine over a first-order learner; semi-supervised.
 
-    ``n_estimators`` copies of the linear learner ``estimator`` (M) see the
+    ``n_estimators`` copies of the linear learner ``estimator`` (:math:`M`) see the
     same stream.  On a labeled sample each copy takes the base rule's step
     with probability ``update_probability`` (an independent Bernoulli draw
     per copy and sample), so the copies drift apart like samples from the
@@ -78,34 +78,35 @@ class OnlineBayesPointClassifier(
 
     .. math::
 
-        \\tilde w_v \\propto \\sum_r c_r w_{r,v}, \\qquad
-        c_r = 2^{-\\#miss(r)} \\;(\\text{``weighting="mistakes"``})
-        \\text{ or } 1 \\;(\\text{``"uniform"``}),
+        \tilde w_v \propto \sum_r c_r w_{r,v}, \qquad
+        c_r = 2^{-\#miss(r)} \;(\text{``weighting="mistakes"``})
+        \text{ or } 1 \;(\text{``"uniform"``}),
 
-    where ``#miss(r)`` counts copy ``r``'s online mistakes on the labeled
+    where :math:`\#miss(r)` counts copy :math:`r`'s online mistakes on the labeled
     samples.
 
     A sample labeled ``-1`` is **unlabeled** (scikit-learn's convention, as in
     :class:`~sklearn.semi_supervised.SelfTrainingClassifier`).  With
-    ``unlabeled_step=c > 0`` (ss-PA, or ss-SPA with the support-class rule;
+    ``unlabeled_step`` :math:`= c > 0` (ss-PA, or ss-SPA with the support-class rule;
     Matsushima et al.) every copy moves its score on it toward the copies'
     mean:
 
     .. math::
 
-        m_{r,v} = \\frac{w_{r,v} \\cdot x}{\\|x\\|^2}, \\quad
-        \\bar m_v = \\frac{1}{M}\\sum_r m_{r,v}, \\quad
-        w_{r,v} \\leftarrow w_{r,v} + c\\,(\\bar m_v - m_{r,v})\\, x,
+        m_{r,v} = \frac{w_{r,v} \cdot x}{\|x\|^2}, \quad
+        \bar m_v = \frac{1}{M}\sum_r m_{r,v}, \quad
+        w_{r,v} \leftarrow w_{r,v} + c\,(\bar m_v - m_{r,v})\, x,
 
-    so that copy ``r``'s score becomes ``(1 - c) f_r + c \\bar f``: ``c = 1``
-    makes every copy agree on ``x``, ``c = 0`` ignores unlabeled samples
-    (supervised OBPM).  For ``c`` in [0, 2] the spread of the copies never
-    grows, which keeps the mistake bound of the supervised algorithm: on data
-    separable by ``u`` with margin 1, ``||x|| <= R`` and plain PA or SPA as
-    the base rule, the copies make at most ``2 M R^2 sum_v ||u_v||^2``
-    mistakes on the labeled samples at which they learn.
+    so that copy :math:`r`'s score becomes :math:`(1 - c) f_r + c \bar f`:
+    :math:`c = 1` makes every copy agree on :math:`x`, :math:`c = 0` ignores
+    unlabeled samples (supervised OBPM).  For :math:`c \in [0, 2]` the spread
+    of the copies never grows, which keeps the mistake bound of the supervised
+    algorithm: on data separable by :math:`u` with margin 1,
+    :math:`\|x\| \le R` and plain PA or SPA as the base rule, the copies make
+    at most :math:`2 M R^2 \sum_v \|u_v\|^2` mistakes on the labeled samples
+    at which they learn.
 
-    One compiled pass over each batch updates all M copies; their weights
+    One compiled pass over each batch updates all :math:`M` copies; their weights
     are one ``(n_features, M * n_classes)`` block of float64, i.e.
     ``8 * M * n_features * n_classes`` bytes (250 MB for M = 30, 130 000
     features and 8 classes).  The size is checked against the available
@@ -126,15 +127,16 @@ class OnlineBayesPointClassifier(
         ``C=1``, SPA on more than two classes); its parameters can be tuned
         as ``estimator__C`` with the default too (see :meth:`set_params`).
     n_estimators : int, default=30
-        Number of copies M.
+        Number of copies :math:`M`.
     update_probability : float, default=0.8
-        Probability pi that a copy learns from a labeled sample, in (0, 1].
-        With 1 every copy is the base learner itself.
+        Probability :math:`\pi` that a copy learns from a labeled sample, in
+        :math:`(0, 1]`.  With 1 every copy is the base learner itself.
     weighting : {"mistakes", "uniform"}, default="mistakes"
-        Weight of each copy in the average: ``2 ** -n_mistakes_[r]``, or equal.
+        Weight of each copy :math:`r` in the average: :math:`2^{-m_r}` with
+        :math:`m_r` = ``n_mistakes_[r]``, or equal.
     unlabeled_step : float, default=0.0
-        The step c in [0, 2] on unlabeled samples; 0 is supervised OBPM.  A
-        sample weight multiplies it (the product is capped at 2).
+        The step :math:`c \in [0, 2]` on unlabeled samples; 0 is supervised
+        OBPM.  A sample weight multiplies it (the product is capped at 2).
     max_iter : int, default=1000
         Maximum number of passes over the training data in ``fit``;
         ``partial_fit`` always makes one pass.

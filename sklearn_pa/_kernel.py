@@ -543,7 +543,7 @@ class _BaseKernelPA(BaseEstimator):
         return tags
 
 
-_COMMON_PARAMS_DOC = """
+_COMMON_PARAMS_DOC = r"""
     kernel : str or callable, default="rbf"
         A kernel of :func:`sklearn.metrics.pairwise.pairwise_kernels`
         ("linear", "poly", "rbf", "sigmoid", "laplacian", "chi2",
@@ -568,7 +568,8 @@ _COMMON_PARAMS_DOC = """
     budget_policy : {"oldest", "smallest"}, default="smallest"
         Which support vector the budget removes: the one created first, or
         the one whose term of the model is the smallest,
-        ``||alpha_i|| sqrt(K(x_i, x_i))`` (the norm of ``alpha_i phi(x_i)``).
+        :math:`\|\alpha_i\| \sqrt{K(x_i, x_i)}` (the norm of
+        :math:`\alpha_i \phi(x_i)`).
         The sample just updated is never removed.
     max_iter : int, default=5
         Maximum number of passes over the training data in ``fit`` (each
@@ -594,19 +595,21 @@ _COMMON_PARAMS_DOC = """
 class KernelPassiveAggressiveClassifier(
     NoProbabilityMixin, ClassifierMixin, _BaseKernelPA
 ):
-    """Kernel Passive-Aggressive classifier (dual form, optional budget).
+    r"""Kernel Passive-Aggressive classifier (dual form, optional budget).
 
-    The decision function is ``f(x) = sum_i alpha_i K(x_i, x)`` over the
-    support vectors ``x_i`` (the samples that took a step).  Each step is the
-    PA step of :class:`PassiveAggressiveClassifier` in the kernel's feature
-    space, ``||x||^2`` becoming ``K(x, x)``: the new sample's coefficient is
-    ``y * tau`` with ``tau = loss / K(x, x)`` (PA, ``C=np.inf``),
-    ``min(C, loss / K(x, x))`` (PA-I, ``loss="hinge"``) or
-    ``loss / (K(x, x) + 1 / (2C))`` (PA-II, ``loss="squared_hinge"``).  With
-    more than two classes the model keeps one coefficient per class and
-    support vector, and each step enforces the margin against the
-    highest-scoring wrong class (the max-loss rule): ``+tau`` for the true
-    class, ``-tau`` for that rival, with ``K(x, x)`` doubled.
+    The decision function is :math:`f(x) = \sum_i \alpha_i K(x_i, x)` over the
+    support vectors :math:`x_i` (the samples that took a step).  Each step is
+    the PA step of :class:`PassiveAggressiveClassifier` in the kernel's
+    feature space, :math:`\|x\|^2` becoming :math:`K(x, x)`: the new sample's
+    coefficient is :math:`y \tau` with :math:`\tau = \ell / K(x, x)` (PA,
+    ``C=np.inf``; :math:`\ell` the loss),
+    :math:`\tau = \min(C, \ell / K(x, x))` (PA-I, ``loss="hinge"``) or
+    :math:`\tau = \ell / (K(x, x) + 1 / (2C))` (PA-II,
+    ``loss="squared_hinge"``).  With more than two classes the model keeps one
+    coefficient per class and support vector, and each step enforces the
+    margin against the highest-scoring wrong class (the max-loss rule):
+    :math:`+\tau` for the true class, :math:`-\tau` for that rival, with
+    :math:`K(x, x)` doubled.
 
     With ``kernel="linear"`` the model is exactly
     ``PassiveAggressiveClassifier(multiclass="max_loss", fit_intercept=False)``
@@ -869,15 +872,16 @@ class KernelPassiveAggressiveClassifier(
 
 
 class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
-    """Kernel Passive-Aggressive regressor (epsilon-insensitive, dual form).
+    r"""Kernel Passive-Aggressive regressor (epsilon-insensitive, dual form).
 
-    The prediction is ``f(x) = sum_i alpha_i K(x_i, x)`` over the support
+    The prediction is :math:`f(x) = \sum_i \alpha_i K(x_i, x)` over the support
     vectors.  On a sample predicted more than ``epsilon`` away from its
-    target the new coefficient is ``sign(y - f(x)) * tau`` with the step of
-    :class:`PassiveAggressiveRegressor` and ``||x||^2`` replaced by
-    ``K(x, x)``: ``tau = loss / K(x, x)`` (PA, ``C=np.inf``),
-    ``min(C, loss / K(x, x))`` (PA-I) or ``loss / (K(x, x) + 1 / (2C))``
-    (PA-II).  With ``kernel="linear"`` it is exactly
+    target the new coefficient is :math:`\operatorname{sign}(y - f(x)) \, \tau`
+    with the step of :class:`PassiveAggressiveRegressor` and :math:`\|x\|^2`
+    replaced by :math:`K(x, x)`: :math:`\tau = \ell / K(x, x)` (PA,
+    ``C=np.inf``; :math:`\ell` the loss), :math:`\tau = \min(C, \ell / K(x, x))`
+    (PA-I) or :math:`\tau = \ell / (K(x, x) + 1 / (2C))` (PA-II).  With
+    ``kernel="linear"`` it is exactly
     ``PassiveAggressiveRegressor(fit_intercept=False)`` in dual form.
 
     Parameters

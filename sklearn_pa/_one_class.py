@@ -47,32 +47,34 @@ def _learned_radius(bound, gap):
 
 
 class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
-    """Uniclass Passive-Aggressive: an online ball for novelty detection.
+    r"""Uniclass Passive-Aggressive: an online ball for novelty detection.
 
     The model is a ball with centre ``center_`` and radius ``epsilon_``.  On
-    each sample ``x`` outside the ball (loss ``||w - x|| - epsilon > 0``) the
-    centre moves as little as possible towards ``x`` (Crammer et al. 2006,
+    each sample :math:`x` outside the ball (loss
+    :math:`\|w - x\| - \epsilon > 0`) the centre :math:`w` moves as little as
+    possible towards :math:`x` (Crammer et al. 2006,
     section 6), solving
 
     .. math::
 
-        w_{t+1} = \\arg\\min_w \\tfrac12 \\|w - w_t\\|^2 + C\\xi
-        \\quad\\text{s.t.}\\quad \\|w - x_t\\| \\le \\epsilon + \\xi,\\ \\xi \\ge 0
+        w_{t+1} = \arg\min_w \tfrac12 \|w - w_t\|^2 + C\xi
+        \quad\text{s.t.}\quad \|w - x_t\| \le \epsilon + \xi,\ \xi \ge 0
 
-    (``C\\xi^2`` and no sign constraint for PA-II).  The closed form moves the
-    centre a distance ``tau`` along ``x - w``: ``tau = loss`` for plain PA
-    (``C=np.inf``), ``min(C, loss)`` for PA-I (``loss="hinge"``) and
-    ``loss / (1 + 1 / (2C))`` for PA-II (``loss="squared_hinge"``).
+    (:math:`C\xi^2` and no sign constraint for PA-II).  The closed form moves
+    the centre a distance :math:`\tau` along :math:`x - w`:
+    :math:`\tau = \ell` (the loss) for plain PA (``C=np.inf``),
+    :math:`\min(C, \ell)` for PA-I (``loss="hinge"``) and
+    :math:`\ell / (1 + 1 / (2C))` for PA-II (``loss="squared_hinge"``).
 
     By default (``epsilon="auto"``) the radius is relative to the data's
     scale: the 90th percentile of the distances of the first batch's samples
     (all of ``X`` for ``fit``) to their mean, so that about a tenth of
     ordinary data falls outside, scaled or not.  With ``epsilon="learn"`` the
     radius is learned: the centre gets an extra
-    coordinate ``r`` (starting at ``B = epsilon_bound``, the sample's is 0),
-    the ball in that space has the fixed radius ``B``, and the radius in the
-    input space is ``epsilon_ = sqrt(B**2 - r**2)``.  It starts at 0 and never
-    decreases.
+    coordinate :math:`r` (starting at :math:`B` = ``epsilon_bound``, the
+    sample's is 0), the ball in that space has the fixed radius :math:`B`, and
+    the radius in the input space is ``epsilon_`` :math:`= \sqrt{B^2 - r^2}`.
+    It starts at 0 and never decreases.
 
     Samples inside the ball are inliers (``predict`` returns +1), the others
     outliers (-1); ``decision_function(x) = epsilon_ - ||x - center_||``.
@@ -100,7 +102,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
            every digit of scikit-learn's digits as an outlier, to
            ``"auto"``.
     epsilon_bound : float, default=None
-        The bound ``B`` of the learned radius; required with
+        The bound :math:`B` of the learned radius; required with
         ``epsilon="learn"``, ignored otherwise.
     max_iter : int, default=5
         Maximum number of passes over the training data in ``fit``.
