@@ -394,7 +394,7 @@ class _BaseSequenceTagger(BaseEstimator):
 
 
 class StructuredPerceptron(_BaseSequenceTagger):
-    """Structured perceptron over label sequences, exact or beam search.
+    r"""Structured perceptron over label sequences, exact or beam search.
 
     A first-order Markov model (emission weights per feature and label,
     transition weights between labels, from START and to END) trained with
@@ -452,7 +452,7 @@ class StructuredPerceptron(_BaseSequenceTagger):
     n_updates_ : int
         Updates made.
     n_invalid_updates_ : int
-        Updates whose pair was not a violation (``w . Delta phi > 0`` before
+        Updates whose pair was not a violation (:math:`w \cdot \Delta\phi > 0` before
         the update): possible only for ``update="standard"`` with a beam.
 
     See Also
@@ -552,22 +552,31 @@ class StructuredPerceptron(_BaseSequenceTagger):
 
 
 class StructuredPassiveAggressive(_BaseSequenceTagger):
-    """Cost-sensitive Passive-Aggressive over sequences, and k-best MIRA.
+    r"""Cost-sensitive Passive-Aggressive over sequences, and k-best MIRA.
 
     Per training sequence, the weights move as little as possible so that the
-    gold sequence ``y`` beats each of the ``k_best`` highest-scoring sequences
-    ``z`` by a margin of their cost ``rho(y, z) = sum_t cost[y_t, z_t]``
-    (the Hamming distance by default), or of ``sqrt(rho)``::
+    gold sequence :math:`y` beats each of the :math:`k` (``k_best``)
+    highest-scoring sequences :math:`z` by a margin of their cost
+    :math:`\rho(y, z) = \sum_t \text{cost}[y_t, z_t]` (the Hamming distance by
+    default), or of :math:`\sqrt{\rho}`:
 
-        min_w 1/2 ||w - w_t||^2 + C xi        (loss="hinge", PA-I)
-                                + C xi ** 2   (loss="squared_hinge", PA-II)
-        s.t.  w . (phi(x, y) - phi(x, z_j)) >= m(rho(y, z_j)) - xi,  j = 1..k
+    .. math::
+
+        \min_w \; \frac{1}{2} \|w - w_t\|^2 + C \xi
+        \quad \text{s.t.} \quad
+        w \cdot (\phi(x, y) - \phi(x, z_j)) \ge m(\rho(y, z_j)) - \xi,
+        \quad j = 1, \dots, k
+
+    for PA-I (``loss="hinge"``), with :math:`C \xi^2` in place of
+    :math:`C \xi` for PA-II (``loss="squared_hinge"``), and :math:`m` the
+    margin function (``margin``).
 
     ``k_best=1`` is the prediction-based cost-sensitive PA of Crammer et al.
     (2006, sec. 8-9) in closed form; ``k_best > 1`` is k-best MIRA (McDonald
-    et al. 2005) with all k constraints solved exactly per sequence.  With
-    ``update="max_loss"`` the ``z_j`` are instead the sequences maximising
-    ``w . phi(x, z) + rho(y, z)`` (the max-loss update, eq. 51), found by a
+    et al. 2005) with all :math:`k` constraints solved exactly per sequence.
+    With ``update="max_loss"`` the :math:`z_j` are instead the sequences
+    maximising :math:`w \cdot \phi(x, z) + \rho(y, z)` (the max-loss update,
+    eq. 51), found by a
     loss-augmented Viterbi (or beam) search.
 
     Read more in the :ref:`User Guide <sequence>`.
@@ -595,20 +604,23 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     verbose : int, default=0
         Print a progress line per pass when positive.
     margin : {"linear", "sqrt"}, default="linear"
-        The margin required against a sequence of cost ``rho``: ``rho``
-        itself, or ``sqrt(rho)`` as eq. 46 of Crammer et al. (2006) writes
+        The margin required against a sequence of cost :math:`\rho`:
+        :math:`\rho` itself, or :math:`\sqrt{\rho}` as eq. 46 of Crammer et
+        al. (2006) writes
         (whose loss bounds are stated in the square root).
     cost : array-like of shape (n_classes, n_classes), default=None
         Per-position cost: ``cost[i, j] >= 0`` is the cost of tagging a token
         whose true label is ``classes_[i]`` as ``classes_[j]`` (zero
-        diagonal), and ``rho(y, z) = sum_t cost[y_t, z_t]``.  ``None`` is
+        diagonal), and :math:`\rho(y, z) = \sum_t \text{cost}[y_t, z_t]`.
+        ``None`` is
         the Hamming distance (``1 - eye``).
     update : {"prediction", "max_loss"}, default="prediction"
         Which sequences are constrained: the best under the model
         (prediction-based, eq. 47), or the best under the loss-augmented
-        score ``w . phi(x, z) + rho(y, z)`` (max-loss, eq. 51).  The max-loss
-        search adds the per-position cost to the emissions, so it needs
-        ``margin="linear"`` (``sqrt(rho)`` does not add up over positions).
+        score :math:`w \cdot \phi(x, z) + \rho(y, z)` (max-loss, eq. 51).  The
+        max-loss search adds the per-position cost to the emissions, so it
+        needs ``margin="linear"`` (:math:`\sqrt{\rho}` does not add up over
+        positions).
 
     Attributes
     ----------
@@ -641,9 +653,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     Notes
     -----
     Memory: besides the weights, an epoch allocates a workspace of about
-    ``8 T**2 + 8 k**2 + 16 T L k + 8 k (L + 1)**2`` bytes, with ``T`` the
-    number of tokens of the longest sequence of the batch, ``L`` the number
-    of classes and ``k = k_best`` (the Gram matrix of the token features, the
+    :math:`8 T^2 + 8 k^2 + 16 T L k + 8 k (L + 1)^2` bytes, with :math:`T` the
+    number of tokens of the longest sequence of the batch, :math:`L` the number
+    of classes and :math:`k` = ``k_best`` (the Gram matrix of the token features, the
     dual problem and the k-best lattice): a 8,000-token sequence takes about
     0.5 GB, a 20,000-token one 3.2 GB.  A batch whose workspace would exceed
     1 GiB is refused with a ValueError that names the size; split long
