@@ -67,7 +67,7 @@ def _unlabeled_mask(y):
 class OnlineBayesPointClassifier(
     NoProbabilityMixin, LinearClassifierMixin, BaseEstimator
 ):
-    r"""Online Bayes Point Machine over a first-order learner; semi-supervised.
+    """Online Bayes Point Machine over a first-order learner; semi-supervised.
 
     ``n_estimators`` copies of the linear learner ``estimator`` (:math:`M`) see the
     same stream.  On a labeled sample each copy takes the base rule's step
@@ -78,11 +78,11 @@ class OnlineBayesPointClassifier(
 
     .. math::
 
-        \tilde w_v \propto \sum_r c_r w_{r,v}, \qquad
-        c_r = 2^{-\#miss(r)} \;(\text{``weighting="mistakes"``})
-        \text{ or } 1 \;(\text{``"uniform"``}),
+        \\tilde w_v \\propto \\sum_r c_r w_{r,v}, \\qquad
+        c_r = 2^{-\\#miss(r)} \\;(\\text{``weighting="mistakes"``})
+        \\text{ or } 1 \\;(\\text{``"uniform"``}),
 
-    where :math:`\#miss(r)` counts copy :math:`r`'s online mistakes on the labeled
+    where :math:`\\#miss(r)` counts copy :math:`r`'s online mistakes on the labeled
     samples.
 
     A sample labeled ``-1`` is **unlabeled** (scikit-learn's convention, as in
@@ -93,17 +93,17 @@ class OnlineBayesPointClassifier(
 
     .. math::
 
-        m_{r,v} = \frac{w_{r,v} \cdot x}{\|x\|^2}, \quad
-        \bar m_v = \frac{1}{M}\sum_r m_{r,v}, \quad
-        w_{r,v} \leftarrow w_{r,v} + c\,(\bar m_v - m_{r,v})\, x,
+        m_{r,v} = \\frac{w_{r,v} \\cdot x}{\\|x\\|^2}, \\quad
+        \\bar m_v = \\frac{1}{M}\\sum_r m_{r,v}, \\quad
+        w_{r,v} \\leftarrow w_{r,v} + c\\,(\\bar m_v - m_{r,v})\\, x,
 
-    so that copy :math:`r`'s score becomes :math:`(1 - c) f_r + c \bar f`:
+    so that copy :math:`r`'s score becomes :math:`(1 - c) f_r + c \\bar f`:
     :math:`c = 1` makes every copy agree on :math:`x`, :math:`c = 0` ignores
-    unlabeled samples (supervised OBPM).  For :math:`c \in [0, 2]` the spread
+    unlabeled samples (supervised OBPM).  For :math:`c \\in [0, 2]` the spread
     of the copies never grows, which keeps the mistake bound of the supervised
     algorithm: on data separable by :math:`u` with margin 1,
-    :math:`\|x\| \le R` and plain PA or SPA as the base rule, the copies make
-    at most :math:`2 M R^2 \sum_v \|u_v\|^2` mistakes on the labeled samples
+    :math:`\\|x\\| \\le R` and plain PA or SPA as the base rule, the copies make
+    at most :math:`2 M R^2 \\sum_v \\|u_v\\|^2` mistakes on the labeled samples
     at which they learn.
 
     One compiled pass over each batch updates all :math:`M` copies; their weights
@@ -129,13 +129,13 @@ class OnlineBayesPointClassifier(
     n_estimators : int, default=30
         Number of copies :math:`M`.
     update_probability : float, default=0.8
-        Probability :math:`\pi` that a copy learns from a labeled sample, in
+        Probability :math:`\\pi` that a copy learns from a labeled sample, in
         :math:`(0, 1]`.  With 1 every copy is the base learner itself.
     weighting : {"mistakes", "uniform"}, default="mistakes"
         Weight of each copy :math:`r` in the average: :math:`2^{-m_r}` with
         :math:`m_r` = ``n_mistakes_[r]``, or equal.
     unlabeled_step : float, default=0.0
-        The step :math:`c \in [0, 2]` on unlabeled samples; 0 is supervised
+        The step :math:`c \\in [0, 2]` on unlabeled samples; 0 is supervised
         OBPM.  A sample weight multiplies it (the product is capped at 2).
     max_iter : int, default=1000
         Maximum number of passes over the training data in ``fit``;

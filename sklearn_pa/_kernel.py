@@ -595,20 +595,20 @@ _COMMON_PARAMS_DOC = r"""
 class KernelPassiveAggressiveClassifier(
     NoProbabilityMixin, ClassifierMixin, _BaseKernelPA
 ):
-    r"""Kernel Passive-Aggressive classifier (dual form, optional budget).
+    """Kernel Passive-Aggressive classifier (dual form, optional budget).
 
-    The decision function is :math:`f(x) = \sum_i \alpha_i K(x_i, x)` over the
+    The decision function is :math:`f(x) = \\sum_i \\alpha_i K(x_i, x)` over the
     support vectors :math:`x_i` (the samples that took a step).  Each step is
     the PA step of :class:`PassiveAggressiveClassifier` in the kernel's
-    feature space, :math:`\|x\|^2` becoming :math:`K(x, x)`: the new sample's
-    coefficient is :math:`y \tau` with :math:`\tau = \ell / K(x, x)` (PA,
-    ``C=np.inf``; :math:`\ell` the loss),
-    :math:`\tau = \min(C, \ell / K(x, x))` (PA-I, ``loss="hinge"``) or
-    :math:`\tau = \ell / (K(x, x) + 1 / (2C))` (PA-II,
+    feature space, :math:`\\|x\\|^2` becoming :math:`K(x, x)`: the new sample's
+    coefficient is :math:`y \\tau` with :math:`\\tau = \\ell / K(x, x)` (PA,
+    ``C=np.inf``; :math:`\\ell` the loss),
+    :math:`\\tau = \\min(C, \\ell / K(x, x))` (PA-I, ``loss="hinge"``) or
+    :math:`\\tau = \\ell / (K(x, x) + 1 / (2C))` (PA-II,
     ``loss="squared_hinge"``).  With more than two classes the model keeps one
     coefficient per class and support vector, and each step enforces the
     margin against the highest-scoring wrong class (the max-loss rule):
-    :math:`+\tau` for the true class, :math:`-\tau` for that rival, with
+    :math:`+\\tau` for the true class, :math:`-\\tau` for that rival, with
     :math:`K(x, x)` doubled.
 
     With ``kernel="linear"`` the model is exactly
@@ -872,15 +872,15 @@ class KernelPassiveAggressiveClassifier(
 
 
 class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
-    r"""Kernel Passive-Aggressive regressor (epsilon-insensitive, dual form).
+    """Kernel Passive-Aggressive regressor (epsilon-insensitive, dual form).
 
-    The prediction is :math:`f(x) = \sum_i \alpha_i K(x_i, x)` over the support
+    The prediction is :math:`f(x) = \\sum_i \\alpha_i K(x_i, x)` over the support
     vectors.  On a sample predicted more than ``epsilon`` away from its
-    target the new coefficient is :math:`\operatorname{sign}(y - f(x)) \, \tau`
-    with the step of :class:`PassiveAggressiveRegressor` and :math:`\|x\|^2`
-    replaced by :math:`K(x, x)`: :math:`\tau = \ell / K(x, x)` (PA,
-    ``C=np.inf``; :math:`\ell` the loss), :math:`\tau = \min(C, \ell / K(x, x))`
-    (PA-I) or :math:`\tau = \ell / (K(x, x) + 1 / (2C))` (PA-II).  With
+    target the new coefficient is :math:`\\operatorname{sign}(y - f(x)) \\, \\tau`
+    with the step of :class:`PassiveAggressiveRegressor` and :math:`\\|x\\|^2`
+    replaced by :math:`K(x, x)`: :math:`\\tau = \\ell / K(x, x)` (PA,
+    ``C=np.inf``; :math:`\\ell` the loss), :math:`\\tau = \\min(C, \\ell / K(x, x))`
+    (PA-I) or :math:`\\tau = \\ell / (K(x, x) + 1 / (2C))` (PA-II).  With
     ``kernel="linear"`` it is exactly
     ``PassiveAggressiveRegressor(fit_intercept=False)`` in dual form.
 

@@ -49,7 +49,7 @@ class PassiveAggressiveClassifier(
     SparseCoefMixin,
     BaseOnlineLinear,
 ):
-    r"""Passive-Aggressive classifier: binary, and multiclass with exact SPA steps.
+    """Passive-Aggressive classifier: binary, and multiclass with exact SPA steps.
 
     On each example the weights move as little as possible (in Euclidean norm)
     so that the example gets a margin of at least 1 -- exactly for plain PA
@@ -61,12 +61,12 @@ class PassiveAggressiveClassifier(
     ``multiclass`` chooses which margin constraints each step enforces:
 
     - ``"support"`` (default): all :math:`K - 1` constraints
-      :math:`w_y \cdot x - w_u \cdot x \ge 1`
+      :math:`w_y \\cdot x - w_u \\cdot x \\ge 1`
       solved exactly (SPA, Matsushima et al.); the classes that move are the
       *support classes*, found by sorting the per-class losses.  Extended here
       to PA-I and PA-II: with ``loss="hinge"`` the steps of the wrong classes
       sum to at most :math:`C`; with ``"squared_hinge"`` the shared slack is
-      penalised by :math:`C \xi^2`.
+      penalised by :math:`C \\xi^2`.
     - ``"max_loss"``: the single constraint against the highest-scoring wrong
       class (Crammer et al. 2006, max-loss multiclass update).
     - ``"prediction"``: the same single constraint, but only on a prediction
@@ -96,7 +96,7 @@ class PassiveAggressiveClassifier(
         Whether to learn an intercept.  The intercept is the weight of a
         constant feature ``intercept_scaling`` appended to every sample, so each
         step solves the PA problem exactly on ``[x, intercept_scaling]``.
-        scikit-learn's removed class left the constant out of :math:`\|x\|^2`
+        scikit-learn's removed class left the constant out of :math:`\\|x\\|^2`
         and shrank the intercept step by 0.01 on sparse input only; see the
         migration guide.
     intercept_scaling : float or "auto", default="auto"
@@ -162,8 +162,8 @@ class PassiveAggressiveClassifier(
         The rule for a multilabel indicator ``y`` (see Notes); ignored for a
         1-D ``y``.  ``"ranking"`` is the label-ranking PA of Crammer et al.
         (2006, eqs. 31-38): only
-        :math:`\min_{r \in \text{relevant}} s_r -
-        \max_{u \in \text{irrelevant}} s_u \ge 1` on the scores :math:`s`.
+        :math:`\\min_{r \\in \\text{relevant}} s_r -
+        \\max_{u \\in \\text{irrelevant}} s_u \\ge 1` on the scores :math:`s`.
         ``"thresholded"`` adds a virtual label of score 0 between the relevant
         and the irrelevant labels, so that ``predict`` can return a label set.
 
@@ -595,20 +595,20 @@ class MIRAClassifier(
     SparseCoefMixin,
     BaseOnlineLinear,
 ):
-    r"""MIRA: the Margin Infused Relaxed Algorithm of Crammer & Singer (2003).
+    """MIRA: the Margin Infused Relaxed Algorithm of Crammer & Singer (2003).
 
     One prototype :math:`M_r` per class; the prediction is the class of highest
-    score :math:`M_r \cdot x`.  On each example every prototype moves along
-    :math:`x`, :math:`M_r \leftarrow M_r + \tau_r x`, with the steps that make
+    score :math:`M_r \\cdot x`.  On each example every prototype moves along
+    :math:`x`, :math:`M_r \\leftarrow M_r + \\tau_r x`, with the steps that make
     the *new prototypes* as small as possible (where Passive-Aggressive
     minimises the size of the change):
 
     .. math::
 
-        \min_\tau \; \frac{1}{2} \sum_r \|M_r + \tau_r x\|^2
-        - \text{margin} \cdot \tau_y
-        \quad \text{s.t.} \quad \tau_r \le [r = y], \quad
-        \sum_r \tau_r = 0
+        \\min_\\tau \\; \\frac{1}{2} \\sum_r \\|M_r + \\tau_r x\\|^2
+        - \\text{margin} \\cdot \\tau_y
+        \\quad \\text{s.t.} \\quad \\tau_r \\le [r = y], \\quad
+        \\sum_r \\tau_r = 0
 
     (the true class moves by at most 1, the others only down).
 
@@ -620,8 +620,8 @@ class MIRAClassifier(
     simplex), in the compiled epoch kernel, on dense or CSR input.  With two
     classes the prototypes are :math:`-w/2` and :math:`+w/2` and the update is
     the paper's binary MIRA on :math:`w`:
-    :math:`w \leftarrow w + y \min(2, [\text{margin} - y \, w \cdot x]_+ /
-    \|x\|^2) \, x`.
+    :math:`w \\leftarrow w + y \\min(2, [\\text{margin} - y \\, w \\cdot x]_+ /
+    \\|x\\|^2) \\, x`.
 
     Parameters
     ----------
@@ -635,7 +635,7 @@ class MIRAClassifier(
     fit_intercept : bool, default=True
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample (it adds
-        ``intercept_scaling ** 2`` to :math:`\|x\|^2`).
+        ``intercept_scaling ** 2`` to :math:`\\|x\\|^2`).
     intercept_scaling : float or "auto", default="auto"
         Value of that constant feature; ``"auto"`` uses the root mean square
         of the non-zero entries of the first batch (``intercept_scaling_``).
@@ -824,7 +824,7 @@ class MIRAClassifier(
 
 
 class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinear):
-    r"""Passive-Aggressive regressor with the epsilon-insensitive loss.
+    """Passive-Aggressive regressor with the epsilon-insensitive loss.
 
     On each example the weights move as little as possible so that the
     prediction falls within ``epsilon`` of the target: exactly for plain PA
