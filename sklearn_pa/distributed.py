@@ -588,26 +588,32 @@ def _check_gaussians(mean0, cov0, means, covs, diagonal):
 
 
 def mix_gaussians(mean0, cov0, means, covs, *, diagonal):
-    """Combine Gaussian posteriors that started from the same prior.
+    r"""Combine Gaussian posteriors that started from the same prior.
 
-    Each of ``k`` partitions started from the prior ``N(mean0, cov0)`` and
-    moved it with its own, disjoint, data to ``N(means[i], covs[i])``.  In
-    information form (precision ``P = cov^-1``, information vector
-    ``h = P mean``) each partition *added* ``P_i - P0`` and ``h_i - h0`` to
-    the prior; the combination adds every partition's gain once and counts
-    the shared prior once::
+    Each of :math:`k` partitions started from the prior
+    :math:`\mathcal{N}(\mu_0, \Sigma_0)` (``mean0``, ``cov0``) and moved it
+    with its own, disjoint, data to :math:`\mathcal{N}(\mu_i, \Sigma_i)`
+    (``means[i]``, ``covs[i]``).  In information form (precision
+    :math:`P = \Sigma^{-1}`, information vector :math:`h = P \mu`) each
+    partition *added* :math:`P_i - P_0` and :math:`h_i - h_0` to the prior; the
+    combination adds every partition's gain once and counts the shared prior
+    once:
 
-        P = P0 + sum_i (P_i - P0)
-        h = h0 + sum_i (h_i - h0),   mean = P^-1 h
+    .. math::
 
-    (the product of the ``k`` posteriors would count the prior ``k`` times).
-    With one partition the result is that partition's Gaussian (returned as
-    it is: the two inversions would lose ``cond(cov) * eps`` of relative
-    accuracy, which is also the accuracy of the combination of several
-    partitions; full covariances of Confidence-Weighted models can reach
-    condition numbers of ``1e13``).  A gain
-    ``sum_i (P_i - P0)`` that is not positive semi-definite in floating point
-    is projected onto the positive semi-definite cone (negative variances
+        P = P_0 + \sum_i (P_i - P_0), \qquad
+        h = h_0 + \sum_i (h_i - h_0), \qquad
+        \mu = P^{-1} h
+
+    (the product of the :math:`k` posteriors would count the prior :math:`k`
+    times).  With one partition the result is that partition's Gaussian
+    (returned as it is: the two inversions would lose
+    :math:`\operatorname{cond}(\Sigma) \, \epsilon` of relative accuracy,
+    :math:`\epsilon` the machine epsilon, which is also the accuracy of the
+    combination of several partitions; full covariances of Confidence-Weighted
+    models can reach condition numbers of :math:`10^{13}`).  A gain
+    :math:`\sum_i (P_i - P_0)` that is not positive semi-definite in floating
+    point is projected onto the positive semi-definite cone (negative variances
     gains clipped to zero, or negative eigenvalues for a full matrix), so
     the combined covariance is always symmetric positive definite.
 
@@ -642,9 +648,9 @@ def mix_gaussians(mean0, cov0, means, covs, *, diagonal):
     Examples
     --------
     Two partitions each halve the variance of a scalar weight that started
-    at ``N(0, 1)``: each gained a precision of 1, and information ``2 * 1``
-    and ``2 * 3``; together, precision ``1 + 1 + 1 = 3`` and information
-    ``0 + 2 + 6 = 8``:
+    at :math:`\mathcal{N}(0, 1)`: each gained a precision of 1, and
+    information :math:`2 \cdot 1` and :math:`2 \cdot 3`; together, precision
+    :math:`1 + 1 + 1 = 3` and information :math:`0 + 2 + 6 = 8`:
 
     >>> import numpy as np
     >>> from sklearn_pa.distributed import mix_gaussians
