@@ -317,7 +317,8 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
 
         w \leftarrow w + 2 \eta(x) (y - \hat y) x
 
-    with :math:`\eta(x) = \eta` (``eta``, ``eta_scaling="constant"``) or
+    with :math:`\eta` = ``eta`` and :math:`\eta(x) = \eta`
+    (``eta_scaling="constant"``) or
     :math:`\eta / \|x\|^2` (``"inverse_sq_norm"``, the normalised LMS rule,
     invariant to the scale of :math:`x`).  The normalised step is the minimiser
     of :math:`\|w' - w\|^2` under
