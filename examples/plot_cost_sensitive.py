@@ -21,8 +21,11 @@ from sklearn.datasets import make_blobs
 
 from sklearn_pa import PassiveAggressiveClassifier
 
-quick = os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1"
-n_samples = 600 if quick else 3000
+n_samples = 3000
+# sphinx_gallery_start_ignore
+if os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1":  # the test suite's short run
+    n_samples = 600
+# sphinx_gallery_end_ignore
 X, y = make_blobs(
     n_samples=n_samples,
     centers=[[0, 0], [1.5, 0], [0.75, 1.3]],

@@ -41,8 +41,11 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn_pa import AROWClassifier, PassiveAggressiveClassifier
 from sklearn_pa.distributed import fit_parameter_mixing
 
-quick = os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1"
-n_samples = 6_000 if quick else 60_000
+n_samples = 60_000
+# sphinx_gallery_start_ignore
+if os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1":  # the test suite's short run
+    n_samples = 6_000
+# sphinx_gallery_end_ignore
 
 X, y = make_classification(
     n_samples=n_samples, n_features=300, n_informative=50, n_classes=4,

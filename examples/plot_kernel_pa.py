@@ -19,9 +19,12 @@ import numpy as np
 
 from sklearn_pa import KernelPassiveAggressiveClassifier, PassiveAggressiveClassifier
 
-QUICK = os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1"
+n = 1000
+# sphinx_gallery_start_ignore
+if os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1":  # the test suite's short run
+    n = 300
+# sphinx_gallery_end_ignore
 rng = np.random.RandomState(0)
-n = 300 if QUICK else 1000
 X = rng.uniform(-1, 1, size=(n, 2))
 y = (X[:, 0] * X[:, 1] > 0).astype(int)
 flip = rng.rand(n) < 0.05  # 5% label noise

@@ -34,12 +34,18 @@ from sklearn.preprocessing import normalize
 
 from sklearn_pa import PassiveAggressiveClassifier
 
-quick = os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1"
-if os.environ.get("SKLEARN_PA_DATA") and not quick:
+data_home = os.environ.get("SKLEARN_PA_DATA")
+n_samples = 3000  # of the synthetic stand-in
+# sphinx_gallery_start_ignore
+if os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1":  # the test suite's short run
+    data_home = None
+    n_samples = 600
+# sphinx_gallery_end_ignore
+if data_home:
     from sklearn_pa.datasets import fetch_20newsgroups_multilabel
 
     # scikit-learn's 20 Newsgroups cache lives in the data folder's ``sklearn``
-    sklearn_home = os.path.join(os.environ["SKLEARN_PA_DATA"], "sklearn")
+    sklearn_home = os.path.join(data_home, "sklearn")
     X_train, Y_train, X_test, Y_test = (
         array
         for subset in ("train", "test")
@@ -53,7 +59,7 @@ if os.environ.get("SKLEARN_PA_DATA") and not quick:
     title = "20 Newsgroups + super-categories"
 else:
     X, Y = make_multilabel_classification(
-        n_samples=600 if quick else 3000,
+        n_samples=n_samples,
         n_features=50,
         n_classes=8,
         n_labels=2,

@@ -16,8 +16,7 @@ with the semi-supervised one, for several fractions of labeled samples.  With
 the benchmark data folder (environment variable ``SKLEARN_PA_DATA``) the
 data are a 7-newsgroup subset of 20 Newsgroups, as in the benchmark
 ``python -m sklearn_pa.benchmark --dataset 20newsgroups-semi``; otherwise the
-digits bundled with scikit-learn.  ``SKLEARN_PA_EXAMPLES_QUICK=1`` runs a
-small version.
+digits bundled with scikit-learn.
 """
 
 # %%
@@ -31,9 +30,16 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_pa import OnlineBayesPointClassifier, PassiveAggressiveClassifier
 
-quick = bool(os.environ.get("SKLEARN_PA_EXAMPLES_QUICK"))
 data_home = os.environ.get("SKLEARN_PA_DATA")
-if data_home and not quick:
+n_estimators, epochs = 30, 5
+fractions = [0.05, 0.1, 0.2, 0.4]
+# sphinx_gallery_start_ignore
+if os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1":  # the test suite's short run
+    data_home = None
+    n_estimators, epochs = 5, 2
+    fractions = [0.05, 0.2]
+# sphinx_gallery_end_ignore
+if data_home:
     from sklearn_pa.datasets import fetch_20newsgroups_subset
 
     X, y = fetch_20newsgroups_subset(
@@ -48,13 +54,11 @@ else:
     X = StandardScaler().fit_transform(X)
     name = "digits"
 X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0, stratify=y)
-n_estimators, epochs = (5, 2) if quick else (30, 5)
 
 # %%
 # Hide all labels but a fraction (-1 marks an unlabeled sample), then fit the
 # supervised and the semi-supervised machine on the same stream (same hidden
 # labels, same random_state: the same shuffling and Bernoulli draws).
-fractions = [0.05, 0.2] if quick else [0.05, 0.1, 0.2, 0.4]
 rng = np.random.RandomState(0)
 hidden = {f: rng.random_sample(y_train.shape[0]) > f for f in fractions}
 results = {}

@@ -18,8 +18,7 @@ measured differences (:doc:`/confidence_weighted`).
 
 USPS is read from the benchmark data folder (environment variable
 ``SKLEARN_PA_DATA``); without it the digits bundled with scikit-learn stand
-in, with no published figures.  ``SKLEARN_PA_EXAMPLES_QUICK=1`` runs 3 folds,
-one pass and a few of the learners.
+in, with no published figures.
 """
 
 # %%
@@ -30,14 +29,14 @@ import numpy as np
 
 from sklearn_pa.benchmark import TABLE2_ESTIMATORS, format_table, run_benchmark
 
-quick = os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1"
 dataset = "usps" if os.environ.get("SKLEARN_PA_DATA") else "digits"
-if quick:
+estimators, cv, epochs = TABLE2_ESTIMATORS, 10, 3
+# sphinx_gallery_start_ignore
+if os.environ.get("SKLEARN_PA_EXAMPLES_QUICK") == "1":  # the test suite's short run
     estimators = ["PA-maxloss", "PA-I-maxloss", "CW-k1", "SCCWD", "AROW"]
     estimators.append("sklearn-SGD-pa1")
     cv, epochs = 3, 1
-else:
-    estimators, cv, epochs = TABLE2_ESTIMATORS, 10, 3
+# sphinx_gallery_end_ignore
 
 rows = run_benchmark(dataset, estimators, cv=cv, epochs=epochs)
 print(format_table(rows))

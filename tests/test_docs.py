@@ -118,4 +118,11 @@ def test_docs_build_without_warnings(gallery, tmp_path, monkeypatch):
         example = html / "auto_examples" / "plot_streaming_20newsgroups.html"
         text = example.read_text()
         assert "using the digits bundled" in text
-        assert "SKLEARN_PA_EXAMPLES_QUICK" not in text  # hidden from readers
+        # the short run's switch is hidden from readers on every example page
+        pages = sorted((html / "auto_examples").glob("plot_*.html"))
+        assert len(pages) == len(EXAMPLES)
+        for page in pages:
+            text = page.read_text()
+            assert "SKLEARN_PA_EXAMPLES_QUICK" not in text, page.name
+            for name in ("quick", "QUICK"):
+                assert f'<span class="n">{name}</span>' not in text, page.name
