@@ -28,48 +28,17 @@ from test_oracle import (
     by_name,
     problems,
 )
+from test_oracle_cost_multilabel_mira import multilabel_step
 
 from sklearn_pa import PassiveAggressiveClassifier
-from sklearn_pa._kernels import _first_order, _rules
+from sklearn_pa._kernels import _rules
 
 Rule, Slack = _rules.Rule, _rules.Slack
 
 
 def ranking_step(p, relevant):
-    D, K = p.W.shape
-    W = p.W.copy()
-    b = p.b.copy()
-    indices = np.flatnonzero(relevant).astype(np.int32)
-    out = _first_order.epoch(
-        np.ascontiguousarray(p.x, dtype=float),
-        np.arange(D, dtype=np.int32),
-        np.zeros(1, dtype=np.int32),
-        True,
-        D,
-        np.zeros(1, dtype=np.int64),
-        np.zeros(1, dtype=np.int32),
-        np.zeros(1),
-        np.array([p.sample_weight]),
-        W,
-        b,
-        np.zeros((0, K)),
-        np.zeros(0),
-        np.ones(K),
-        np.ones(K),
-        np.ones((1, 1)),
-        np.ones(K, dtype=np.uint8),
-        int(Rule.MULTILABEL_RANKING),
-        int(p.slack),
-        float(p.C),
-        0.0,
-        float(p.fit_intercept),
-        0,
-        0,
-        np.zeros(1),
-        label_indptr=np.array([0, indices.size], dtype=np.int64),
-        label_indices=indices if indices.size else np.zeros(1, dtype=np.int32),
-    )
-    return W, b, out
+    """One kernel step of the seed's pure ranking rule."""
+    return multilabel_step(p, relevant, rule=Rule.MULTILABEL_RANKING)
 
 
 def seed_constraint(p, relevant):

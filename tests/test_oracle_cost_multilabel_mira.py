@@ -71,7 +71,9 @@ def test_cost_sensitive_step_is_the_minimiser(rule, slack, data):
 
 
 # ---------------------------------------------------------------- multilabel
-def multilabel_step(p, relevant, C=None):
+def multilabel_step(p, relevant, C=None, rule=Rule.MULTILABEL):
+    """One kernel step of a multilabel rule (the thresholded one by default)
+    on the problem ``p`` with the label set ``relevant``."""
     D, K = p.W.shape
     W = p.W.copy()
     b = p.b.copy()
@@ -94,7 +96,7 @@ def multilabel_step(p, relevant, C=None):
         np.ones(K),
         np.ones((1, 1)),
         np.ones(K, dtype=np.uint8),
-        int(Rule.MULTILABEL),
+        int(rule),
         int(p.slack),
         float(p.C if C is None else C),
         0.0,
