@@ -91,6 +91,22 @@ dims = st.integers(1, 6)
 scales = st.sampled_from([0.5, 1.0, 2.0])
 
 
+#: the streams of Theorems 4 and 5: noisy or separable, any aggressiveness C,
+#: and competitors u of several scales
+def noisy_streams(test):
+    return settings(max_examples=40, deadline=None)(
+        given(
+            seed=seeds,
+            n=sizes,
+            d=dims,
+            noise=st.sampled_from([0.0, 0.05, 0.2]),
+            C=st.floats(0.01, 10.0),
+            scale=scales,
+            separable=st.booleans(),
+        )(test)
+    )
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=seeds, n=sizes, d=dims, scale=st.sampled_from([1.0, 1.5, 3.0]))
 def test_theorem_2_separable_pa(seed, n, d, scale):
@@ -119,16 +135,7 @@ def test_theorem_3_pa_unit_norm(seed, n, d, noise, scale):
     assert np.sum(ell**2) <= bound * (1 + RTOL)
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    seed=seeds,
-    n=sizes,
-    d=dims,
-    noise=st.sampled_from([0.0, 0.05, 0.2]),
-    C=st.floats(0.01, 10.0),
-    scale=scales,
-    separable=st.booleans(),
-)
+@noisy_streams
 def test_theorem_4_pa1_mistakes(seed, n, d, noise, C, scale, separable):
     X, y = stream(seed, n, d, noise=noise, separable=separable, unit_norm=False)
     u = scale * svm_u(X, y, "hinge")
@@ -139,16 +146,7 @@ def test_theorem_4_pa1_mistakes(seed, n, d, noise, C, scale, separable):
     assert mistakes <= bound * (1 + RTOL)
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    seed=seeds,
-    n=sizes,
-    d=dims,
-    noise=st.sampled_from([0.0, 0.05, 0.2]),
-    C=st.floats(0.01, 10.0),
-    scale=scales,
-    separable=st.booleans(),
-)
+@noisy_streams
 def test_theorem_5_pa2_squared_loss(seed, n, d, noise, C, scale, separable):
     X, y = stream(seed, n, d, noise=noise, separable=separable, unit_norm=False)
     u = scale * svm_u(X, y, "squared_hinge")

@@ -8,12 +8,12 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone, is_classifier
-from sklearn.datasets import make_classification, make_regression
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import f1_score, get_scorer, make_scorer, roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from test_model_selection import _binary, _multiclass, _regression
 
 from sklearn_pa import (
     AROWClassifier,
@@ -22,21 +22,6 @@ from sklearn_pa import (
     PassiveAggressiveRegressor,
 )
 from sklearn_pa.model_selection import progressive_val_predict, progressive_val_score
-
-
-def _binary(n=120):
-    return make_classification(n_samples=n, n_features=8, random_state=0)
-
-
-def _multiclass(n=120):
-    return make_classification(
-        n_samples=n, n_features=8, n_informative=5, n_classes=4, random_state=0
-    )
-
-
-def _regression(n=120):
-    X, y = make_regression(n_samples=n, n_features=8, noise=1.0, random_state=0)
-    return X, y / 10
 
 
 def _loop(estimator, X, y, method):

@@ -40,6 +40,36 @@ cdef inline void get_row(
 # weight array that does not fit raises ValueError here instead of being
 # read or written out of bounds.
 
+cdef inline int csr_row_fault(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    Py_ssize_t n_features,
+    Py_ssize_t i,
+) noexcept nogil:
+    """0 when CSR row ``i`` (with ``i + 1 < indptr.shape[0]``) lies inside
+    ``data`` and ``indices`` with feature indices in [0, n_features); 2 when
+    its ``indptr`` entries do not, 3 when a feature index does not."""
+    cdef Py_ssize_t j
+    if (indptr[i] < 0 or indptr[i] > indptr[i + 1]
+            or indptr[i + 1] > data.shape[0]
+            or indptr[i + 1] > indices.shape[0]):
+        return 2
+    for j in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
+        if indices[j] < 0 or indices[j] >= n_features:
+            return 3
+    return 0
+
+
+cdef inline int raise_csr_fault(int bad, Py_ssize_t n_features) except -1:
+    """Raise the ValueError of a :func:`csr_row_fault` code (0: nothing)."""
+    if bad == 2:
+        raise ValueError("indptr does not describe rows inside data and indices")
+    if bad == 3:
+        raise ValueError(f"a feature index lies outside [0, {n_features})")
+    return 0
+
+
 cdef inline Py_ssize_t check_rows(
     const double[::1] data,
     const index_t[::1] indices,
@@ -51,7 +81,7 @@ cdef inline Py_ssize_t check_rows(
     """Raise ValueError unless every row named in ``order`` lies inside the
     row view, with its feature indices in [0, n_features); return the number
     of rows the per-row arrays (labels, targets, weights) must cover."""
-    cdef Py_ssize_t q, i, j, n_rows, needed = 0
+    cdef Py_ssize_t q, i, n_rows, needed = 0
     cdef int bad = 0
     if n_features < 0:
         raise ValueError("n_features must be >= 0")
@@ -71,23 +101,12 @@ cdef inline Py_ssize_t check_rows(
                 needed = i + 1
             if dense:
                 continue
-            if (indptr[i] < 0 or indptr[i] > indptr[i + 1]
-                    or indptr[i + 1] > data.shape[0]
-                    or indptr[i + 1] > indices.shape[0]):
-                bad = 2
-                break
-            for j in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
-                if indices[j] < 0 or indices[j] >= n_features:
-                    bad = 3
-                    break
+            bad = csr_row_fault(data, indices, indptr, n_features, i)
             if bad:
                 break
     if bad == 1:
         raise ValueError(f"order names a row outside the {n_rows} rows of the data")
-    if bad == 2:
-        raise ValueError("indptr does not describe rows inside data and indices")
-    if bad == 3:
-        raise ValueError(f"a feature index lies outside [0, {n_features})")
+    raise_csr_fault(bad, n_features)
     return needed
 
 

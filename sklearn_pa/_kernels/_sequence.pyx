@@ -45,7 +45,9 @@ from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from ._dataset cimport get_row, index_t, check_length
+from ._dataset cimport (
+    check_length, csr_row_fault, get_row, index_t, raise_csr_fault,
+)
 
 cdef enum:
     UPDATE_STANDARD = 0
@@ -543,7 +545,7 @@ cdef int check_sentences(
     """Raise ValueError unless every sentence's tokens are rows of the view
     with feature indices in [0, n_features), and W, Tr fit the features and
     labels (the loops below run without bounds checks)."""
-    cdef Py_ssize_t L = W.shape[1], m, i, j, n_rows, n_tokens
+    cdef Py_ssize_t L = W.shape[1], m, i, n_rows, n_tokens
     cdef int bad = 0
     if W.shape[0] != n_features:
         raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
@@ -566,21 +568,10 @@ cdef int check_sentences(
     if not dense:
         with nogil:
             for i in range(n_tokens):
-                if (indptr[i] < 0 or indptr[i] > indptr[i + 1]
-                        or indptr[i + 1] > data.shape[0]
-                        or indptr[i + 1] > indices.shape[0]):
-                    bad = 2
-                    break
-                for j in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
-                    if indices[j] < 0 or indices[j] >= n_features:
-                        bad = 3
-                        break
+                bad = csr_row_fault(data, indices, indptr, n_features, i)
                 if bad:
                     break
-        if bad == 2:
-            raise ValueError("indptr does not describe rows inside data and indices")
-        if bad == 3:
-            raise ValueError(f"a feature index lies outside [0, {n_features})")
+        raise_csr_fault(bad, n_features)
     return 0
 
 
