@@ -15,8 +15,6 @@ loop runs the steps in order from those two matrices.  The block size keeps
 both matrices within a fixed memory (about 16 MB).
 """
 
-import time
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -27,7 +25,6 @@ from sklearn.base import (
     RegressorMixin,
     _fit_context,
 )
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -47,6 +44,7 @@ from ._base import (
     check_warm_start_shape,
     checked_class_weight,
 )
+from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
 from .utils._probability import NoProbabilityMixin
@@ -79,6 +77,168 @@ def _scaled_variance(X):
     else:
         var = np.var(np.asarray(X) / scale)
     return scale, float(max(var, 0.0))
+
+
+class _KernelEpochs(EpochAdapter):
+    """The epoch adapter of kernel PA: one pass goes over the rows in
+    blocks; per block, the kernel values against the current support set
+    are computed in Python (one ``pairwise_kernels`` call) and the
+    compiled ``_kernel_pa.block`` makes the updates, growing, and within a
+    ``budget`` shrinking, the support set held in the slot arrays."""
+
+    skipped_reason = (
+        "their kernel values or scores were not finite; scale the input "
+        "(StandardScaler) or change the kernel parameters."
+    )
+    overflow_message = (
+        "the dual coefficients are no longer finite. Scale the input "
+        "(StandardScaler) or lower C."
+    )
+
+    def __init__(self, estimator, **arrays):
+        self.estimator = estimator
+        self.__dict__.update(arrays)
+        self.n = self.X.shape[0]
+        self.last = (-1, 0, 0)  # mistakes, updates, removed of the last pass
+        self.t_end = 0
+
+    def run(self, order, t):
+        est = self.estimator
+        (X, old_sv, n_old, n_cols, labels, targets, sample_weight) = (
+            self.X,
+            self.old_sv,
+            self.n_old,
+            self.n_cols,
+            self.labels,
+            self.targets,
+            self.sample_weight,
+        )
+        (alpha, alive, kdiag, stamp, row_slot, src_row, pos_S, pos_R) = (
+            self.alpha,
+            self.alive,
+            self.kdiag,
+            self.stamp,
+            self.row_slot,
+            self.src_row,
+            self.pos_S,
+            self.pos_R,
+        )
+        (alive_list, alive_pos, counters, budget, policy) = (
+            self.alive_list,
+            self.alive_pos,
+            self.counters,
+            self.budget,
+            self.policy,
+        )
+        rule, slack, C, epsilon = self.rule, self.slack, self.C, self.epsilon
+        n = self.n
+        loss = np.zeros(1)
+        mistakes = updates = skipped = removed = 0
+        start = 0
+        while start < n:
+            n_alive = int(counters[1])
+            # K(R, R) costs |R| kernel values per row and K(R, S) |S|: keep
+            # |R| near |S| (at least 64 rows, so that per-block overhead
+            # stays small), and both matrices within _BLOCK_ELEMENTS
+            size = min(_MAX_BLOCK_ROWS, max(_MIN_BLOCK_ROWS, n_alive))
+            size = max(1, min(size, _BLOCK_ELEMENTS // (n_alive + size)))
+            rows = order[start : start + size]
+            start += rows.shape[0]
+            XR = X[rows]
+            S = np.sort(alive_list[:n_alive])
+            old = S[S < n_old]
+            new = S[S >= n_old]
+            parts = []
+            if old.shape[0]:
+                parts.append(
+                    est._kernel(XR, old_sv if old.shape[0] == n_old else old_sv[old])
+                )
+            if new.shape[0]:
+                parts.append(est._kernel(XR, X[src_row[new]]))
+            if parts:
+                K_RS = parts[0] if len(parts) == 1 else np.hstack(parts)
+                F = np.ascontiguousarray(K_RS @ alpha[S])
+            else:
+                K_RS = np.zeros((rows.shape[0], 1))
+                F = np.zeros((rows.shape[0], n_cols))
+            pos_S[S] = np.arange(S.shape[0])
+            K_RR = est._kernel(XR, XR)
+            m, u, s, r = _kernel_pa.block(
+                K_RS,
+                K_RR,
+                F,
+                rows,
+                labels,
+                targets,
+                sample_weight,
+                rule,
+                slack,
+                C,
+                epsilon,
+                alpha,
+                alive,
+                kdiag,
+                stamp,
+                row_slot,
+                src_row,
+                pos_S,
+                pos_R,
+                alive_list,
+                alive_pos,
+                counters,
+                budget,
+                policy,
+                loss,
+            )
+            pos_S[S] = -1  # O(|S|) reset, not O(cap) per block
+            mistakes, updates = mistakes + m, updates + u
+            skipped, removed = skipped + s, removed + r
+        if rule == Rule.REGRESSION:
+            mistakes = -1
+        self.last = (mistakes, updates, removed)
+        self.t_end = int(t) + n
+        return EpochStats(
+            loss,
+            int(updates),
+            int(mistakes),
+            int(skipped),
+            not np.all(np.isfinite(alpha)),
+        )
+
+    def state(self):
+        """The learned state after the passes so far: the live support
+        vectors and their dual coefficients."""
+        X, old_sv, n_old = self.X, self.old_sv, self.n_old
+        alpha, stamp, kdiag = self.alpha, self.stamp, self.kdiag
+        src_row, alive_list, counters = self.src_row, self.alive_list, self.counters
+        est = self.estimator
+        keep = np.sort(alive_list[: int(counters[1])])
+        old_keep, new_keep = keep[keep < n_old], keep[keep >= n_old]
+        kept_old = old_sv if old_keep.shape[0] == n_old else old_sv[old_keep]
+        sv = (
+            est._stack(kept_old, X[src_row[new_keep]])
+            if n_old
+            else X[src_row[new_keep]]
+        )
+        state = {
+            "sv": sv,
+            "alpha": np.ascontiguousarray(alpha[keep]),
+            "stamp": stamp[keep],
+            "kdiag": kdiag[keep],
+            "next_stamp": int(counters[2]),
+        }
+        return state
+
+    def publish(self):
+        est = self.estimator
+        est.t_ = float(self.t_end) + 1.0
+        est._publish(self.state())
+
+    def summary(self):
+        return {
+            "Support vectors": int(self.counters[1]),
+            "Removed": int(self.last[2]),
+        }
 
 
 class _BaseKernelPA(BaseEstimator):
@@ -321,126 +481,46 @@ class _BaseKernelPA(BaseEstimator):
         rule, slack = int(self._rule()), int(self._slack())
         C = float(self.C)
         epsilon = float(getattr(self, "epsilon", 0.0))
-        best, no_improve = np.inf, 0
-        t = t_start
-        tic = time.perf_counter()
-        n_iter = 0
-        for epoch in range(max_iter):
-            order = rng.permutation(n) if self.shuffle else np.arange(n)
-            order = np.ascontiguousarray(order, dtype=np.int64)
-            loss = np.zeros(1)
-            mistakes = updates = skipped = removed = 0
-            start = 0
-            while start < n:
-                n_alive = int(counters[1])
-                # K(R, R) costs |R| kernel values per row and K(R, S) |S|: keep
-                # |R| near |S| (at least 64 rows, so that per-block overhead
-                # stays small), and both matrices within _BLOCK_ELEMENTS
-                size = min(_MAX_BLOCK_ROWS, max(_MIN_BLOCK_ROWS, n_alive))
-                size = max(1, min(size, _BLOCK_ELEMENTS // (n_alive + size)))
-                rows = order[start : start + size]
-                start += rows.shape[0]
-                XR = X[rows]
-                S = np.sort(alive_list[:n_alive])
-                old = S[S < n_old]
-                new = S[S >= n_old]
-                parts = []
-                if old.shape[0]:
-                    parts.append(
-                        self._kernel(
-                            XR, old_sv if old.shape[0] == n_old else old_sv[old]
-                        )
-                    )
-                if new.shape[0]:
-                    parts.append(self._kernel(XR, X[src_row[new]]))
-                if parts:
-                    K_RS = parts[0] if len(parts) == 1 else np.hstack(parts)
-                    F = np.ascontiguousarray(K_RS @ alpha[S])
-                else:
-                    K_RS = np.zeros((rows.shape[0], 1))
-                    F = np.zeros((rows.shape[0], n_cols))
-                pos_S[S] = np.arange(S.shape[0])
-                K_RR = self._kernel(XR, XR)
-                m, u, s, r = _kernel_pa.block(
-                    K_RS,
-                    K_RR,
-                    F,
-                    rows,
-                    labels,
-                    targets,
-                    sample_weight,
-                    rule,
-                    slack,
-                    C,
-                    epsilon,
-                    alpha,
-                    alive,
-                    kdiag,
-                    stamp,
-                    row_slot,
-                    src_row,
-                    pos_S,
-                    pos_R,
-                    alive_list,
-                    alive_pos,
-                    counters,
-                    budget,
-                    policy,
-                    loss,
-                )
-                pos_S[S] = -1  # O(|S|) reset, not O(cap) per block
-                mistakes, updates = mistakes + m, updates + u
-                skipped, removed = skipped + s, removed + r
-            t += n
-            n_iter = epoch + 1
-            if skipped:
-                warnings.warn(
-                    f"{skipped} rows were skipped at epoch {n_iter} because their "
-                    "kernel values or scores were not finite; scale the input "
-                    "(StandardScaler) or change the kernel parameters.",
-                    RuntimeWarning,
-                )
-            if not np.all(np.isfinite(alpha)):
-                raise ValueError(
-                    f"Floating-point overflow at epoch {n_iter}: the dual "
-                    "coefficients are no longer finite. Scale the input "
-                    "(StandardScaler) or lower C."
-                )
-            objective = float(loss[0]) / max(n, 1)
-            if self.verbose:
-                parts = [f"-- Epoch {n_iter}", f"Avg. loss: {objective:.6f}"]
-                if rule != Rule.REGRESSION:
-                    parts.append(f"Mistakes: {mistakes}/{n}")
-                parts += [
-                    f"Updates: {updates}",
-                    f"Support vectors: {int(counters[1])}",
-                    f"Removed: {removed}",
-                    f"T: {t}",
-                    f"Time: {time.perf_counter() - tic:.2f} s",
-                ]
-                print(", ".join(parts), flush=True)
-            if not stopping or self.tol is None:
-                continue
-            no_improve = no_improve + 1 if objective > best - self.tol else 0
-            best = min(best, objective)
-            if no_improve >= self.n_iter_no_change:
-                break
-
-        keep = np.sort(alive_list[: int(counters[1])])
-        old_keep, new_keep = keep[keep < n_old], keep[keep >= n_old]
-        kept_old = old_sv if old_keep.shape[0] == n_old else old_sv[old_keep]
-        sv = (
-            self._stack(kept_old, X[src_row[new_keep]])
-            if n_old
-            else X[src_row[new_keep]]
+        adapter = _KernelEpochs(
+            self,
+            X=X,
+            old_sv=old_sv,
+            n_old=n_old,
+            n_cols=n_cols,
+            labels=labels,
+            targets=targets,
+            sample_weight=sample_weight,
+            alpha=alpha,
+            alive=alive,
+            kdiag=kdiag,
+            stamp=stamp,
+            row_slot=row_slot,
+            src_row=src_row,
+            pos_S=pos_S,
+            pos_R=pos_R,
+            alive_list=alive_list,
+            alive_pos=alive_pos,
+            counters=counters,
+            budget=budget,
+            policy=policy,
+            rule=rule,
+            slack=slack,
+            C=C,
+            epsilon=epsilon,
         )
-        state = {
-            "sv": sv,
-            "alpha": np.ascontiguousarray(alpha[keep]),
-            "stamp": stamp[keep],
-            "kdiag": kdiag[keep],
-            "next_stamp": int(counters[2]),
-        }
+        run = run_epochs(
+            self,
+            adapter,
+            train_idx=np.arange(n),
+            max_iter=max_iter,
+            rng=rng,
+            shuffle=self.shuffle,
+            stopping=stopping,
+            t_start=t_start,
+            partial_fit=not stopping,
+        )
+        n_iter, t = run.n_iter, run.t
+        state = adapter.state()
         return state, n_iter, t
 
     def _fit(self, X, y, sample_weight):
@@ -479,12 +559,6 @@ class _BaseKernelPA(BaseEstimator):
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(state)
-        if self.tol is not None and n_iter == self.max_iter:
-            warnings.warn(
-                "Maximum number of iteration reached before convergence. Consider "
-                "increasing max_iter to improve the fit.",
-                ConvergenceWarning,
-            )
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight):
