@@ -151,7 +151,8 @@ class EpochAdapter:
 
     def summary(self):
         """Extra ``name: value`` items for the ``verbose >= 2`` line (norms,
-        bias, number of support vectors, ...)."""
+        bias, number of support vectors, ...).  A ``"T"`` item replaces the
+        driver's sample count (a tagger counts tokens, not sequences)."""
         return {}
 
     def freeze(self, columns):
@@ -394,7 +395,9 @@ def _print_line(
         if stats.mistakes >= 0:
             parts.append(f"Mistakes: {int(stats.mistakes)}/{n_rows}")
         parts.append(f"Updates: {int(stats.n_updates)}")
-        parts += [f"{name}: {_format(v)}" for name, v in adapter.summary().items()]
-        parts.append(f"T: {t}")
+        summary = adapter.summary()
+        parts += [f"{name}: {_format(v)}" for name, v in summary.items()]
+        if "T" not in summary:  # an adapter may count samples its own way
+            parts.append(f"T: {t}")
     parts.append(f"Time: {elapsed:.2f} s")
     print(", ".join(parts), flush=True)
