@@ -33,7 +33,6 @@ from ._engine import (
     run_epochs,
     validation_scorer,
 )
-from ._engine import _record_epoch as record_epoch  # noqa: F401 (family modules)
 from ._kernels import _first_order
 from ._kernels._rules import Rule
 
@@ -286,6 +285,33 @@ def typical_feature_value(X):
         return float(np.sqrt(np.dot(data, data) / n_nonzero))
     scaled = data / scale
     return float(scale * np.sqrt(np.dot(scaled, scaled) / n_nonzero))
+
+
+def validation_split(estimator, y, sample_weight):
+    """(train_idx, val_idx) of a ``fit`` with ``early_stopping``: a
+    ``validation_fraction`` held out (stratified for a classifier, seeded
+    by ``random_state``); (all rows, None) without early stopping."""
+    n_samples = y.shape[0]
+    if not estimator.early_stopping:
+        return np.arange(n_samples), None
+    splitter = StratifiedShuffleSplit if is_classifier(estimator) else ShuffleSplit
+    cv = splitter(
+        test_size=estimator.validation_fraction, random_state=estimator.random_state
+    )
+    idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1)), y))
+    if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
+        raise ValueError(
+            f"Splitting {n_samples} samples with validation_fraction="
+            f"{estimator.validation_fraction!r} leaves an empty training or "
+            "validation set; change validation_fraction, add samples, or "
+            "set early_stopping=False."
+        )
+    if not np.any(sample_weight[idx_val]):
+        raise ValueError(
+            "The sample weights of the validation set are all zero; use a "
+            "different random_state."
+        )
+    return idx_train, idx_val
 
 
 class _RowView:
@@ -683,27 +709,7 @@ class BaseOnlineLinear(BaseEstimator):
             )
 
     def _validation_split(self, y, sample_weight):
-        n_samples = y.shape[0]
-        if not self.early_stopping:
-            return np.arange(n_samples), None
-        splitter = StratifiedShuffleSplit if is_classifier(self) else ShuffleSplit
-        cv = splitter(
-            test_size=self.validation_fraction, random_state=self.random_state
-        )
-        idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1)), y))
-        if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
-            raise ValueError(
-                f"Splitting {n_samples} samples with validation_fraction="
-                f"{self.validation_fraction!r} leaves an empty training or "
-                "validation set; change validation_fraction, add samples, or "
-                "set early_stopping=False."
-            )
-        if not np.any(sample_weight[idx_val]):
-            raise ValueError(
-                "The sample weights of the validation set are all zero; use a "
-                "different random_state."
-            )
-        return idx_train, idx_val
+        return validation_split(self, y, sample_weight)
 
     def _run(
         self,

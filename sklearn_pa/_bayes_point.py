@@ -219,8 +219,10 @@ class OnlineBayesPointClassifier(
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch: average loss, mistakes over the
-        copies, updates, labeled and unlabeled samples, time.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, time; ``partial_fit`` prints ``partial_fit call n``).  From 2
+        on the line adds the mistakes over the copies, updates, labeled and
+        unlabeled samples and samples seen.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and the Bernoulli draws (drawn per batch in numpy,
         so results are reproducible).
@@ -255,6 +257,9 @@ class OnlineBayesPointClassifier(
         The constant feature behind the intercept (see the base learner).
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 

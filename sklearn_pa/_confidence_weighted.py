@@ -80,7 +80,7 @@ class _SecondOrderEpochs(EpochAdapter):
     )
 
     def __init__(
-        self, estimator, X, y, sample_weight, W, b, U, bu, *, sigma, rows, labels, rule
+        self, estimator, sample_weight, W, b, U, bu, *, sigma, rows, labels, rule
     ):
         est = self.estimator = estimator
         self.sample_weight = sample_weight
@@ -294,8 +294,6 @@ class _BaseSecondOrder(
             sigma = sigma.copy()
         adapter = _SecondOrderEpochs(
             self,
-            X,
-            y,
             sample_weight,
             W,
             b,
@@ -686,7 +684,10 @@ _COMMON_DOC = """
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the online mistakes, updates,
+        the mean's norm and the mean variance.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and the early-stopping split.
     warm_start : bool, default=False
@@ -721,6 +722,13 @@ _ATTRIBUTES_DOC = """
         The constant feature behind the intercept.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 """

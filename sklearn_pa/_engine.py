@@ -211,8 +211,9 @@ def run_epochs(
     estimator : estimator
         The estimator being trained.  The driver reads its ``tol``,
         ``n_iter_no_change``, ``early_stopping`` and ``verbose`` (each
-        optional) and writes its training history, ``loss_curve_`` and
-        ``validation_scores_``.
+        optional) and writes its training history, ``loss_curve_`` and,
+        when it has an ``early_stopping`` parameter, ``validation_scores_``
+        (``None`` unless early stopping ran).
     adapter : EpochAdapter
         The family's pass over rows.
     train_idx : ndarray of int
@@ -348,7 +349,8 @@ def run_epochs(
             break
 
     est.loss_curve_ = history
-    est.validation_scores_ = scores
+    if hasattr(est, "early_stopping"):
+        est.validation_scores_ = scores
     if warn_convergence is None:
         warn_convergence = stopping and tol is not None
     if warn_convergence and run.n_iter == max_iter:

@@ -43,8 +43,9 @@ from ._base import (
     check_state_array,
     check_warm_start_shape,
     checked_class_weight,
+    validation_split,
 )
-from ._engine import EpochAdapter, EpochStats, run_epochs
+from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
 from .utils._probability import NoProbabilityMixin
@@ -98,7 +99,6 @@ class _KernelEpochs(EpochAdapter):
     def __init__(self, estimator, **arrays):
         self.estimator = estimator
         self.__dict__.update(arrays)
-        self.n = self.X.shape[0]
         self.last = (-1, 0, 0)  # mistakes, updates, removed of the last pass
         self.t_end = 0
 
@@ -131,7 +131,7 @@ class _KernelEpochs(EpochAdapter):
             self.policy,
         )
         rule, slack, C, epsilon = self.rule, self.slack, self.C, self.epsilon
-        n = self.n
+        n = order.shape[0]
         loss = np.zeros(1)
         mistakes = updates = skipped = removed = 0
         start = 0
@@ -258,6 +258,8 @@ class _BaseKernelPA(BaseEstimator):
         "budget_policy": [StrOptions(set(_POLICIES))],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "verbose": ["verbose"],
@@ -342,6 +344,9 @@ class _BaseKernelPA(BaseEstimator):
         X = canonical_csr(X)
         sample_weight = check_batch_sample_weight(sample_weight, X)
         return X, y, sample_weight
+
+    def _score_for_stopping(self, X, y, sample_weight):
+        return self.score(X, y, sample_weight=sample_weight)
 
     # ---------------------------------------------------------- the state
     def _empty_state(self, X, n_cols):
@@ -451,8 +456,13 @@ class _BaseKernelPA(BaseEstimator):
         rng,
         stopping,
         t_start,
+        train_idx=None,
+        validation=None,
     ):
-        """Run up to ``max_iter`` epochs over X; returns (state, n_iter, t)."""
+        """Run up to ``max_iter`` epochs over the rows ``train_idx`` of X
+        (all by default) through the epoch driver; returns (state, n_iter,
+        t).  ``validation`` scores the published model for early
+        stopping."""
         state = self._enforce_budget(state)
         X = self._as_storage(X, state["sv"]) if state["sv"].shape[0] else X
         old_sv = state["sv"]
@@ -511,11 +521,12 @@ class _BaseKernelPA(BaseEstimator):
         run = run_epochs(
             self,
             adapter,
-            train_idx=np.arange(n),
+            train_idx=np.arange(n) if train_idx is None else train_idx,
             max_iter=max_iter,
             rng=rng,
             shuffle=self.shuffle,
             stopping=stopping,
+            validation=validation,
             t_start=t_start,
             partial_fit=not stopping,
         )
@@ -542,6 +553,10 @@ class _BaseKernelPA(BaseEstimator):
         else:
             state = self._empty_state(X, n_cols)
         rng = check_random_state(self.random_state)
+        train_idx, val_idx = validation_split(self, y, sample_weight)
+        validation = None
+        if val_idx is not None:
+            validation = validation_scorer(self, X, y, sample_weight, val_idx)
         labels, targets = self._targets(y)
         sample_weight = self._effective_sample_weight(y, sample_weight)
         state, n_iter, t = self._run(
@@ -554,6 +569,8 @@ class _BaseKernelPA(BaseEstimator):
             rng=rng,
             stopping=True,
             t_start=0,
+            train_idx=train_idx,
+            validation=validation,
         )
         self._rng = rng
         self.n_iter_ = n_iter
@@ -651,15 +668,24 @@ _COMMON_PARAMS_DOC = r"""
         ``partial_fit`` always makes one pass.
     tol : float or None, default=None
         Stop when the average online loss of an epoch is not below
-        ``best_loss - tol`` for ``n_iter_no_change`` consecutive epochs.
-        ``None`` runs ``max_iter`` epochs.
+        ``best_loss - tol`` for ``n_iter_no_change`` consecutive epochs (or,
+        with ``early_stopping``, when the validation score does not exceed
+        ``best_score + tol``).  ``None`` runs ``max_iter`` epochs.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training data (stratified
+        for a classifier) and stop when its score (accuracy, or R^2 for
+        the regressor) stops improving.  ``fit`` only.
+    validation_fraction : float, default=0.1
+        Fraction of the training data held out for early stopping.
     n_iter_no_change : int, default=5
         Number of epochs with no improvement to wait before stopping.
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch (average loss, mistakes,
-        updates, support vectors, removals, samples seen, time).
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the mistakes, updates, support
+        vectors, removals and samples seen.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling.
     warm_start : bool, default=False
@@ -719,6 +745,9 @@ class KernelPassiveAggressiveClassifier(
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 
@@ -764,6 +793,8 @@ class KernelPassiveAggressiveClassifier(
         budget_policy="smallest",
         max_iter=5,
         tol=None,
+        early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         shuffle=True,
         verbose=0,
@@ -783,6 +814,8 @@ class KernelPassiveAggressiveClassifier(
         self.budget_policy = budget_policy
         self.max_iter = max_iter
         self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.verbose = verbose
@@ -983,6 +1016,9 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
     t_ : float
         Number of samples seen plus one.
 
@@ -1029,6 +1065,8 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         budget_policy="smallest",
         max_iter=5,
         tol=None,
+        early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         shuffle=True,
         verbose=0,
@@ -1047,6 +1085,8 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         self.budget_policy = budget_policy
         self.max_iter = max_iter
         self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.verbose = verbose

@@ -179,8 +179,10 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch: average loss, samples outside
-        the ball, updates, radius, samples seen, time.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, time; ``partial_fit`` prints ``partial_fit call n``).  From 2
+        on the line adds the updates, samples outside the ball, the radius
+        and samples seen.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling.
     warm_start : bool, default=False
@@ -203,6 +205,9 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 

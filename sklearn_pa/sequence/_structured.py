@@ -445,7 +445,11 @@ class StructuredPerceptron(_BaseSequenceTagger):
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
     verbose : int, default=0
-        Print a progress line per pass when positive.
+        If positive, print one line per pass (``Epoch i/max_iter``, the
+        fraction of mispredicted sequences as the average loss, time;
+        ``partial_fit`` prints ``partial_fit call n``).  From 2 on the line
+        adds the mispredicted sequences, updates, weight norm and tokens
+        seen.
 
     Attributes
     ----------
@@ -466,6 +470,9 @@ class StructuredPerceptron(_BaseSequenceTagger):
         Number of features per token.
     n_iter_ : int
         Passes made.
+    loss_curve_ : list of float
+        Fraction of the training sequences mispredicted in each pass of the
+        last ``fit``; each ``partial_fit`` call appends that of its pass.
     t_ : float
         Sequences seen (the averaging counter).
     n_updates_ : int
@@ -621,7 +628,11 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
     verbose : int, default=0
-        Print a progress line per pass when positive.
+        If positive, print one line per pass (``Epoch i/max_iter``, the
+        fraction of mispredicted sequences as the average loss, time;
+        ``partial_fit`` prints ``partial_fit call n``).  From 2 on the line
+        adds the mispredicted sequences, updates, weight norm and tokens
+        seen.
     margin : {"linear", "sqrt"}, default="linear"
         The margin required against a sequence of cost :math:`\rho`:
         :math:`\rho` itself, or :math:`\sqrt{\rho}` as eq. 46 of Crammer et
@@ -660,6 +671,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         Number of features per token.
     n_iter_ : int
         Passes made.
+    loss_curve_ : list of float
+        Fraction of the training sequences mispredicted in each pass of the
+        last ``fit``; each ``partial_fit`` call appends that of its pass.
     t_ : float
         Sequences seen (the averaging counter).
     n_updates_ : int
