@@ -93,7 +93,8 @@ class EpochRun:
         The sample counter after the last epoch (``t_start`` plus the rows
         of every epoch).
     history : list of float
-        Mean loss of each epoch (what ``loss_curve_`` receives); an epoch
+        Mean loss of each epoch of this run (what ``loss_curve_`` receives,
+        or, for ``partial_fit``, what is appended to it); an epoch
         whose loss does not fit in a float64 records the largest float.
     validation_scores : list of float or None
         Validation score after each epoch, with early stopping.
@@ -260,14 +261,11 @@ def run_epochs(
     n_rows = n_train if n_rows_per_epoch is None else int(n_rows_per_epoch)
     n_loss = int(adapter.n_loss)
 
+    history = []  # this run's epochs
     if partial_fit:
-        history = list(est.__dict__.get("loss_curve_") or [])
         call = int(est.__dict__.get("_n_partial_fit_calls", 0)) + 1
-        est._n_partial_fit_calls = call
     else:
-        history = []
         call = 0
-        est._n_partial_fit_calls = 0
     scores = [] if early else None
     run = EpochRun(n_iter=0, t=int(t_start), history=history, validation_scores=scores)
 
@@ -348,8 +346,17 @@ def run_epochs(
                 )
             break
 
-    est.loss_curve_ = history
-    if hasattr(est, "early_stopping"):
+    previous = est.__dict__.get("loss_curve_")
+    if partial_fit and isinstance(previous, list):
+        # appended in place: a long stream of calls costs O(1) per call
+        previous.extend(history)
+    else:
+        est.loss_curve_ = history
+    est._n_partial_fit_calls = call
+    if hasattr(est, "early_stopping") and not (
+        partial_fit and "validation_scores_" in est.__dict__
+    ):
+        # (a partial_fit call leaves the scores of the last fit as they are)
         est.validation_scores_ = scores
     if warn_convergence is None:
         warn_convergence = stopping and tol is not None
