@@ -29,6 +29,7 @@ See :class:`EpochAdapter` for the rest of its (optional) methods, and
 The driver is plain Python, called once per epoch: it never touches a row.
 """
 
+import math
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -279,7 +280,9 @@ def run_epochs(
         order = rng.permutation(train_idx) if shuffle else train_idx
         order = np.ascontiguousarray(order, dtype=np.int64)
         stats = adapter.run(order, run.t)
-        loss = np.atleast_1d(np.asarray(stats.loss, dtype=np.float64))
+        loss = stats.loss
+        if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
+            loss = np.atleast_1d(np.asarray(loss, dtype=np.float64))
         _record_epoch(est, stats.n_updates, loss, n_rows)
         run.n_iter = epoch + 1
         run.t += n_train
@@ -298,7 +301,8 @@ def run_epochs(
         objective = loss / max(n_rows, 1)
         # a loss too large for float64 (rows that overflowed) is recorded as
         # the largest float, so that the history stays finite
-        history.append(float(np.nan_to_num(np.sum(objective), nan=_BIG, posinf=_BIG)))
+        mean_loss = float(objective.sum())
+        history.append(mean_loss if math.isfinite(mean_loss) else _BIG)
 
         val_score = None
         if early:
@@ -313,7 +317,7 @@ def run_epochs(
                 epoch=run.n_iter,
                 max_iter=max_iter,
                 call=call,
-                objective=float(np.sum(objective)),
+                objective=mean_loss,
                 stats=stats,
                 n_rows=n_rows,
                 t=run.t,
