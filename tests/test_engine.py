@@ -272,6 +272,48 @@ def test_one_vs_rest_columns_stop_on_their_own():
     assert n_iters[0] == n_iters[1]
 
 
+@pytest.mark.parametrize(
+    "name", ["pa-regressor", "gradient-descent", "kernel-pa-regressor"]
+)
+def test_targets_that_overflow_keep_the_history_finite(name):
+    # targets near the largest double: the loss overflows, and a step not
+    # bounded by C (gradient descent) too, so that its rows are skipped
+    # with the driver's warning
+    est = FAMILIES[name]()
+    X, y = _regression()
+    est.partial_fit(X, y)
+    first = list(est.loss_curve_)
+    yb = np.where(np.arange(len(y)) % 2, 1.7e308, -1.7e308)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.partial_fit(X * 1e-5, yb)
+    skipped = [w for w in caught if "rows were skipped" in str(w.message)]
+    if name == "gradient-descent":
+        assert re.match(
+            r"\d+ rows were skipped at epoch 1 because", str(skipped[0].message)
+        )
+        assert skipped[0].category is RuntimeWarning
+    assert est.loss_curve_[:1] == first
+    assert est.loss_curve_[1] == np.finfo(np.float64).max
+
+
+@pytest.mark.parametrize("name", ["pa-classifier", "cw"])
+def test_rows_whose_norm_overflows_are_skipped_with_the_drivers_warning(name):
+    # feature values whose squared norms overflow: those rows are skipped,
+    # the driver warns once for the epoch, and the model stays finite
+    clf = FAMILIES[name]()
+    X, y = _classification()
+    clf.partial_fit(X, y, classes=np.unique(y))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf.partial_fit(X * 1e200, y)
+    skipped = [str(w.message) for w in caught if "rows were skipped" in str(w.message)]
+    assert len(skipped) == 1
+    assert re.match(r"90 rows were skipped at epoch 1 because", skipped[0])
+    assert np.all(np.isfinite(clf.coef_))
+    assert len(clf.loss_curve_) == 2
+
+
 # ------------------------------------------------------------- the driver
 class _Scripted(EpochAdapter):
     """An adapter replaying a list of EpochStats, recording the orders."""
