@@ -314,6 +314,36 @@ def test_rows_whose_norm_overflows_are_skipped_with_the_drivers_warning(name):
     assert len(clf.loss_curve_) == 2
 
 
+# package RuntimeWarnings as errors make atomic_update copy every array; the
+# adapter's own restore is what this test checks
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_overflow_error_restores_the_second_order_model(monkeypatch):
+    # a pass that leaves non-finite weights: the driver raises, the
+    # adapter puts the mean back, and the estimator is as it was
+    import sklearn_pa._confidence_weighted as cw_module
+
+    clf = ConfidenceWeightedClassifier(random_state=0)
+    X, y = _classification()
+    clf.partial_fit(X, y, classes=np.unique(y))
+    coef, history = clf.coef_.copy(), list(clf.loss_curve_)
+
+    class Overflowing:
+        @staticmethod
+        def epoch(*args, **kwargs):
+            # every float array the kernel may write becomes non-finite
+            for a in (*args, *kwargs.values()):
+                if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.size:
+                    if a.flags.writeable and a.ndim >= 1:
+                        a[...] = np.inf
+            return 0, 0, 0, True
+
+    monkeypatch.setattr(cw_module, "_second_order", Overflowing)
+    with pytest.raises(ValueError, match="Floating-point overflow at epoch 1: "):
+        clf.partial_fit(X, y)
+    np.testing.assert_array_equal(clf.coef_, coef)
+    assert clf.loss_curve_ == history
+
+
 # ------------------------------------------------------------- the driver
 class _Scripted(EpochAdapter):
     """An adapter replaying a list of EpochStats, recording the orders."""
