@@ -179,7 +179,22 @@ def test_early_stopping_families():
         "scw",
         "kernel-pa-classifier",
         "kernel-pa-regressor",
+        "bayes-point",
     }
+
+
+def test_bayes_point_holds_out_labeled_rows_only():
+    X, y = _classification()
+    y = y.copy()
+    y[::3] = -1  # unlabeled
+    clf = FAMILIES["bayes-point"](early_stopping=True, validation_fraction=0.25)
+    train_idx, val_idx = clf._validation_split(y, y == -1, np.ones(len(y)))
+    assert np.all(y[val_idx] >= 0)
+    assert len(val_idx) == round(0.25 * np.count_nonzero(y >= 0))
+    assert np.array_equal(np.union1d(train_idx, val_idx), np.arange(len(y)))
+    assert set(np.flatnonzero(y == -1)) <= set(train_idx)
+    clf.set_params(tol=None, max_iter=3).fit(X, y)
+    assert len(clf.validation_scores_) == 3
 
 
 @pytest.mark.parametrize("name", WITH_EARLY_STOPPING)
