@@ -114,7 +114,7 @@ FAMILIES = {
 }
 
 #: The families with a ``tol`` (a stopping rule and its ConvergenceWarning).
-WITH_TOL = [name for name in FAMILIES if "structured" not in name]
+WITH_TOL = [name for name in FAMILIES if "tol" in FAMILIES[name]().get_params()]
 
 #: The families with ``early_stopping``.
 WITH_EARLY_STOPPING = [
@@ -165,6 +165,10 @@ def test_no_convergence_warning_without_tol(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         est.fit(*_fit_args(est))
+
+
+def test_every_family_has_a_stopping_rule():
+    assert WITH_TOL == list(FAMILIES)
 
 
 def test_early_stopping_families():
