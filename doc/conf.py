@@ -1,6 +1,7 @@
 """Sphinx configuration for the sklearn_pa documentation."""
 
 import os
+import re
 
 import sklearn_pa
 from sklearn_pa._doc_links import DOCS_URL, REPOSITORY_URL
@@ -84,9 +85,47 @@ def _offline_sklearn_label(app, env, node, contnode):
     return None
 
 
+# A long identifier (``KernelPassiveAggressiveClassifier``) as a page title or
+# an API signature wraps only between its words: a ``<wbr>`` break
+# opportunity goes before each capital that follows a lower-case letter or a
+# digit, before the capital that starts a word after an acronym
+# (``SCW|Classifier``), and after each ``_`` and ``.`` between two letters or
+# digits (``__init__`` stays whole); the style sheet never
+# breaks inside a word that fits the column.
+_TITLE = re.compile(r"(<h1>)(.*?)(<a class=\"headerlink\")", re.S)
+_SIG_NAME = re.compile(
+    r'(<span class="(?:sig-name descname|sig-prename descclassname)">'
+    r'<span class="pre">)'
+    r"([^<]*)(</span>)"
+)
+_WORD_BREAK = re.compile(
+    r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z0-9][_.])(?=[A-Za-z0-9])"
+)
+
+
+def _break_words(match):
+    head, text, tail = match.groups()
+    if "<" in text or " " in text.strip():
+        return match.group(0)  # markup or a sentence: left as it is
+    return head + _WORD_BREAK.sub("<wbr>", text) + tail
+
+
+def break_identifiers(body):
+    """Add ``<wbr>`` break opportunities inside the identifiers of a page
+    body's title and of its API signatures' names."""
+    body = _TITLE.sub(_break_words, body, count=1)
+    return _SIG_NAME.sub(_break_words, body)
+
+
+def _break_page_identifiers(app, pagename, templatename, context, doctree):
+    if "body" in context:
+        context["body"] = break_identifiers(context["body"])
+
+
 def setup(app):
     if OFFLINE:
         app.connect("missing-reference", _offline_sklearn_label)
+    app.connect("html-page-context", _break_page_identifiers)
 
 
 # The gallery runs the full examples.  ``SKLEARN_PA_EXAMPLES_QUICK=1`` in the

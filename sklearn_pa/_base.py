@@ -16,10 +16,9 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_is_fitted,
@@ -35,6 +34,11 @@ from ._engine import (
 )
 from ._kernels import _first_order
 from ._kernels._rules import Rule
+from ._targets import (
+    BinaryTargets,
+    is_indicator_matrix,
+    single_label_targets,
+)
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
 
@@ -254,24 +258,6 @@ def check_batch_sample_weight(sample_weight, X, role="it multiplies C for each s
     return sample_weight
 
 
-def checked_class_weight(class_weight, classes, y):
-    """``compute_class_weight`` for ``classes``, refused (before any update)
-    unless every weight is finite and non-negative; ones for ``None``."""
-    if class_weight is None:
-        return np.ones(classes.shape[0])
-    weights = np.asarray(
-        compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64
-    )
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError(
-            f"class_weight={class_weight!r} gives the weights "
-            f"{dict(zip(classes.tolist(), weights.tolist()))!r}; each class "
-            "weight multiplies C for the samples of its class and must be a "
-            "finite non-negative number."
-        )
-    return weights
-
-
 def typical_feature_value(X):
     """Root mean square of the non-zero entries of X (1.0 when there are none):
     the ``intercept_scaling="auto"`` constant, so that the intercept's feature
@@ -299,19 +285,7 @@ def validation_split(estimator, y, sample_weight):
         test_size=estimator.validation_fraction, random_state=estimator.random_state
     )
     idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1)), y))
-    if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
-        raise ValueError(
-            f"Splitting {n_samples} samples with validation_fraction="
-            f"{estimator.validation_fraction!r} leaves an empty training or "
-            "validation set; change validation_fraction, add samples, or "
-            "set early_stopping=False."
-        )
-    if not np.any(sample_weight[idx_val]):
-        raise ValueError(
-            "The sample weights of the validation set are all zero; use a "
-            "different random_state."
-        )
-    return idx_train, idx_val
+    return check_validation_split(estimator, idx_train, idx_val, sample_weight)
 
 
 class _RowView:
@@ -493,6 +467,24 @@ class _LinearEpochs(EpochAdapter):
             if n_avg_k >= 1:
                 U[:, k] *= n_avg / n_avg_k
                 bu[k] *= n_avg / n_avg_k
+
+
+def check_validation_split(estimator, idx_train, idx_val, sample_weight):
+    """Refuse an early-stopping split with an empty side or a validation
+    set of zero weight; returns ``(idx_train, idx_val)``."""
+    if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
+        raise ValueError(
+            f"Splitting {idx_train.shape[0] + idx_val.shape[0]} samples with "
+            f"validation_fraction={estimator.validation_fraction!r} leaves an "
+            "empty training or validation set; change validation_fraction, add "
+            "samples, or set early_stopping=False."
+        )
+    if not np.any(sample_weight[idx_val]):
+        raise ValueError(
+            "The sample weights of the validation set are all zero; use a "
+            "different random_state."
+        )
+    return idx_train, idx_val
 
 
 class BaseOnlineLinear(BaseEstimator):
@@ -908,77 +900,99 @@ class BaseOnlineLinear(BaseEstimator):
 
 
 class OnlineLinearClassifierMixin:
-    """Classes, class weights and label encoding for the classifiers."""
+    """Classes, class weights and label encoding for the classifiers.
+
+    The form of the targets is one strategy object of :mod:`._targets`
+    (binary, multiclass, multilabel), chosen on the first batch of a ``fit``
+    or of a ``partial_fit`` stream and kept in ``_target_strategy``; every
+    target-dependent hook below asks it.  An estimator that accepts a
+    multilabel indicator ``y`` lists :class:`~._targets.MultilabelTargets` in
+    ``_target_kinds``.
+    """
+
+    # the strategy families this estimator accepts, besides single-label y
+    _target_kinds = ()
+
+    def _target_kind_of(self, y):
+        """The strategy family that reads a new batch ``y``."""
+        if is_indicator_matrix(y):
+            for kind in self._target_kinds:
+                if kind.multi_output:
+                    return kind
+        return BinaryTargets
+
+    def _validate_batch(self, X, y, sample_weight, reset):
+        kind = self._target_kind_of(y)
+        if not reset:
+            self._target_strategy.check_form(kind, self.classes_)
+        if not kind.multi_output:
+            return super()._validate_batch(X, y, sample_weight, reset)
+        X, y = kind.validate(self, X, y, reset=reset)
+        sample_weight = check_batch_sample_weight(sample_weight, X)
+        return X, y, sample_weight
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
-        if type_of_target(y) not in ("binary", "multiclass"):
-            raise ValueError(
-                f"Unknown label type: {type_of_target(y)!r}. This estimator takes "
-                "binary or multiclass targets."
+        if first_call or fitting:
+            strategy, classes_, cw = self._target_kind_of(y).start(
+                self, y, classes=classes, fitting=fitting
             )
-        if fitting:
-            classes_ = unique_labels(y)
-        elif first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit: "
-                    "the list of every label the stream may contain, e.g. "
-                    "classes=np.unique(y_all)."
-                )
-            classes_ = unique_labels(classes)
-            if self.class_weight == "balanced":
-                raise ValueError(
-                    "class_weight='balanced' is not supported by partial_fit: the "
-                    "class frequencies of the whole stream are unknown. Compute "
-                    "weights on a representative sample with "
-                    "sklearn.utils.compute_class_weight('balanced', ...) and pass "
-                    "them as a dict."
-                )
         else:
+            strategy = self._target_strategy
             classes_ = self.classes_
-            if classes is not None and not np.array_equal(
-                classes_, unique_labels(classes)
-            ):
-                raise ValueError(
-                    f"classes={classes!r} is not the same as on the first call to "
-                    f"partial_fit, which was {classes_!r}."
-                )
-        if classes_.shape[0] < 2:
-            raise ValueError(
-                "The number of classes has to be greater than one; got "
-                f"{classes_.shape[0]} class."
-            )
-        unknown = np.setdiff1d(np.unique(y), classes_)
-        if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown.tolist()!r} that are not in classes "
-                f"{classes_.tolist()!r}."
-            )
-        # computed on every call: a class_weight set between partial_fit
-        # calls applies from the next batch on, as in SGDClassifier
-        cw = checked_class_weight(self.class_weight, classes_, y)
-        self.classes_ = classes_
-        self._expanded_class_weight = np.ascontiguousarray(cw, dtype=np.float64)
+            cw = strategy.check(self, y, classes=classes)
+        self._adopt_targets(classes_, cw, strategy)
+
+    def _adopt_targets(self, classes, class_weight, strategy=None):
+        """Set the classes, the class weights and the target strategy (the
+        single-label one of ``classes`` when none is given), as a fitted
+        model or a meta-estimator handing its classes to a copy has them."""
+        self.classes_ = classes
+        self._expanded_class_weight = class_weight
+        self._target_strategy = (
+            single_label_targets(classes) if strategy is None else strategy
+        )
 
     def _targets(self, y):
-        labels = np.searchsorted(self.classes_, y).astype(np.int32)
-        return np.ascontiguousarray(labels), np.zeros(1)
+        return self._target_strategy.encode(self.classes_, y)
 
     def _n_columns(self):
-        n_classes = self.classes_.shape[0]
-        return 1 if n_classes == 2 else n_classes
+        return self._target_strategy.n_columns(self.classes_)
 
     def _shape_coef(self, coef):
         return coef
 
     def _kernel_extras(self, n_columns):
-        cw = self._expanded_class_weight
-        K = self.classes_.shape[0]
-        margins = np.ones((K, K)) - np.eye(K)
-        if n_columns == 1:
-            return cw, cw, margins
-        if self._rule() == Rule.OVR:
-            # scikit-learn's one-vs-rest: the class weight scales the positive
-            # examples of its own column only
-            return cw, np.ones(n_columns), margins
-        return cw, cw, margins
+        return self._target_strategy.kernel_weights(
+            self._expanded_class_weight, self.classes_, n_columns, self._rule()
+        )
+
+    def _kernel_label_arrays(self, y):
+        return self._target_strategy.label_arrays(y)
+
+    def _validation_split(self, y, sample_weight):
+        if not self.early_stopping:
+            return np.arange(y.shape[0]), None
+        idx_train, idx_val = self._target_strategy.validation_split(
+            y,
+            validation_fraction=self.validation_fraction,
+            random_state=self.random_state,
+        )
+        return check_validation_split(self, idx_train, idx_val, sample_weight)
+
+    def predict(self, X):
+        """Predict class labels, or the relevant labels of a multilabel model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_labels)
+            Class labels; for a model fitted on a multilabel indicator ``y``,
+            the indicator matrix of the labels whose score is above the
+            learned threshold 0.
+        """
+        scores = self.decision_function(X)
+        return self._target_strategy.predict(self.classes_, scores)

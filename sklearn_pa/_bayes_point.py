@@ -468,8 +468,7 @@ class OnlineBayesPointClassifier(
                 "classes."
             )
         if not first_call and not fitting:
-            base.classes_ = self.classes_
-            base._expanded_class_weight = self._class_weight
+            base._adopt_targets(self.classes_, self._class_weight)
         if y_lab.shape[0] == 0:
             if first_call:
                 if classes is None:

@@ -42,12 +42,12 @@ from ._base import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
-    checked_class_weight,
     validation_split,
 )
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
+from ._targets import checked_class_weight
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegressor"]

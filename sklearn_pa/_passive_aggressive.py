@@ -6,7 +6,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
-from sklearn.model_selection import ShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (
@@ -18,9 +17,9 @@ from ._base import (
     BaseOnlineLinear,
     OnlineLinearClassifierMixin,
     atomic_update,
-    check_batch_sample_weight,
 )
 from ._kernels._rules import Rule, Slack
+from ._targets import BinaryTargets, MultilabelTargets
 from .utils._probability import NoProbabilityMixin
 
 __all__ = [
@@ -266,6 +265,9 @@ class PassiveAggressiveClassifier(
         "multilabel": [StrOptions(set(_MULTILABEL_RULES))],
     }
 
+    # a 2-D indicator y trains the multilabel ranking rules
+    _target_kinds = (MultilabelTargets,)
+
     def __init__(
         self,
         *,
@@ -310,9 +312,10 @@ class PassiveAggressiveClassifier(
         self.multilabel = multilabel
 
     def _rule(self):
-        if getattr(self, "_multilabel", False):
+        strategy = self._target_strategy
+        if isinstance(strategy, MultilabelTargets):
             return _MULTILABEL_RULES[self.multilabel]
-        if self.classes_.shape[0] == 2:
+        if isinstance(strategy, BinaryTargets):
             return Rule.BINARY
         return _MULTICLASS_RULES[self.multiclass]
 
@@ -321,7 +324,7 @@ class PassiveAggressiveClassifier(
         """Margins sqrt(rho(y, y')) from ``cost_matrix``, or None."""
         if self.cost_matrix is None:
             return None
-        if getattr(self, "_multilabel", False):
+        if isinstance(self._target_strategy, MultilabelTargets):
             raise ValueError(
                 "cost_matrix is defined between the classes of a single-label "
                 "problem; it cannot be used with a multilabel indicator y. Pass "
@@ -375,160 +378,13 @@ class PassiveAggressiveClassifier(
             margins = self._cost_margins
         return weight_pos, weight_neg, margins
 
-    # ----------------------------------------------------------- multilabel
-    def _validate_batch(self, X, y, sample_weight, reset):
-        # a 2-D y of several columns is a multilabel indicator matrix (a
-        # single column is a 1-D y, as scikit-learn reads it)
-        if sp.issparse(y):
-            multilabel = True
-        else:
-            shape = np.shape(np.asarray(y))
-            multilabel = len(shape) == 2 and shape[1] > 1
-        if not multilabel:
-            if not reset and getattr(self, "_multilabel", False):
-                raise ValueError(
-                    "This model was trained on a multilabel indicator y of "
-                    f"{self.classes_.shape[0]} columns; partial_fit needs y of "
-                    "the same form."
-                )
-            self._multilabel = False
-            return super()._validate_batch(X, y, sample_weight, reset)
-        if not reset and not getattr(self, "_multilabel", False):
-            raise ValueError(
-                "This model was trained on single-label y; partial_fit cannot "
-                "switch to a multilabel indicator y. Start a new model."
-            )
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=np.float64,
-            order="C",
-            reset=reset,
-            multi_output=True,
-        )
-        if sp.issparse(y):
-            y = y.tocsr()
-        sample_weight = check_batch_sample_weight(sample_weight, X)
-        self._multilabel = True
-        return X, y, sample_weight
-
     def _prepare_targets(self, y, *, classes, first_call, fitting):
-        if not getattr(self, "_multilabel", False):
-            super()._prepare_targets(
-                y, classes=classes, first_call=first_call, fitting=fitting
-            )
-            self._cost_margins = self._check_cost_matrix()
-            return
-        values = y.data if sp.issparse(y) else np.asarray(y)
-        if not np.all(np.isin(values, (0, 1))):
-            raise ValueError(
-                "A 2-D y is read as a multilabel indicator matrix and must hold "
-                "only 0 and 1 (1 = the label is relevant); use "
-                "sklearn.preprocessing.MultiLabelBinarizer to build one."
-            )
-        n_labels = y.shape[1]
-        if fitting:
-            classes_ = np.arange(n_labels)
-        elif first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit; "
-                    "for a multilabel y they are the label column indices, "
-                    f"classes=np.arange({n_labels})."
-                )
-            classes_ = np.asarray(classes)
-            if not np.array_equal(classes_, np.arange(n_labels)):
-                raise ValueError(
-                    "For a multilabel indicator y, classes must be the column "
-                    f"indices np.arange(n_labels) = np.arange({n_labels}); got "
-                    f"{classes!r}."
-                )
-        else:
-            classes_ = self.classes_
-            if n_labels != classes_.shape[0]:
-                raise ValueError(
-                    f"y has {n_labels} label columns but the model was trained on "
-                    f"{classes_.shape[0]}; every batch must have the same columns."
-                )
-            if classes is not None and not np.array_equal(
-                np.asarray(classes), classes_
-            ):
-                raise ValueError(
-                    f"classes={classes!r} is not the same as on the first call to "
-                    f"partial_fit, which was {classes_!r}."
-                )
-        if n_labels < 2:
-            raise ValueError(
-                "A multilabel indicator y needs at least 2 label columns; for a "
-                "single label pass a 1-D y."
-            )
-        if self.class_weight is not None:
-            raise ValueError(
-                "class_weight is not supported with a multilabel y (a row has "
-                "several labels); pass class_weight=None and use sample_weight."
-            )
-        if self.cost_matrix is not None:
-            self._check_cost_matrix()  # raises: no costs between label sets
-        self.classes_ = classes_
-        self._expanded_class_weight = np.ones(n_labels)
-        self._cost_margins = None
-
-    def _n_columns(self):
-        if getattr(self, "_multilabel", False):
-            return self.classes_.shape[0]
-        return super()._n_columns()
-
-    def _targets(self, y):
-        if getattr(self, "_multilabel", False):
-            return np.zeros(y.shape[0], dtype=np.int32), np.zeros(1)
-        return super()._targets(y)
-
-    def _kernel_label_arrays(self, y):
-        if not getattr(self, "_multilabel", False):
-            return {}
-        Y = sp.csr_matrix(y)
-        Y.eliminate_zeros()
-        Y.sort_indices()
-        return {
-            "label_indptr": np.ascontiguousarray(Y.indptr, dtype=np.int64),
-            "label_indices": np.ascontiguousarray(Y.indices, dtype=np.int32),
-        }
-
-    def _validation_split(self, y, sample_weight):
-        if not getattr(self, "_multilabel", False) or not self.early_stopping:
-            return super()._validation_split(y, sample_weight)
-        n_samples = y.shape[0]
-        cv = ShuffleSplit(
-            test_size=self.validation_fraction, random_state=self.random_state
+        super()._prepare_targets(
+            y, classes=classes, first_call=first_call, fitting=fitting
         )
-        idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1))))
-        if not np.any(sample_weight[idx_val]):
-            raise ValueError(
-                "The sample weights of the validation set are all zero; use a "
-                "different random_state."
-            )
-        return idx_train, idx_val
-
-    def predict(self, X):
-        """Predict class labels, or the relevant labels of a multilabel model.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_labels)
-            Class labels; for a model fitted on a multilabel indicator ``y``,
-            the indicator matrix of the labels whose score is above the
-            learned threshold 0.
-        """
-        if getattr(self, "_multilabel", False):
-            return (self.decision_function(X) > 0).astype(np.int64)
-        return super().predict(X)
+        # costs between classes: refused for a multilabel y (see
+        # _check_cost_matrix), after the targets themselves are checked
+        self._cost_margins = self._check_cost_matrix()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,0 +1,348 @@
+"""Target strategies of the online linear classifiers.
+
+A classifier reads its ``y`` through one strategy object, chosen once per
+``fit`` (or first ``partial_fit``) from the form of ``y`` and the classes:
+
+- :class:`BinaryTargets`: two classes, one weight column;
+- :class:`MulticlassTargets`: more than two classes, one column per class;
+- :class:`MultilabelTargets`: a 2-D indicator matrix, one column per label
+  (multilabel ranking).
+
+The strategy holds no learned state (``classes_`` and the class weights stay
+fitted attributes of the estimator); it answers how many weight columns the
+model has, how a batch's labels are encoded for the kernel, which extra arrays
+the kernel reads, how the early-stopping split is drawn and how scores become
+predictions.  Its instances are small, picklable and compare equal by kind.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.utils import compute_class_weight
+from sklearn.utils.multiclass import type_of_target, unique_labels
+from sklearn.utils.validation import validate_data
+
+from ._kernels._rules import Rule
+
+__all__ = [
+    "BinaryTargets",
+    "MulticlassTargets",
+    "MultilabelTargets",
+    "TargetStrategy",
+    "checked_class_weight",
+    "is_indicator_matrix",
+    "single_label_targets",
+]
+
+
+def is_indicator_matrix(y):
+    """Whether ``y`` is read as a multilabel indicator matrix: sparse, or 2-D
+    with several columns (a single column is a 1-D ``y``, as scikit-learn
+    reads it)."""
+    if sp.issparse(y):
+        return True
+    shape = np.shape(np.asarray(y))
+    return len(shape) == 2 and shape[1] > 1
+
+
+class TargetStrategy:
+    """How a classifier reads, encodes and predicts its targets.
+
+    Subclasses set ``multi_output`` (``y`` validated as a 2-D matrix) and
+    implement :meth:`start` (choose and check on the first batch) and
+    :meth:`check` (check a later batch against the fitted classes).
+    """
+
+    multi_output = False
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+    @classmethod
+    def start(cls, estimator, y, *, classes, fitting):
+        """Check the first batch; return ``(strategy, classes_, class_weight)``."""
+        raise NotImplementedError
+
+    def check(self, estimator, y, *, classes):
+        """Check a later batch against ``estimator.classes_``; return the
+        class weights (recomputed on every call, as in SGDClassifier)."""
+        raise NotImplementedError
+
+    def check_form(self, kind, classes):
+        """Refuse a later batch whose form (read by the strategy family
+        ``kind``) is not the one this model was trained on."""
+        if kind.multi_output != self.multi_output:
+            raise ValueError(self._form_mismatch(classes))
+
+    def _form_mismatch(self, classes):
+        raise NotImplementedError
+
+    def n_columns(self, classes):
+        """Number of weight columns of a model of these classes."""
+        return classes.shape[0]
+
+    def encode(self, classes, y):
+        """``(labels, targets)`` for the kernel: int32 label per row and the
+        float64 regression targets (unused by classifiers)."""
+        labels = np.searchsorted(classes, y).astype(np.int32)
+        return np.ascontiguousarray(labels), np.zeros(1)
+
+    def label_arrays(self, y):
+        """Extra keyword arrays for the kernel; none for single-label rows."""
+        return {}
+
+    def kernel_weights(self, class_weight, classes, n_columns, rule):
+        """``(weight_pos, weight_neg, margins)`` for the kernel."""
+        K = classes.shape[0]
+        margins = np.ones((K, K)) - np.eye(K)
+        return class_weight, class_weight, margins
+
+    def validation_split(self, y, *, validation_fraction, random_state):
+        """``(idx_train, idx_val)`` of the early-stopping split."""
+        cv = StratifiedShuffleSplit(
+            test_size=validation_fraction, random_state=random_state
+        )
+        return next(cv.split(np.zeros((y.shape[0], 1)), y))
+
+    def predict(self, classes, scores):
+        """Predictions from the decision values."""
+        raise NotImplementedError
+
+
+class _SingleLabelTargets(TargetStrategy):
+    """Shared reading of a 1-D ``y`` of class labels."""
+
+    @classmethod
+    def start(cls, estimator, y, *, classes, fitting):
+        _check_label_type(y)
+        if fitting:
+            classes_ = unique_labels(y)
+        else:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: "
+                    "the list of every label the stream may contain, e.g. "
+                    "classes=np.unique(y_all)."
+                )
+            classes_ = unique_labels(classes)
+            if estimator.class_weight == "balanced":
+                raise ValueError(
+                    "class_weight='balanced' is not supported by partial_fit: the "
+                    "class frequencies of the whole stream are unknown. Compute "
+                    "weights on a representative sample with "
+                    "sklearn.utils.compute_class_weight('balanced', ...) and pass "
+                    "them as a dict."
+                )
+        cw = _single_label_weights(estimator, classes_, y)
+        return single_label_targets(classes_), classes_, cw
+
+    def check(self, estimator, y, *, classes):
+        _check_label_type(y)
+        classes_ = estimator.classes_
+        if classes is not None and not np.array_equal(classes_, unique_labels(classes)):
+            raise ValueError(
+                f"classes={classes!r} is not the same as on the first call to "
+                f"partial_fit, which was {classes_!r}."
+            )
+        return _single_label_weights(estimator, classes_, y)
+
+    def _form_mismatch(self, classes):
+        return (
+            "This model was trained on single-label y; partial_fit cannot "
+            "switch to a multilabel indicator y. Start a new model."
+        )
+
+
+class BinaryTargets(_SingleLabelTargets):
+    """Two classes: one weight column whose sign picks ``classes_[1]``."""
+
+    def n_columns(self, classes):
+        return 1
+
+    def predict(self, classes, scores):
+        return classes[(np.ravel(scores) > 0).astype(np.intp)]
+
+
+class MulticlassTargets(_SingleLabelTargets):
+    """More than two classes: one weight column per class, argmax predicts."""
+
+    def kernel_weights(self, class_weight, classes, n_columns, rule):
+        weight_pos, weight_neg, margins = super().kernel_weights(
+            class_weight, classes, n_columns, rule
+        )
+        if rule == Rule.OVR:
+            # scikit-learn's one-vs-rest: the class weight scales the positive
+            # examples of its own column only
+            weight_neg = np.ones(n_columns)
+        return weight_pos, weight_neg, margins
+
+    def predict(self, classes, scores):
+        return classes[np.argmax(scores, axis=1)]
+
+
+def single_label_targets(classes):
+    """The strategy of a single-label model of ``classes``."""
+    return BinaryTargets() if classes.shape[0] == 2 else MulticlassTargets()
+
+
+class MultilabelTargets(TargetStrategy):
+    """A 2-D 0/1 indicator matrix: one weight column per label, the labels
+    of positive score predicted (multilabel ranking with a threshold at 0).
+
+    ``classes_`` are the column indices ``np.arange(n_labels)``; class
+    weights and costs between classes have no meaning here.
+    """
+
+    multi_output = True
+
+    @classmethod
+    def validate(cls, estimator, X, y, *, reset):
+        """Validate ``X`` and the indicator matrix ``y`` of one batch."""
+        X, y = validate_data(
+            estimator,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            reset=reset,
+            multi_output=True,
+        )
+        if sp.issparse(y):
+            y = y.tocsr()
+        return X, y
+
+    @classmethod
+    def start(cls, estimator, y, *, classes, fitting):
+        n_labels = _check_indicator(y)
+        classes_ = np.arange(n_labels)
+        if not fitting:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit; "
+                    "for a multilabel y they are the label column indices, "
+                    f"classes=np.arange({n_labels})."
+                )
+            if not np.array_equal(np.asarray(classes), classes_):
+                raise ValueError(
+                    "For a multilabel indicator y, classes must be the column "
+                    f"indices np.arange(n_labels) = np.arange({n_labels}); got "
+                    f"{classes!r}."
+                )
+        cls._check_labels(estimator, n_labels)
+        return cls(), classes_, np.ones(n_labels)
+
+    def check(self, estimator, y, *, classes):
+        n_labels = _check_indicator(y)
+        classes_ = estimator.classes_
+        if n_labels != classes_.shape[0]:
+            raise ValueError(
+                f"y has {n_labels} label columns but the model was trained on "
+                f"{classes_.shape[0]}; every batch must have the same columns."
+            )
+        if classes is not None and not np.array_equal(np.asarray(classes), classes_):
+            raise ValueError(
+                f"classes={classes!r} is not the same as on the first call to "
+                f"partial_fit, which was {classes_!r}."
+            )
+        self._check_labels(estimator, n_labels)
+        return np.ones(n_labels)
+
+    def _form_mismatch(self, classes):
+        return (
+            "This model was trained on a multilabel indicator y of "
+            f"{classes.shape[0]} columns; partial_fit needs y of the same form."
+        )
+
+    @staticmethod
+    def _check_labels(estimator, n_labels):
+        if n_labels < 2:
+            raise ValueError(
+                "A multilabel indicator y needs at least 2 label columns; for a "
+                "single label pass a 1-D y."
+            )
+        if estimator.class_weight is not None:
+            raise ValueError(
+                "class_weight is not supported with a multilabel y (a row has "
+                "several labels); pass class_weight=None and use sample_weight."
+            )
+
+    def encode(self, classes, y):
+        # the labels travel as CSR arrays (label_arrays); one dummy per row
+        return np.zeros(y.shape[0], dtype=np.int32), np.zeros(1)
+
+    def label_arrays(self, y):
+        Y = sp.csr_matrix(y)
+        Y.eliminate_zeros()
+        Y.sort_indices()
+        return {
+            "label_indptr": np.ascontiguousarray(Y.indptr, dtype=np.int64),
+            "label_indices": np.ascontiguousarray(Y.indices, dtype=np.int32),
+        }
+
+    def validation_split(self, y, *, validation_fraction, random_state):
+        # label sets cannot be stratified: a plain shuffled split
+        cv = ShuffleSplit(test_size=validation_fraction, random_state=random_state)
+        return next(cv.split(np.zeros((y.shape[0], 1))))
+
+    def predict(self, classes, scores):
+        return (np.asarray(scores) > 0).astype(np.int64)
+
+
+def checked_class_weight(class_weight, classes, y):
+    """``compute_class_weight`` for ``classes``, refused (before any update)
+    unless every weight is finite and non-negative; ones for ``None``."""
+    if class_weight is None:
+        return np.ones(classes.shape[0])
+    weights = np.asarray(
+        compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64
+    )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError(
+            f"class_weight={class_weight!r} gives the weights "
+            f"{dict(zip(classes.tolist(), weights.tolist()))!r}; each class "
+            "weight multiplies C for the samples of its class and must be a "
+            "finite non-negative number."
+        )
+    return weights
+
+
+def _check_label_type(y):
+    if type_of_target(y) not in ("binary", "multiclass"):
+        raise ValueError(
+            f"Unknown label type: {type_of_target(y)!r}. This estimator takes "
+            "binary or multiclass targets."
+        )
+
+
+def _single_label_weights(estimator, classes_, y):
+    if classes_.shape[0] < 2:
+        raise ValueError(
+            "The number of classes has to be greater than one; got "
+            f"{classes_.shape[0]} class."
+        )
+    unknown = np.setdiff1d(np.unique(y), classes_)
+    if unknown.size:
+        raise ValueError(
+            f"y contains labels {unknown.tolist()!r} that are not in classes "
+            f"{classes_.tolist()!r}."
+        )
+    cw = checked_class_weight(estimator.class_weight, classes_, y)
+    return np.ascontiguousarray(cw, dtype=np.float64)
+
+
+def _check_indicator(y):
+    values = y.data if sp.issparse(y) else np.asarray(y)
+    if not np.all(np.isin(values, (0, 1))):
+        raise ValueError(
+            "A 2-D y is read as a multilabel indicator matrix and must hold "
+            "only 0 and 1 (1 = the label is relevant); use "
+            "sklearn.preprocessing.MultiLabelBinarizer to build one."
+        )
+    return y.shape[1]
