@@ -30,10 +30,11 @@ from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row, check_rows, check_length
 from ._rules cimport Rule, Slack
-from ._steps cimport (
-    Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
+from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
+from ._pa_rules cimport (
+    binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
+    multilabel_threshold_step, multilabel_ranking_step, mira_step,
 )
-from ._steps cimport mira_steps
 
 
 cdef bint _step_overflows(
@@ -89,6 +90,49 @@ cdef bint _step_overflows(
             ):
                 return True
     return False
+
+
+cdef inline Py_ssize_t _rule_step(
+    int rule, int slack, const double *scores, Py_ssize_t K,
+    Py_ssize_t c0, Py_ssize_t c1, Py_ssize_t i,
+    const int *labels, const double *targets, double sq,
+    double C, double w_i, double epsilon,
+    const double *weight_pos, const double *weight_neg,
+    const double *margins, Py_ssize_t margin_stride,
+    const unsigned char *active, const unsigned char *relevant,
+    Candidate *cand, double *tau_buf, double *delta, Py_ssize_t *changed,
+    double *loss_out, bint *mistake,
+) noexcept nogil:
+    """The step of ``rule`` on row ``i`` (rules in ``_pa_rules.pxd``)."""
+    cdef Py_ssize_t y
+    cdef bint learn = w_i > 0.0
+    if rule == Rule.REGRESSION:
+        return regression_step(scores[0], targets[i], epsilon, sq, C * w_i, slack,
+                               learn, delta, changed, loss_out)
+    if rule == Rule.GRADIENT or rule == Rule.NORMALIZED_GRADIENT:
+        return gradient_step(scores[0], targets[i], C, w_i, sq,
+                             rule == Rule.NORMALIZED_GRADIENT, delta, changed,
+                             loss_out)
+    if rule == Rule.MULTILABEL:
+        return multilabel_threshold_step(scores, K, relevant, sq, C * w_i, slack,
+                                         learn, delta, changed, loss_out, mistake)
+    if rule == Rule.MULTILABEL_RANKING:
+        return multilabel_ranking_step(scores, K, relevant, sq, C * w_i, slack,
+                                       learn, delta, changed, loss_out, mistake)
+    y = labels[i]
+    if rule == Rule.BINARY:
+        return binary_step(scores[0], y, sq, C * w_i * weight_pos[y], slack, learn,
+                           delta, changed, 0, loss_out, mistake)
+    if rule == Rule.OVR:
+        return ovr_step(scores, K, c0, c1, y, sq, C * w_i, weight_pos, weight_neg,
+                        active, slack, learn, delta, changed, 0, loss_out, 1,
+                        mistake)
+    if rule == Rule.MIRA:
+        return mira_step(scores, K, y, epsilon, sq, C * w_i * weight_pos[y], cand,
+                         tau_buf, delta, changed, loss_out, mistake)
+    return multiclass_step(rule, scores, K, y, margins + y * margin_stride, sq,
+                           C * w_i * weight_pos[y], slack, learn, cand, tau_buf,
+                           delta, changed, 0, loss_out, mistake)
 
 
 def epoch(
@@ -249,10 +293,8 @@ def epoch(
     cdef bint finite, overflow = False
     cdef Py_ssize_t n, i, j, k, r, y, nnz, n_changed, n_cand
     cdef long long t
-    cdef double sq, w_i, C_i, loss, tau, ysign, best, xj, avg_coef, resid
+    cdef double sq, w_i, xj, avg_coef
     cdef double n_avg_before
-    cdef double lo, hi
-    cdef Py_ssize_t u, kind
     cdef bint miss
     cdef const double *row_data
     cdef const index_t *row_ind
@@ -263,6 +305,8 @@ def epoch(
     cdef double *urow
     cdef const index_t *indptr_ptr = &indptr[0]
     cdef double *W0 = &W[0, 0]
+    cdef const int *labels_p = &labels[0] if labels.shape[0] > 0 else NULL
+    cdef const double *targets_p = &targets[0] if targets.shape[0] > 0 else NULL
     cdef double *U0 = &U[0, 0] if averaging else NULL
     cdef double *scores = <double *> malloc(K * sizeof(double))
     cdef double *delta = <double *> malloc(K * sizeof(double))
@@ -334,283 +378,21 @@ def epoch(
                 skipped += 1
                 continue
 
-            n_changed = 0
             w_i = sample_weight[i]
-
-            if rule == Rule.REGRESSION:
-                resid = targets[i] - scores[0]
-                loss = fabs(resid) - epsilon
-                if loss > 0.0:
-                    loss_out[0] += loss
-                    if w_i > 0.0:
-                        tau = single_step(loss, sq, C * w_i, slack)
-                        if tau > 0.0:
-                            delta[0] = tau if resid > 0.0 else -tau
-                            changed[0] = 0
-                            n_changed = 1
-
-            elif rule == Rule.GRADIENT or rule == Rule.NORMALIZED_GRADIENT:
-                # Kivinen-Warmuth GD on the square loss: C is the learning
-                # rate eta, the step 2 eta (y - yhat) (divided by ||x||^2,
-                # intercept feature included, for the normalised rule)
-                resid = targets[i] - scores[0]
-                loss_out[0] += resid * resid
-                if w_i > 0.0 and resid != 0.0:
-                    tau = 2.0 * C * w_i * resid
-                    if rule == Rule.NORMALIZED_GRADIENT:
-                        tau = tau / sq if sq > 0.0 else 0.0
-                    if tau != 0.0:
-                        delta[0] = tau
-                        changed[0] = 0
-                        n_changed = 1
-
-            elif rule == Rule.BINARY:
-                y = labels[i]
-                ysign = 1.0 if y == 1 else -1.0
-                if ysign * scores[0] <= 0.0:
-                    mistakes += 1
-                loss = 1.0 - ysign * scores[0]
-                if loss > 0.0:
-                    loss_out[0] += loss
-                    if w_i > 0.0:
-                        tau = single_step(loss, sq, C * w_i * weight_pos[y], slack)
-                        if tau > 0.0:
-                            delta[0] = ysign * tau
-                            changed[0] = 0
-                            n_changed = 1
-
-            elif rule == Rule.OVR:
-                y = labels[i]
-                if c0 == 0 and c1 == K:
-                    best = scores[0]
-                    r = 0
-                    for k in range(1, K):
-                        if scores[k] > best:
-                            best = scores[k]
-                            r = k
-                    if r != y:
-                        mistakes += 1
-                for k in range(c0, c1):
-                    if not active[k]:
-                        continue
-                    ysign = 1.0 if k == y else -1.0
-                    loss = 1.0 - ysign * scores[k]
-                    if loss <= 0.0:
-                        continue
-                    loss_out[k] += loss
-                    if w_i > 0.0:
-                        C_i = C * w_i * (weight_pos[k] if k == y else weight_neg[k])
-                        tau = single_step(loss, sq, C_i, slack)
-                        if tau > 0.0:
-                            delta[k] = ysign * tau
-                            changed[n_changed] = k
-                            n_changed += 1
-
-            elif rule == Rule.MULTILABEL:
-                # label ranking with a virtual label of score 0 between the
-                # relevant labels (above it) and the irrelevant ones (below)
+            if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
                 for k in range(K):
                     relevant[k] = 0
                 for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
                     relevant[lind[j]] = 1
-                r = -1
-                u = -1
-                lo = INFINITY
-                hi = -INFINITY
-                miss = False
-                for k in range(K):
-                    if relevant[k]:
-                        if scores[k] < lo:
-                            lo = scores[k]
-                            r = k
-                        if scores[k] <= 0.0:
-                            miss = True
-                    else:
-                        if scores[k] > hi:
-                            hi = scores[k]
-                            u = k
-                        if scores[k] > 0.0:
-                            miss = True
-                if miss:
-                    mistakes += 1
-                # the extreme constraints: (lowest relevant, highest
-                # irrelevant) at margin 1, each against the threshold at 1/2;
-                # the pair wins ties (its loss is the sum of the other two)
-                best = 0.0
-                kind = 0
-                if r >= 0 and u >= 0 and 1.0 - (lo - hi) > best:
-                    best = 1.0 - (lo - hi)
-                    kind = 3
-                if r >= 0 and 0.5 - lo > best:
-                    best = 0.5 - lo
-                    kind = 1
-                if u >= 0 and 0.5 + hi > best:
-                    best = 0.5 + hi
-                    kind = 2
-                if kind != 0:
-                    loss_out[0] += best
-                    if w_i > 0.0:
-                        tau = single_step(best, (2.0 if kind == 3 else 1.0) * sq,
-                                          C * w_i, slack)
-                        if tau > 0.0:
-                            if kind != 2:
-                                delta[r] = tau
-                                changed[n_changed] = r
-                                n_changed += 1
-                            if kind != 1:
-                                delta[u] = -tau
-                                changed[n_changed] = u
-                                n_changed += 1
-
-            elif rule == Rule.MULTILABEL_RANKING:
-                # the seed's ranking margin: lowest relevant minus highest
-                # irrelevant score, at least 1; no threshold
-                for k in range(K):
-                    relevant[k] = 0
-                for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
-                    relevant[lind[j]] = 1
-                r = -1
-                u = -1
-                lo = INFINITY
-                hi = -INFINITY
-                for k in range(K):
-                    if relevant[k]:
-                        if scores[k] < lo:
-                            lo = scores[k]
-                            r = k
-                    elif scores[k] > hi:
-                        hi = scores[k]
-                        u = k
-                if r >= 0 and u >= 0:
-                    # a tie between a relevant and an irrelevant label is a
-                    # mistake: the ranking does not put every relevant first
-                    if lo <= hi:
-                        mistakes += 1
-                    loss = 1.0 - (lo - hi)
-                    if loss > 0.0:
-                        loss_out[0] += loss
-                        if w_i > 0.0:
-                            tau = single_step(loss, 2.0 * sq, C * w_i, slack)
-                            if tau > 0.0:
-                                delta[r] = tau
-                                delta[u] = -tau
-                                changed[0] = r
-                                changed[1] = u
-                                n_changed = 2
-
-            elif rule == Rule.MIRA:
-                y = labels[i]
-                C_i = C * w_i * weight_pos[y]
-                if K == 1:
-                    # prototypes -v/2 and +v/2: the step of v = M_1 - M_0 is
-                    # twice the prototypes' step, clipped at 2 C_i
-                    ysign = 1.0 if y == 1 else -1.0
-                    if ysign * scores[0] <= 0.0:
-                        mistakes += 1
-                    loss = epsilon - ysign * scores[0]
-                    if loss > 0.0:
-                        loss_out[0] += loss
-                        if C_i > 0.0 and sq > 0.0:
-                            tau = min(2.0 * C_i, loss / sq)
-                            if tau > 0.0:
-                                delta[0] = ysign * tau
-                                changed[0] = 0
-                                n_changed = 1
-                else:
-                    n_cand = 0
-                    best = 0.0
-                    miss = False
-                    for k in range(K):
-                        if k == y:
-                            continue
-                        if scores[k] >= scores[y]:
-                            miss = True
-                        loss = epsilon - (scores[y] - scores[k])
-                        if loss > best:
-                            best = loss
-                        if loss > 0.0:
-                            # only classes within beta of the true class move
-                            cand[n_cand].loss = scores[k]
-                            cand[n_cand].k = k
-                            n_cand += 1
-                    if miss:
-                        mistakes += 1
-                    if best > 0.0:
-                        loss_out[0] += best
-                    if n_cand > 0 and C_i > 0.0 and sq > 0.0:
-                        cand[n_cand].loss = scores[y] - epsilon + sq * C_i
-                        cand[n_cand].k = y
-                        n_cand += 1
-                        tau = mira_steps(cand, n_cand, sq, C_i, y, tau_buf)
-                        if tau > 0.0:
-                            delta[y] = tau
-                            changed[0] = y
-                            n_changed = 1
-                            for j in range(n_cand):
-                                if cand[j].k != y and tau_buf[j] < 0.0:
-                                    delta[cand[j].k] = tau_buf[j]
-                                    changed[n_changed] = cand[j].k
-                                    n_changed += 1
-
-            else:
-                # multiclass rules on K prototypes: losses l_u = m_yu - (s_y - s_u)
-                y = labels[i]
-                r = -1
-                best = -INFINITY
-                n_cand = 0
-                for k in range(K):
-                    if k == y:
-                        continue
-                    loss = margins[y, k] - (scores[y] - scores[k])
-                    if loss > best:
-                        best = loss
-                        r = k
-                    if loss > 0.0:
-                        cand[n_cand].loss = loss
-                        cand[n_cand].k = k
-                        n_cand += 1
-                # a tie with a wrong class counts as a mistake
-                for k in range(K):
-                    if k != y and scores[k] >= scores[y]:
-                        mistakes += 1
-                        break
-                if best > 0.0:
-                    loss_out[0] += best
-                if best > 0.0 and w_i > 0.0:
-                    C_i = C * w_i * weight_pos[y]
-                    if rule == Rule.SUPPORT:
-                        tau = support_steps(cand, n_cand, sq, C_i, slack, tau_buf)
-                        if tau > 0.0:
-                            delta[y] = tau
-                            changed[0] = y
-                            n_changed = 1
-                            for j in range(n_cand):
-                                if tau_buf[j] > 0.0:
-                                    delta[cand[j].k] = -tau_buf[j]
-                                    changed[n_changed] = cand[j].k
-                                    n_changed += 1
-                    else:
-                        if rule == Rule.PREDICTION:
-                            # rival = the predicted class; only on a mistake
-                            best = -INFINITY
-                            r = -1
-                            for k in range(K):
-                                if k != y and scores[k] > best:
-                                    best = scores[k]
-                                    r = k
-                            loss = margins[y, r] - (scores[y] - scores[r])
-                            if best < scores[y]:
-                                loss = 0.0
-                        else:
-                            loss = best
-                        tau = single_step(loss, 2.0 * sq, C_i, slack)
-                        if tau > 0.0:
-                            delta[y] = tau
-                            delta[r] = -tau
-                            changed[0] = y
-                            changed[1] = r
-                            n_changed = 2
-
+            miss = False
+            n_changed = _rule_step(
+                rule, slack, scores, K, c0, c1, i, labels_p, targets_p, sq,
+                C, w_i, epsilon, &weight_pos[0], &weight_neg[0], &margins[0, 0],
+                margins.shape[1], &active[0], relevant, cand, tau_buf, delta,
+                changed, &loss_out[0], &miss,
+            )
+            if miss:
+                mistakes += 1
             if n_changed == 0:
                 continue
             if _step_overflows(row_data, row_ind, nnz, W0, U0, b, bu, K, delta,
