@@ -407,8 +407,10 @@ class _EpochMonitor:
 class BaseOnlineLinear(BaseEstimator):
     """Shared machinery of the first-order online linear estimators.
 
-    Subclasses provide ``_rule()``, ``_slack()``, ``_targets(y)`` and the
-    estimator-specific parameters; this class runs the epochs.
+    Subclasses provide ``_rule()``, ``_slack()`` (or their own
+    ``_kernel_params()``: the rule and its parameters, as the kernel reads
+    them), ``_targets(y)`` and the estimator-specific parameters; this class
+    runs the epochs.
     """
 
     _parameter_constraints: dict = {
@@ -526,16 +528,29 @@ class BaseOnlineLinear(BaseEstimator):
     def _score_for_stopping(self, X, y, sample_weight):
         return self.score(X, y, sample_weight=sample_weight)
 
-    def _kernel_C(self):
-        """The kernel's ``C`` argument: the aggressiveness, or the learning
-        rate of the gradient rules."""
-        return float(self.C)
+    def _kernel_params(self):
+        """The step rule and its parameters, as the kernel reads them: a dict
+        with the keys of ``RuleParams`` (``_kernels/_rules.pxd``): ``rule``,
+        ``slack``, ``C`` (the step bound), ``epsilon`` (the insensitive
+        zone of the regression loss), ``margin`` (MIRA's beta),
+        ``learning_rate`` (the gradient rules) and ``total_weight`` (EG+-).
+        An estimator overrides this one method to state its own."""
+        return {
+            "rule": int(self._rule()),
+            "slack": int(self._slack()),
+            "C": float(self.C),
+            "epsilon": 0.0,
+            "margin": 0.0,
+            "learning_rate": 0.0,
+            "total_weight": 0.0,
+        }
 
-    def _kernel_epoch(self, *args, **kwargs):
-        """One compiled epoch; the arguments are those of
-        ``_first_order.epoch``.  Estimators whose update has another shape
-        (the multiplicative rules) route them to their own kernel."""
-        return _first_order.epoch(*args, **kwargs)
+    def _kernel_epoch(self, rows, order, W, b, U, bu, **kwargs):
+        """One compiled epoch: ``_first_order.epoch`` (the row view, the
+        order, the state arrays, the rest by keyword).  Estimators whose
+        update has another shape (the multiplicative rules) route it to
+        their own kernel."""
+        return _first_order.epoch(rows, order, W, b, U, bu, **kwargs)
 
     # ------------------------------------------------------------ fitting
     def _validate_batch(self, X, y, sample_weight, reset):
@@ -670,13 +685,11 @@ class BaseOnlineLinear(BaseEstimator):
         label_arrays = self._kernel_label_arrays(y)
         if scores_out is not None and U is not None:
             label_arrays = dict(label_arrays, score_average=True)
-        rule, slack = int(self._rule()), int(self._slack())
-        ovr = rule == Rule.OVR
+        params = self._kernel_params()
+        ovr = params["rule"] == Rule.OVR
         n_loss = n_columns if ovr else 1
         active = np.ones(n_columns, dtype=np.uint8)
         t_stop = np.full(n_columns, -1, dtype=np.int64)  # OVR: when a column froze
-        C = self._kernel_C()
-        epsilon = float(getattr(self, "epsilon", 0.0))
         intercept_sq = self.intercept_scaling_**2 if self.fit_intercept else 0.0
         avg_start = self._average_start() if U is not None else 0
         U_ = U if U is not None else np.zeros((0, n_columns))
@@ -701,34 +714,27 @@ class BaseOnlineLinear(BaseEstimator):
 
             def run(c0, c1, loss=loss, order=order, t=t):
                 return self._kernel_epoch(
-                    rows.data,
-                    rows.indices,
-                    rows.indptr,
-                    rows.dense,
-                    rows.n_features,
+                    rows,
                     order,
-                    labels,
-                    targets,
-                    sample_weight,
                     W,
                     b,
                     U_,
                     bu_,
-                    weight_pos,
-                    weight_neg,
-                    margins,
-                    active,
-                    rule,
-                    slack,
-                    C,
-                    epsilon,
-                    intercept_sq,
-                    int(t),
-                    int(avg_start),
-                    loss,
-                    c0,
-                    c1,
-                    scores_out,
+                    params=params,
+                    labels=labels,
+                    targets=targets,
+                    sample_weight=sample_weight,
+                    weight_pos=weight_pos,
+                    weight_neg=weight_neg,
+                    margins=margins,
+                    active=active,
+                    intercept_sq=intercept_sq,
+                    t0=int(t),
+                    average_start=int(avg_start),
+                    loss_out=loss,
+                    col_start=c0,
+                    col_stop=c1,
+                    scores_out=scores_out,
                     **label_arrays,
                 )
 

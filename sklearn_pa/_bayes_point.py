@@ -464,12 +464,11 @@ class OnlineBayesPointClassifier(
         rows = _RowView(X)
         n_columns = self._W.shape[1] // self.n_estimators
         weight_pos, weight_neg, margins = base._kernel_extras(n_columns)
-        rule, slack = int(base._rule()), int(base._slack())
-        if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
+        params = base._kernel_params()
+        if params["rule"] in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
             margins = np.ascontiguousarray(margins[:n_columns, :n_columns])
         else:
             margins = np.ones((1, 1))
-        C = float(base.C)
         intercept_sq = self.intercept_scaling_**2 if base.fit_intercept else 0.0
         M = self.n_estimators
         n_rows = X.shape[0]
@@ -488,28 +487,22 @@ class OnlineBayesPointClassifier(
             loss = np.zeros(1)
             mistakes_before = int(self.n_mistakes_.sum())
             n_lab, n_unlab, n_updates, n_skipped, overflow = _bayes_point.epoch(
-                rows.data,
-                rows.indices,
-                rows.indptr,
-                rows.dense,
-                rows.n_features,
+                rows,
                 order,
-                labels,
-                sample_weight,
-                draws,
                 self._W,
                 self._b,
-                M,
-                weight_pos,
-                weight_neg,
-                margins,
-                rule,
-                slack,
-                C,
-                intercept_sq,
-                float(self.unlabeled_step),
-                self.n_mistakes_,
-                loss,
+                params=params,
+                n_copies=M,
+                labels=labels,
+                sample_weight=sample_weight,
+                draws=draws,
+                weight_pos=weight_pos,
+                weight_neg=weight_neg,
+                margins=margins,
+                intercept_sq=intercept_sq,
+                unlabeled_step=float(self.unlabeled_step),
+                mistakes=self.n_mistakes_,
+                loss_out=loss,
             )
             self.t_ += n_rows
             n_iter = epoch + 1

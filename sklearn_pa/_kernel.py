@@ -153,6 +153,20 @@ class _BaseKernelPA(BaseEstimator):
                 )
 
     def _kernel_params(self):
+        """The step rule and its parameters, as the kernel reads them
+        (``RuleParams`` in ``_kernels/_rules.pxd``)."""
+        return {
+            "rule": int(self._rule()),
+            "slack": int(self._slack()),
+            "C": float(self.C),
+            "epsilon": float(getattr(self, "epsilon", 0.0)),
+            "margin": 0.0,
+            "learning_rate": 0.0,
+            "total_weight": 0.0,
+        }
+
+    def _pairwise_params(self):
+        """The keyword arguments of ``pairwise_kernels`` for ``kernel``."""
         params = dict(self.kernel_params or {})
         if not callable(self.kernel):
             for name in KERNEL_PARAMS[self.kernel]:
@@ -163,7 +177,7 @@ class _BaseKernelPA(BaseEstimator):
 
     def _kernel(self, A, B):
         K = pairwise_kernels(
-            A, B, metric=self.kernel, filter_params=True, **self._kernel_params()
+            A, B, metric=self.kernel, filter_params=True, **self._pairwise_params()
         )
         return np.ascontiguousarray(K, dtype=np.float64)
 
@@ -318,9 +332,7 @@ class _BaseKernelPA(BaseEstimator):
         pos_S = np.full(cap, -1, dtype=np.int64)  # per slot: column in K_RS
         budget = -1 if self.budget is None else int(self.budget)
         policy = int(_POLICIES[self.budget_policy])
-        rule, slack = int(self._rule()), int(self._slack())
-        C = float(self.C)
-        epsilon = float(getattr(self, "epsilon", 0.0))
+        params = self._kernel_params()
         best, no_improve = np.inf, 0
         t = t_start
         tic = time.perf_counter()
@@ -366,27 +378,24 @@ class _BaseKernelPA(BaseEstimator):
                     K_RR,
                     F,
                     rows,
-                    labels,
-                    targets,
-                    sample_weight,
-                    rule,
-                    slack,
-                    C,
-                    epsilon,
-                    alpha,
-                    alive,
-                    kdiag,
-                    stamp,
-                    row_slot,
-                    src_row,
-                    pos_S,
-                    pos_R,
-                    alive_list,
-                    alive_pos,
-                    counters,
-                    budget,
-                    policy,
-                    loss,
+                    params=params,
+                    labels=labels,
+                    targets=targets,
+                    sample_weight=sample_weight,
+                    alpha=alpha,
+                    alive=alive,
+                    kdiag=kdiag,
+                    stamp=stamp,
+                    row_slot=row_slot,
+                    src_row=src_row,
+                    pos_S=pos_S,
+                    pos_R=pos_R,
+                    alive_list=alive_list,
+                    alive_pos=alive_pos,
+                    counters=counters,
+                    budget=budget,
+                    policy=policy,
+                    loss_out=loss,
                 )
                 pos_S[S] = -1  # O(|S|) reset, not O(cap) per block
                 mistakes, updates = mistakes + m, updates + u
@@ -409,7 +418,7 @@ class _BaseKernelPA(BaseEstimator):
             objective = float(loss[0]) / max(n, 1)
             if self.verbose:
                 parts = [f"-- Epoch {n_iter}", f"Avg. loss: {objective:.6f}"]
-                if rule != Rule.REGRESSION:
+                if params["rule"] != Rule.REGRESSION:
                     parts.append(f"Mistakes: {mistakes}/{n}")
                 parts += [
                     f"Updates: {updates}",

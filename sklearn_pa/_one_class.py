@@ -282,13 +282,23 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             self.epsilon_ = float(getattr(self, "_radius", 0.0))
         self.offset_ = -self.epsilon_
 
+    def _kernel_params(self):
+        """The uniclass rule's parameters, as the kernel reads them: the
+        slack, ``C``, the fixed radius ``epsilon`` or, with a learned radius,
+        ``learn`` and its bound."""
+        learn = self._learn()
+        return {
+            "slack": int(Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE),
+            "C": float(self.C),
+            "epsilon": 0.0 if learn else float(self._radius),
+            "learn": learn,
+            "bound": float(self.epsilon_bound) if learn else 0.0,
+        }
+
     def _run(self, X, sample_weight, w, extra, *, max_iter, rng, stopping, t_start):
         rows = _RowView(X)
         n = X.shape[0]
-        slack = Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE
-        learn = self._learn()
-        bound = float(self.epsilon_bound) if learn else 0.0
-        epsilon = 0.0 if learn else float(self._radius)
+        params = self._kernel_params()
         best, no_improve = np.inf, 0
         t = t_start
         tic = time.perf_counter()
@@ -298,21 +308,13 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             order = np.ascontiguousarray(order, dtype=np.int64)
             loss = np.zeros(1)
             outside, updates, skipped, overflow = _uniclass.epoch(
-                rows.data,
-                rows.indices,
-                rows.indptr,
-                rows.dense,
-                rows.n_features,
+                rows,
                 order,
-                sample_weight,
                 w,
                 extra,
-                int(slack),
-                float(self.C),
-                epsilon,
-                learn,
-                bound,
-                loss,
+                params=params,
+                sample_weight=sample_weight,
+                loss_out=loss,
             )
             t += n
             n_iter = epoch + 1
@@ -331,10 +333,10 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                 )
             objective = float(loss[0]) / max(n, 1)
             if self.verbose:
-                if learn:
-                    radius = _learned_radius(bound, float(extra[0]))
+                if params["learn"]:
+                    radius = _learned_radius(params["bound"], float(extra[0]))
                 else:
-                    radius = epsilon
+                    radius = params["epsilon"]
                 print(
                     f"-- Epoch {n_iter}, Avg. loss: {objective:.6f}, "
                     f"Outside: {outside}/{n}, Updates: {updates}, "

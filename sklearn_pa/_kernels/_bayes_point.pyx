@@ -32,7 +32,7 @@ from libc.math cimport isfinite
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row, check_rows, check_length
-from ._rules cimport Rule
+from ._rules cimport Rule, RuleParams, rule_params
 from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._pa_rules cimport binary_step, ovr_step, multiclass_step
 
@@ -78,36 +78,35 @@ cdef inline Py_ssize_t copy_step(
 
 
 def epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    rows,
     const long long[::1] order,
-    const int[::1] labels,
-    const double[::1] sample_weight,
-    const unsigned char[:, ::1] draws,
     double[:, ::1] W,
     double[::1] b,
+    *,
+    dict params,
     Py_ssize_t n_copies,
-    const double[::1] weight_pos,
-    const double[::1] weight_neg,
-    const double[:, ::1] margins,
-    int rule,
-    int slack,
-    double C,
+    labels,
+    sample_weight,
+    draws,
+    weight_pos,
+    weight_neg,
+    margins,
     double intercept_sq,
     double unlabeled_step,
-    long long[::1] mistakes,
-    double[::1] loss_out,
+    mistakes,
+    loss_out,
 ):
     """Run the M copies over the rows ``order`` once, updating W and b.
 
     Parameters (all validated by the caller)
     ----------------------------------------
-    data, indices, indptr, dense, n_features
-        The row view (see ``_dataset.pxd``).
+    rows
+        The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
+        ``n_features`` (see ``_dataset.pxd`` and ``_base._RowView``).
     order : int64 row indices, in visiting order.
+    params : dict
+        The base learner's ``_kernel_params()`` (``RuleParams``,
+        ``_rules.pxd``): its rule, slack and C.
     labels : class index per row (BINARY uses 0/1); -1 marks an unlabeled row.
     sample_weight : per row; multiplies C on a labeled row and the unlabeled
         step (capped at 2) on an unlabeled one.  A zero weight skips the row.
@@ -115,7 +114,7 @@ def epoch(
         labeled row ``order[n]`` only when ``draws[n, r]`` is 1.
     W, b : weights (n_features, n_copies * K) and intercepts (n_copies * K),
         copy r in columns ``r * K : (r + 1) * K``, updated in place.
-    weight_pos, weight_neg, margins, rule, slack, C : the base rule, as in
+    weight_pos, weight_neg, margins : the base rule's, as in
         ``_first_order.epoch``.
     intercept_sq : a^2 for an intercept fitted as the weight of a constant
         feature a (0 without intercept).
@@ -132,6 +131,41 @@ def epoch(
         skipped because their norm or scores were not finite, and whether a
         weight this call wrote overflowed.
     """
+    return _epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
+        weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes,
+        loss_out,
+    )
+
+
+def _epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] sample_weight,
+    const unsigned char[:, ::1] draws,
+    double[:, ::1] W,
+    double[::1] b,
+    Py_ssize_t n_copies,
+    const double[::1] weight_pos,
+    const double[::1] weight_neg,
+    const double[:, ::1] margins,
+    dict params,
+    double intercept_sq,
+    double unlabeled_step,
+    long long[::1] mistakes,
+    double[::1] loss_out,
+):
+    """:func:`epoch` on the arrays of the row view (one specialisation per
+    index dtype)."""
+    cdef RuleParams p = rule_params(params)
+    cdef int rule = p.rule, slack = p.slack
+    cdef double C = p.C
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t M = n_copies
     cdef Py_ssize_t MK = W.shape[1]

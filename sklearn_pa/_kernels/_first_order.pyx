@@ -29,7 +29,7 @@ from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row, check_rows, check_length
-from ._rules cimport Rule, Slack
+from ._rules cimport Rule, RuleParams, rule_params
 from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._pa_rules cimport (
     binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
@@ -93,24 +93,25 @@ cdef bint _step_overflows(
 
 
 cdef inline Py_ssize_t _rule_step(
-    int rule, int slack, const double *scores, Py_ssize_t K,
+    const RuleParams *p, const double *scores, Py_ssize_t K,
     Py_ssize_t c0, Py_ssize_t c1, Py_ssize_t i,
-    const int *labels, const double *targets, double sq,
-    double C, double w_i, double epsilon,
+    const int *labels, const double *targets, double sq, double w_i,
     const double *weight_pos, const double *weight_neg,
     const double *margins, Py_ssize_t margin_stride,
     const unsigned char *active, const unsigned char *relevant,
     Candidate *cand, double *tau_buf, double *delta, Py_ssize_t *changed,
     double *loss_out, bint *mistake,
 ) noexcept nogil:
-    """The step of ``rule`` on row ``i`` (rules in ``_pa_rules.pxd``)."""
+    """The step of ``p.rule`` on row ``i`` (rules in ``_pa_rules.pxd``)."""
     cdef Py_ssize_t y
     cdef bint learn = w_i > 0.0
+    cdef int rule = p.rule, slack = p.slack
+    cdef double C = p.C
     if rule == Rule.REGRESSION:
-        return regression_step(scores[0], targets[i], epsilon, sq, C * w_i, slack,
+        return regression_step(scores[0], targets[i], p.epsilon, sq, C * w_i, slack,
                                learn, delta, changed, loss_out)
     if rule == Rule.GRADIENT or rule == Rule.NORMALIZED_GRADIENT:
-        return gradient_step(scores[0], targets[i], C, w_i, sq,
+        return gradient_step(scores[0], targets[i], p.learning_rate, w_i, sq,
                              rule == Rule.NORMALIZED_GRADIENT, delta, changed,
                              loss_out)
     if rule == Rule.MULTILABEL:
@@ -128,7 +129,7 @@ cdef inline Py_ssize_t _rule_step(
                         active, slack, learn, delta, changed, 0, loss_out, 1,
                         mistake)
     if rule == Rule.MIRA:
-        return mira_step(scores, K, y, epsilon, sq, C * w_i * weight_pos[y], cand,
+        return mira_step(scores, K, y, p.margin, sq, C * w_i * weight_pos[y], cand,
                          tau_buf, delta, changed, loss_out, mistake)
     return multiclass_step(rule, scores, K, y, margins + y * margin_stride, sq,
                            C * w_i * weight_pos[y], slack, learn, cand, tau_buf,
@@ -136,45 +137,47 @@ cdef inline Py_ssize_t _rule_step(
 
 
 def epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    rows,
     const long long[::1] order,
-    const int[::1] labels,
-    const double[::1] targets,
-    const double[::1] sample_weight,
     double[:, ::1] W,
     double[::1] b,
     double[:, ::1] U,
     double[::1] bu,
-    const double[::1] weight_pos,
-    const double[::1] weight_neg,
-    const double[:, ::1] margins,
-    const unsigned char[::1] active,
-    int rule,
-    int slack,
-    double C,
-    double epsilon,
+    *,
+    dict params,
+    labels,
+    targets,
+    sample_weight,
+    weight_pos,
+    weight_neg,
+    margins,
+    active,
     double intercept_sq,
     long long t0,
     long long average_start,
-    double[::1] loss_out,
+    loss_out,
     Py_ssize_t col_start=0,
     Py_ssize_t col_stop=-1,
-    double[:, ::1] scores_out=None,
-    const long long[::1] label_indptr=None,
-    const int[::1] label_indices=None,
+    scores_out=None,
+    label_indptr=None,
+    label_indices=None,
     bint score_average=False,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
     Parameters (all validated by the caller)
     ----------------------------------------
-    data, indices, indptr, dense, n_features
-        The row view (see ``_dataset.pxd``).
+    rows
+        The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
+        ``n_features`` (see ``_dataset.pxd`` and ``_base._RowView``).
     order : int64 row indices, in visiting order.
+    params : dict
+        The rule and its parameters (``RuleParams`` in ``_rules.pxd``: rule,
+        slack, C, epsilon, margin, learning_rate, total_weight), as the
+        estimator's ``_kernel_params()`` states them.  REGRESSION reads
+        ``epsilon``, MIRA ``margin`` (its beta) and ``C`` (the bound of the
+        true class's step, 1 in the paper), GRADIENT and
+        NORMALIZED_GRADIENT ``learning_rate``.
     labels : class index per row (classification; BINARY uses 0/1).
     targets : target per row (REGRESSION).
     sample_weight : per row; multiplies C.  A zero weight skips the row.
@@ -214,9 +217,9 @@ def epoch(
         that extreme pair with the step loss / (2 ||x||^2) (capped at C for
         PA-I, ``+ 1/(2C)`` for PA-II); a row with no relevant or no
         irrelevant label sets no constraint.
-    MIRA reads ``epsilon`` as its margin beta and bounds the true class's
-        step by ``C * sample_weight * weight_pos[y]`` (1 in the paper); with
-        one column it is binary MIRA on the difference of the two prototypes.
+    MIRA bounds the true class's step by ``C * sample_weight *
+        weight_pos[y]``; with one column it is binary MIRA on the difference
+        of the two prototypes.
 
     Returns
     -------
@@ -225,6 +228,49 @@ def epoch(
         number of rows skipped because their norm or scores were not finite,
         and whether a weight this call wrote overflowed.
     """
+    return _epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        order, labels, targets, sample_weight, W, b, U, bu, weight_pos,
+        weight_neg, margins, active, params, intercept_sq, t0, average_start,
+        loss_out, col_start, col_stop, scores_out, label_indptr, label_indices,
+        score_average,
+    )
+
+
+def _epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] targets,
+    const double[::1] sample_weight,
+    double[:, ::1] W,
+    double[::1] b,
+    double[:, ::1] U,
+    double[::1] bu,
+    const double[::1] weight_pos,
+    const double[::1] weight_neg,
+    const double[:, ::1] margins,
+    const unsigned char[::1] active,
+    dict params,
+    double intercept_sq,
+    long long t0,
+    long long average_start,
+    double[::1] loss_out,
+    Py_ssize_t col_start,
+    Py_ssize_t col_stop,
+    double[:, ::1] scores_out,
+    const long long[::1] label_indptr,
+    const int[::1] label_indices,
+    bint score_average,
+):
+    """:func:`epoch` on the arrays of the row view (one specialisation per
+    index dtype)."""
+    cdef RuleParams p = rule_params(params)
+    cdef int rule = p.rule
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
     # the only reads indexed by a label rather than a column: check them here,
@@ -386,8 +432,8 @@ def epoch(
                     relevant[lind[j]] = 1
             miss = False
             n_changed = _rule_step(
-                rule, slack, scores, K, c0, c1, i, labels_p, targets_p, sq,
-                C, w_i, epsilon, &weight_pos[0], &weight_neg[0], &margins[0, 0],
+                &p, scores, K, c0, c1, i, labels_p, targets_p, sq, w_i,
+                &weight_pos[0], &weight_neg[0], &margins[0, 0],
                 margins.shape[1], &active[0], relevant, cand, tau_buf, delta,
                 changed, &loss_out[0], &miss,
             )

@@ -21,7 +21,7 @@ Python.
 from libc.math cimport isfinite, sqrt, INFINITY
 from libc.stdlib cimport malloc, free
 
-from ._rules cimport Rule
+from ._rules cimport Rule, RuleParams, rule_params
 from ._steps cimport Candidate
 from ._pa_rules cimport binary_step, multiclass_step, regression_step
 
@@ -140,13 +140,11 @@ def block(
     const double[:, ::1] K_RR,
     double[:, ::1] F,
     const long long[::1] rows,
+    *,
+    dict params,
     const int[::1] labels,
     const double[::1] targets,
     const double[::1] sample_weight,
-    int rule,
-    int slack,
-    double C,
-    double epsilon,
     double[:, ::1] alpha,
     unsigned char[::1] alive,
     double[::1] kdiag,
@@ -174,7 +172,9 @@ def block(
     rows : (n_block,) the training row of each block row.
     labels, targets, sample_weight : per training row (class index for the
         classification rules, target for REGRESSION, multiplier of C).
-    rule : BINARY, MAX_LOSS or REGRESSION.
+    params : dict, the estimator's ``_kernel_params()`` (``RuleParams`` in
+        ``_rules.pxd``): ``rule`` (BINARY, MAX_LOSS or REGRESSION),
+        ``slack``, ``C`` and ``epsilon`` (REGRESSION).
     alpha : (n_slots_max, n_cols) coefficient pool, updated in place.
     alive, kdiag, stamp, src_row : per slot: in the model, K(x, x), creation
         stamp, training row (-1 for a support vector of an earlier call).
@@ -191,6 +191,9 @@ def block(
     -------
     (mistakes, updates, skipped, removed)
     """
+    cdef RuleParams prm = rule_params(params)
+    cdef int rule = prm.rule, slack = prm.slack
+    cdef double C = prm.C, epsilon = prm.epsilon
     cdef Py_ssize_t n_block = rows.shape[0]
     cdef Py_ssize_t n_cols = alpha.shape[1]
     cdef Py_ssize_t p, q, k, r, y, i, slot, victim, col, last, n_changed
