@@ -92,6 +92,124 @@ cdef bint _step_overflows(
     return False
 
 
+cdef inline void _prefetch_next(
+    const double *data, const index_t *indices, const index_t *indptr,
+    bint dense, Py_ssize_t n_features, Py_ssize_t i,
+) noexcept nogil:
+    """Start fetching the first non-zeros of row ``i`` (elsewhere in X in a
+    shuffled order) while the current row is scored."""
+    cdef const double *next_data
+    cdef const index_t *next_ind
+    cdef Py_ssize_t j, next_nnz
+    get_row(data, indices, indptr, dense, n_features, i, &next_data, &next_ind,
+            &next_nnz)
+    for j in range(0, min(next_nnz, 32), 8):
+        PA_PREFETCH(next_data + j)
+    for j in range(0, min(next_nnz, 32), 16):
+        PA_PREFETCH(next_ind + j)
+
+
+cdef inline double _score_row(
+    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
+    Py_ssize_t c1, double intercept_sq, double *scores,
+) noexcept nogil:
+    """``scores[c0:c1] = b + x . W`` (asking for W's rows ahead); returns
+    ``||x||^2 + a^2``."""
+    cdef Py_ssize_t j, k
+    cdef double sq = intercept_sq, xj
+    cdef const double *wrow
+    for k in range(c0, c1):
+        scores[k] = b[k]
+    for j in range(min(nnz, PREFETCH_AHEAD)):
+        prefetch_row(W0 + row_ind[j] * K, c0, c1)
+    for j in range(nnz):
+        if j + PREFETCH_AHEAD < nnz:
+            prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
+        xj = row_data[j]
+        sq += xj * xj
+        wrow = W0 + row_ind[j] * K
+        for k in range(c0, c1):
+            scores[k] += xj * wrow[k]
+    return sq
+
+
+cdef inline void _record_scores(
+    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const double *scores, bint finite, bint averaged, double n_avg_before,
+    const double *U0, const double *bu, Py_ssize_t K, Py_ssize_t c0,
+    Py_ssize_t c1, double *out,
+) noexcept nogil:
+    """The row's scores before its update into ``out[c0:c1]``: those of the
+    averaged model ``s - (x . U + bu) / c`` when ``averaged`` (with ``c =
+    n_avg_before >= 1``), else the current iterate's; NaN when not finite."""
+    cdef Py_ssize_t j, k
+    cdef double xj
+    cdef const double *urow
+    if finite and averaged and n_avg_before >= 1.0:
+        for k in range(c0, c1):
+            out[k] = bu[k]
+        for j in range(nnz):
+            xj = row_data[j]
+            urow = U0 + row_ind[j] * K
+            for k in range(c0, c1):
+                out[k] += xj * urow[k]
+        for k in range(c0, c1):
+            out[k] = scores[k] - out[k] / n_avg_before
+            if not isfinite(out[k]):
+                out[k] = NAN
+    else:
+        for k in range(c0, c1):
+            out[k] = scores[k] if finite else NAN
+
+
+cdef inline bint _apply_step(
+    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
+    Py_ssize_t c0, Py_ssize_t c1, const double *delta,
+    const Py_ssize_t *changed, Py_ssize_t n_changed, double intercept_sq,
+    double avg_coef,
+) noexcept nogil:
+    """``W[:, k] += delta[k] x`` (and ``b[k] += a^2 delta[k]``) for the
+    listed columns, with the lazy average ``U += avg_coef * Delta`` when
+    ``avg_coef`` is not 0; returns whether a weight became non-finite."""
+    cdef Py_ssize_t j, k, r
+    cdef double xj
+    cdef double *wrow
+    cdef double *urow
+    cdef bint overflow = False
+    if avg_coef != 0.0:
+        for j in range(min(nnz, PREFETCH_AHEAD)):
+            prefetch_row(U0 + row_ind[j] * K, c0, c1)
+    for j in range(nnz):
+        if avg_coef != 0.0 and j + PREFETCH_AHEAD < nnz:
+            prefetch_row(U0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
+        xj = row_data[j]
+        if xj == 0.0:
+            continue
+        wrow = W0 + row_ind[j] * K
+        for r in range(n_changed):
+            k = changed[r]
+            wrow[k] += delta[k] * xj
+            if not isfinite(wrow[k]):
+                overflow = True
+        if avg_coef != 0.0:
+            urow = U0 + row_ind[j] * K
+            for r in range(n_changed):
+                k = changed[r]
+                urow[k] += avg_coef * delta[k] * xj
+    if intercept_sq > 0.0:
+        # b = a * w_a for the constant feature a: it moves by a^2 * step
+        for r in range(n_changed):
+            k = changed[r]
+            b[k] += intercept_sq * delta[k]
+            if not isfinite(b[k]):
+                overflow = True
+            if avg_coef != 0.0:
+                bu[k] += avg_coef * intercept_sq * delta[k]
+    return overflow
+
+
 cdef inline Py_ssize_t _rule_step(
     const RuleParams *p, const double *scores, Py_ssize_t K,
     Py_ssize_t c0, Py_ssize_t c1, Py_ssize_t i,
@@ -237,6 +355,95 @@ def epoch(
     )
 
 
+cdef int _check_epoch(
+    int rule,
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] targets,
+    const double[::1] sample_weight,
+    double[:, ::1] W,
+    double[::1] b,
+    double[:, ::1] U,
+    double[::1] bu,
+    const double[::1] weight_pos,
+    const double[::1] weight_neg,
+    const double[:, ::1] margins,
+    const unsigned char[::1] active,
+    double[::1] loss_out,
+    Py_ssize_t col_start,
+    Py_ssize_t col_stop,
+    double[:, ::1] scores_out,
+    const long long[::1] label_indptr,
+    const int[::1] label_indices,
+) except -1:
+    """The entry checks of :func:`epoch`: ValueError unless the rows, the
+    weights and every per-row and per-column array fit the data and each
+    other (the estimators check the learned state first; the loop runs
+    without bounds checks)."""
+    cdef Py_ssize_t K = W.shape[1]
+    # the only reads indexed by a label rather than a column: check them here,
+    # since the loop runs without bounds checks
+    cdef Py_ssize_t n_weights = 2 if rule == Rule.BINARY else K
+    if weight_pos.shape[0] < n_weights or weight_neg.shape[0] < n_weights:
+        raise ValueError(
+            f"class weights need {n_weights} entries for this rule; got "
+            f"{weight_pos.shape[0]} and {weight_neg.shape[0]}"
+        )
+    if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT) and (
+        margins.shape[0] < K or margins.shape[1] < K
+    ):
+        raise ValueError(f"margins must be at least ({K}, {K})")
+    if rule == Rule.MIRA and K == 1 and (weight_pos.shape[0] < 2):
+        raise ValueError("class weights need 2 entries for binary MIRA")
+    cdef Py_ssize_t max_row = 0, q
+    if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
+        if label_indptr is None or label_indices is None:
+            raise ValueError("MULTILABEL needs label_indptr and label_indices")
+        for q in range(order.shape[0]):
+            if order[q] > max_row:
+                max_row = order[q]
+        if label_indptr.shape[0] < max_row + 2:
+            raise ValueError("label_indptr is shorter than the rows in order")
+        if label_indices.shape[0] < label_indptr[max_row + 1]:
+            raise ValueError("label_indices is shorter than label_indptr says")
+        for q in range(label_indptr[max_row + 1]):
+            if label_indices[q] < 0 or label_indices[q] >= K:
+                raise ValueError(f"label indices must lie in [0, {K})")
+    # the rows, the weights and every per-row and per-column array must fit
+    # the data and each other (the estimators check the learned state first)
+    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    if W.shape[0] != n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
+    check_length(b.shape[0], K, "b")
+    if U.shape[0] > 0:
+        if U.shape[0] != W.shape[0] or U.shape[1] != K:
+            raise ValueError("U must have the shape of W")
+        check_length(bu.shape[0], K, "bu")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    check_length(loss_out.shape[0], K if rule == Rule.OVR else 1, "loss_out")
+    check_length(active.shape[0], K, "active")
+    if col_start < 0 or col_stop > K:
+        raise ValueError(f"the column range must lie in [0, {K}]")
+    cdef Py_ssize_t n_labels = 2 if K == 1 else K
+    if rule in (Rule.REGRESSION, Rule.GRADIENT, Rule.NORMALIZED_GRADIENT):
+        check_length(targets.shape[0], needed, "targets")
+    elif rule != Rule.MULTILABEL:
+        check_length(labels.shape[0], needed, "labels")
+        for q in range(order.shape[0]):
+            if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
+                raise ValueError(f"labels must lie in [0, {n_labels})")
+    if scores_out is not None and (
+        scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K
+    ):
+        raise ValueError(f"scores_out must be at least ({order.shape[0]}, {K})")
+    return 0
+
+
 def _epoch(
     const double[::1] data,
     const index_t[::1] indices,
@@ -273,87 +480,34 @@ def _epoch(
     cdef int rule = p.rule
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
-    # the only reads indexed by a label rather than a column: check them here,
-    # since the loop runs without bounds checks
-    cdef Py_ssize_t n_weights = 2 if rule == Rule.BINARY else K
-    if weight_pos.shape[0] < n_weights or weight_neg.shape[0] < n_weights:
-        raise ValueError(
-            f"class weights need {n_weights} entries for this rule; got "
-            f"{weight_pos.shape[0]} and {weight_neg.shape[0]}"
-        )
-    if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT) and (
-        margins.shape[0] < K or margins.shape[1] < K
-    ):
-        raise ValueError(f"margins must be at least ({K}, {K})")
-    if rule == Rule.MIRA and K == 1 and (weight_pos.shape[0] < 2):
-        raise ValueError("class weights need 2 entries for binary MIRA")
+    _check_epoch(rule, data, indices, indptr, dense, n_features, order, labels,
+                 targets, sample_weight, W, b, U, bu, weight_pos, weight_neg,
+                 margins, active, loss_out, col_start, col_stop, scores_out,
+                 label_indptr, label_indices)
+    cdef bint averaging = U.shape[0] > 0
+    cdef bint want_scores = scores_out is not None
     cdef const long long *lptr = NULL
     cdef const int *lind = NULL
-    cdef Py_ssize_t max_row = 0, q
     if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
-        if label_indptr is None or label_indices is None:
-            raise ValueError("MULTILABEL needs label_indptr and label_indices")
-        for q in range(order.shape[0]):
-            if order[q] > max_row:
-                max_row = order[q]
-        if label_indptr.shape[0] < max_row + 2:
-            raise ValueError("label_indptr is shorter than the rows in order")
-        if label_indices.shape[0] < label_indptr[max_row + 1]:
-            raise ValueError("label_indices is shorter than label_indptr says")
-        for q in range(label_indptr[max_row + 1]):
-            if label_indices[q] < 0 or label_indices[q] >= K:
-                raise ValueError(f"label indices must lie in [0, {K})")
         lptr = &label_indptr[0]
         if label_indices.shape[0] > 0:
             lind = &label_indices[0]
-    cdef bint averaging = U.shape[0] > 0
-    # the rows, the weights and every per-row and per-column array must fit
-    # the data and each other (the estimators check the learned state first)
-    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
-    if W.shape[0] != n_features:
-        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
-    check_length(b.shape[0], K, "b")
-    if U.shape[0] > 0:
-        if U.shape[0] != W.shape[0] or U.shape[1] != K:
-            raise ValueError("U must have the shape of W")
-        check_length(bu.shape[0], K, "bu")
-    check_length(sample_weight.shape[0], needed, "sample_weight")
-    check_length(loss_out.shape[0], K if rule == Rule.OVR else 1, "loss_out")
-    check_length(active.shape[0], K, "active")
-    if col_start < 0 or col_stop > K:
-        raise ValueError(f"the column range must lie in [0, {K}]")
-    cdef Py_ssize_t n_labels = 2 if K == 1 else K
-    if rule in (Rule.REGRESSION, Rule.GRADIENT, Rule.NORMALIZED_GRADIENT):
-        check_length(targets.shape[0], needed, "targets")
-    elif rule != Rule.MULTILABEL:
-        check_length(labels.shape[0], needed, "labels")
-        for q in range(order.shape[0]):
-            if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
-                raise ValueError(f"labels must lie in [0, {n_labels})")
-    cdef bint want_scores = scores_out is not None
-    if want_scores and (scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K):
-        raise ValueError(f"scores_out must be at least ({order.shape[0]}, {K})")
     cdef Py_ssize_t c0 = col_start
     cdef Py_ssize_t c1 = K if col_stop < 0 else col_stop
     cdef long long mistakes = 0, updates = 0, skipped = 0
     cdef bint finite, overflow = False
-    cdef Py_ssize_t n, i, j, k, r, y, nnz, n_changed, n_cand
+    cdef Py_ssize_t n, i, j, k, nnz, n_changed
     cdef long long t
-    cdef double sq, w_i, xj, avg_coef
-    cdef double n_avg_before
+    cdef double sq, avg_coef
     cdef bint miss
     cdef const double *row_data
     cdef const index_t *row_ind
-    cdef const double *next_data
-    cdef const index_t *next_ind
-    cdef Py_ssize_t next_nnz
-    cdef double *wrow
-    cdef double *urow
     cdef const index_t *indptr_ptr = &indptr[0]
     cdef double *W0 = &W[0, 0]
     cdef const int *labels_p = &labels[0] if labels.shape[0] > 0 else NULL
     cdef const double *targets_p = &targets[0] if targets.shape[0] > 0 else NULL
     cdef double *U0 = &U[0, 0] if averaging else NULL
+    cdef double *bu_p = &bu[0] if averaging else NULL
     cdef double *scores = <double *> malloc(K * sizeof(double))
     cdef double *delta = <double *> malloc(K * sizeof(double))
     cdef double *tau_buf = <double *> malloc(K * sizeof(double))
@@ -375,56 +529,23 @@ def _epoch(
             get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
                     &row_data, &row_ind, &nnz)
             if n + 1 < n_rows and not dense:
-                # the next row is elsewhere in X (shuffled order): start
-                # fetching its first non-zeros while this one is scored
-                get_row(&data[0], &indices[0], indptr_ptr, dense, n_features,
-                        order[n + 1], &next_data, &next_ind, &next_nnz)
-                for j in range(0, min(next_nnz, 32), 8):
-                    PA_PREFETCH(next_data + j)
-                for j in range(0, min(next_nnz, 32), 16):
-                    PA_PREFETCH(next_ind + j)
-
-            sq = intercept_sq
-            for k in range(c0, c1):
-                scores[k] = b[k]
-            for j in range(min(nnz, PREFETCH_AHEAD)):
-                prefetch_row(W0 + row_ind[j] * K, c0, c1)
-            for j in range(nnz):
-                if j + PREFETCH_AHEAD < nnz:
-                    prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
-                xj = row_data[j]
-                sq += xj * xj
-                wrow = W0 + row_ind[j] * K
-                for k in range(c0, c1):
-                    scores[k] += xj * wrow[k]
-
+                _prefetch_next(&data[0], &indices[0], indptr_ptr, dense,
+                               n_features, order[n + 1])
+            sq = _score_row(row_data, row_ind, nnz, W0, &b[0], K, c0, c1,
+                            intercept_sq, scores)
             # a row whose scores overflow cannot be learned from safely
             finite = isfinite(sq)
             for k in range(c0, c1):
                 finite = finite and isfinite(scores[k])
             if want_scores:
-                n_avg_before = <double> (t - average_start)
-                if finite and score_average and averaging and n_avg_before >= 1.0:
-                    # the averaged model's scores: s - (x . U + bu) / c
-                    for k in range(c0, c1):
-                        scores_out[n, k] = bu[k]
-                    for j in range(nnz):
-                        xj = row_data[j]
-                        urow = U0 + row_ind[j] * K
-                        for k in range(c0, c1):
-                            scores_out[n, k] += xj * urow[k]
-                    for k in range(c0, c1):
-                        scores_out[n, k] = scores[k] - scores_out[n, k] / n_avg_before
-                        if not isfinite(scores_out[n, k]):
-                            scores_out[n, k] = NAN
-                else:
-                    for k in range(c0, c1):
-                        scores_out[n, k] = scores[k] if finite else NAN
+                _record_scores(row_data, row_ind, nnz, scores, finite,
+                               score_average and averaging,
+                               <double> (t - average_start), U0, bu_p, K, c0, c1,
+                               &scores_out[n, 0])
             if not finite:
                 skipped += 1
                 continue
 
-            w_i = sample_weight[i]
             if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
                 for k in range(K):
                     relevant[k] = 0
@@ -432,8 +553,8 @@ def _epoch(
                     relevant[lind[j]] = 1
             miss = False
             n_changed = _rule_step(
-                &p, scores, K, c0, c1, i, labels_p, targets_p, sq, w_i,
-                &weight_pos[0], &weight_neg[0], &margins[0, 0],
+                &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
+                sample_weight[i], &weight_pos[0], &weight_neg[0], &margins[0, 0],
                 margins.shape[1], &active[0], relevant, cand, tau_buf, delta,
                 changed, &loss_out[0], &miss,
             )
@@ -441,47 +562,19 @@ def _epoch(
                 mistakes += 1
             if n_changed == 0:
                 continue
+            avg_coef = 0.0
+            if averaging and t >= average_start:
+                avg_coef = <double> (t - average_start)
             if _step_overflows(row_data, row_ind, nnz, W0, U0, b, bu, K, delta,
-                               changed, n_changed, sq, intercept_sq,
-                               <double> (t - average_start)
-                               if averaging and t >= average_start else 0.0):
+                               changed, n_changed, sq, intercept_sq, avg_coef):
                 # a finite row whose step would make a weight infinite: skip it
                 # before writing anything, as a row whose scores overflow
                 skipped += 1
                 continue
             updates += 1
-            avg_coef = 0.0
-            if averaging and t >= average_start:
-                avg_coef = <double> (t - average_start)
-            if avg_coef != 0.0:
-                for j in range(min(nnz, PREFETCH_AHEAD)):
-                    prefetch_row(U0 + row_ind[j] * K, c0, c1)
-            for j in range(nnz):
-                if avg_coef != 0.0 and j + PREFETCH_AHEAD < nnz:
-                    prefetch_row(U0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
-                xj = row_data[j]
-                if xj == 0.0:
-                    continue
-                wrow = W0 + row_ind[j] * K
-                for r in range(n_changed):
-                    k = changed[r]
-                    wrow[k] += delta[k] * xj
-                    if not isfinite(wrow[k]):
-                        overflow = True
-                if avg_coef != 0.0:
-                    urow = U0 + row_ind[j] * K
-                    for r in range(n_changed):
-                        k = changed[r]
-                        urow[k] += avg_coef * delta[k] * xj
-            if intercept_sq > 0.0:
-                # b = a * w_a for the constant feature a: it moves by a^2 * step
-                for r in range(n_changed):
-                    k = changed[r]
-                    b[k] += intercept_sq * delta[k]
-                    if not isfinite(b[k]):
-                        overflow = True
-                    if avg_coef != 0.0:
-                        bu[k] += avg_coef * intercept_sq * delta[k]
+            overflow |= _apply_step(row_data, row_ind, nnz, W0, U0, &b[0], bu_p, K,
+                                    c0, c1, delta, changed, n_changed,
+                                    intercept_sq, avg_coef)
 
     free(scores)
     free(delta)
