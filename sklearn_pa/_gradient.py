@@ -260,9 +260,41 @@ class _SplitWeightsMixin:
         self.coef_ = W[:, 0] - W[:, 1]
         self.intercept_ = np.array([b[0] - b[1]])
 
-    def _kernel_epoch(self, rows, order, W, b, U, bu, **kwargs):
+    def _kernel_epoch(
+        self,
+        rows,
+        order,
+        W,
+        b,
+        U,
+        bu,
+        *,
+        params,
+        targets,
+        sample_weight,
+        intercept_sq,
+        loss_out,
+        scores_out=None,
+        **first_order,
+    ):
+        # first_order: the first-order kernel's other arguments (labels,
+        # class weights, averaging), which the multiplicative rule has not
         if not self._multiplicative():
-            return super()._kernel_epoch(rows, order, W, b, U, bu, **kwargs)
+            return super()._kernel_epoch(
+                rows,
+                order,
+                W,
+                b,
+                U,
+                bu,
+                params=params,
+                targets=targets,
+                sample_weight=sample_weight,
+                intercept_sq=intercept_sq,
+                loss_out=loss_out,
+                scores_out=scores_out,
+                **first_order,
+            )
         pos = np.append(W[:, 0], b[0])
         neg = np.append(W[:, 1], b[1])
         result = _multiplicative.epoch(
@@ -270,12 +302,12 @@ class _SplitWeightsMixin:
             order,
             pos,
             neg,
-            params=kwargs["params"],
-            targets=kwargs["targets"],
-            sample_weight=kwargs["sample_weight"],
-            intercept=kwargs["intercept_sq"] > 0.0,
-            loss_out=kwargs["loss_out"],
-            scores_out=kwargs["scores_out"],
+            params=params,
+            targets=targets,
+            sample_weight=sample_weight,
+            intercept=intercept_sq > 0.0,
+            loss_out=loss_out,
+            scores_out=scores_out,
         )
         W[:, 0] = pos[:-1]
         W[:, 1] = neg[:-1]

@@ -133,7 +133,7 @@ cdef inline double multiclass_losses(
     return best
 
 
-cdef inline Py_ssize_t pair_step(
+cdef inline Py_ssize_t pa_pair_step(
     double loss, double sq, double C_y, int slack, Py_ssize_t y, Py_ssize_t r,
     double *delta, Py_ssize_t *changed, Py_ssize_t offset,
 ) noexcept nogil:
@@ -159,7 +159,7 @@ cdef inline Py_ssize_t max_loss_step(
 ) noexcept nogil:
     """Max-loss multiclass PA (seed 000, section 8): the constraint of the
     rival ``r`` with the largest loss ``best`` (from :func:`multiclass_losses`)."""
-    return pair_step(best, sq, C_y, slack, y, r, delta, changed, offset)
+    return pa_pair_step(best, sq, C_y, slack, y, r, delta, changed, offset)
 
 
 cdef inline Py_ssize_t prediction_step(
@@ -178,7 +178,7 @@ cdef inline Py_ssize_t prediction_step(
     loss = (1.0 if margin_row == NULL else margin_row[r]) - (scores[y] - scores[r])
     if best < scores[y]:
         loss = 0.0
-    return pair_step(loss, sq, C_y, slack, y, r, delta, changed, offset)
+    return pa_pair_step(loss, sq, C_y, slack, y, r, delta, changed, offset)
 
 
 cdef inline Py_ssize_t spa_support_step(
