@@ -341,13 +341,11 @@ class _LinearEpochs(EpochAdapter):
         if scores_out is not None and U is not None:
             label_arrays = dict(label_arrays, score_average=True)
         self.label_arrays = label_arrays
-        self.rule, self.slack = int(est._rule()), int(est._slack())
-        self.ovr = self.rule == Rule.OVR
+        self.params = est._kernel_params()
+        self.ovr = self.params["rule"] == Rule.OVR
         self.n_loss = n_columns if self.ovr else 1
         self.active = np.ones(n_columns, dtype=np.uint8)
         self.t_stop = np.full(n_columns, -1, dtype=np.int64)  # when a column froze
-        self.C = est._kernel_C()
-        self.epsilon = float(getattr(est, "epsilon", 0.0))
         self.intercept_sq = est.intercept_scaling_**2 if est.fit_intercept else 0.0
         self.avg_start = est._average_start() if U is not None else 0
         self.U_ = U if U is not None else np.zeros((0, n_columns))
@@ -358,62 +356,33 @@ class _LinearEpochs(EpochAdapter):
 
     def run(self, order, t):
         est = self.estimator
-        rows, labels, targets = self.rows, self.labels, self.targets
-        sample_weight, W, b, U_, bu_ = (
-            self.sample_weight,
-            self.W,
-            self.b,
-            self.U_,
-            self.bu_,
-        )
-        weight_pos, weight_neg, margins = (
-            self.weight_pos,
-            self.weight_neg,
-            self.margins,
-        )
-        active, rule, slack, C, epsilon = (
-            self.active,
-            self.rule,
-            self.slack,
-            self.C,
-            self.epsilon,
-        )
-        intercept_sq, avg_start = self.intercept_sq, self.avg_start
-        scores_out, label_arrays = self.scores_out, self.label_arrays
-        n_columns, n_jobs = self.n_columns, self.n_jobs
         loss = np.zeros(self.n_loss)
+        n_columns, n_jobs = self.n_columns, self.n_jobs
 
         def run(c0, c1):
             return est._kernel_epoch(
-                rows.data,
-                rows.indices,
-                rows.indptr,
-                rows.dense,
-                rows.n_features,
+                self.rows,
                 order,
-                labels,
-                targets,
-                sample_weight,
-                W,
-                b,
-                U_,
-                bu_,
-                weight_pos,
-                weight_neg,
-                margins,
-                active,
-                rule,
-                slack,
-                C,
-                epsilon,
-                intercept_sq,
-                int(t),
-                int(avg_start),
-                loss,
-                c0,
-                c1,
-                scores_out,
-                **label_arrays,
+                self.W,
+                self.b,
+                self.U_,
+                self.bu_,
+                params=self.params,
+                labels=self.labels,
+                targets=self.targets,
+                sample_weight=self.sample_weight,
+                weight_pos=self.weight_pos,
+                weight_neg=self.weight_neg,
+                margins=self.margins,
+                active=self.active,
+                intercept_sq=self.intercept_sq,
+                t0=int(t),
+                average_start=int(self.avg_start),
+                loss_out=loss,
+                col_start=c0,
+                col_stop=c1,
+                scores_out=self.scores_out,
+                **self.label_arrays,
             )
 
         if n_jobs > 1:
@@ -490,8 +459,10 @@ def check_validation_split(estimator, idx_train, idx_val, sample_weight):
 class BaseOnlineLinear(BaseEstimator):
     """Shared machinery of the first-order online linear estimators.
 
-    Subclasses provide ``_rule()``, ``_slack()``, ``_targets(y)`` and the
-    estimator-specific parameters; this class runs the epochs.
+    Subclasses provide ``_rule()``, ``_slack()`` (or their own
+    ``_kernel_params()``: the rule and its parameters, as the kernel reads
+    them), ``_targets(y)`` and the estimator-specific parameters; this class
+    runs the epochs.
     """
 
     _parameter_constraints: dict = {
@@ -609,16 +580,29 @@ class BaseOnlineLinear(BaseEstimator):
     def _score_for_stopping(self, X, y, sample_weight):
         return self.score(X, y, sample_weight=sample_weight)
 
-    def _kernel_C(self):
-        """The kernel's ``C`` argument: the aggressiveness, or the learning
-        rate of the gradient rules."""
-        return float(self.C)
+    def _kernel_params(self):
+        """The step rule and its parameters, as the kernel reads them: a dict
+        with the keys of ``RuleParams`` (``_kernels/_rules.pxd``): ``rule``,
+        ``slack``, ``C`` (the step bound), ``epsilon`` (the insensitive
+        zone of the regression loss), ``margin`` (MIRA's beta),
+        ``learning_rate`` (the gradient rules) and ``total_weight`` (EG+-).
+        An estimator overrides this one method to state its own."""
+        return {
+            "rule": int(self._rule()),
+            "slack": int(self._slack()),
+            "C": float(self.C),
+            "epsilon": 0.0,
+            "margin": 0.0,
+            "learning_rate": 0.0,
+            "total_weight": 0.0,
+        }
 
-    def _kernel_epoch(self, *args, **kwargs):
-        """One compiled epoch; the arguments are those of
-        ``_first_order.epoch``.  Estimators whose update has another shape
-        (the multiplicative rules) route them to their own kernel."""
-        return _first_order.epoch(*args, **kwargs)
+    def _kernel_epoch(self, rows, order, W, b, U, bu, **kwargs):
+        """One compiled epoch: ``_first_order.epoch`` (the row view, the
+        order, the state arrays, the rest by keyword).  Estimators whose
+        update has another shape (the multiplicative rules) route it to
+        their own kernel."""
+        return _first_order.epoch(rows, order, W, b, U, bu, **kwargs)
 
     # ------------------------------------------------------------ fitting
     def _validate_batch(self, X, y, sample_weight, reset):

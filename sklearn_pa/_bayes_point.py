@@ -81,46 +81,28 @@ class _BayesPointEpochs(EpochAdapter):
 
     def run(self, order, t):
         est = self.estimator
-        rng, rows, labels, sample_weight = (
-            self.rng,
-            self.rows,
-            self.labels,
-            self.sample_weight,
-        )
-        weight_pos, weight_neg, margins = (
-            self.weight_pos,
-            self.weight_neg,
-            self.margins,
-        )
-        rule, slack, C, intercept_sq = self.rule, self.slack, self.C, self.intercept_sq
-        M, n_rows = self.M, self.n_rows
-        draws = rng.random_sample((n_rows, M)) < est.update_probability
+        M = self.M
+        draws = self.rng.random_sample((self.n_rows, M)) < est.update_probability
         draws = np.ascontiguousarray(draws, dtype=np.uint8)
         loss = np.zeros(1)
         mistakes_before = int(est.n_mistakes_.sum())
         n_lab, n_unlab, n_updates, n_skipped, overflow = _bayes_point.epoch(
-            rows.data,
-            rows.indices,
-            rows.indptr,
-            rows.dense,
-            rows.n_features,
+            self.rows,
             order,
-            labels,
-            sample_weight,
-            draws,
             est._W,
             est._b,
-            M,
-            weight_pos,
-            weight_neg,
-            margins,
-            rule,
-            slack,
-            C,
-            intercept_sq,
-            float(est.unlabeled_step),
-            est.n_mistakes_,
-            loss,
+            params=self.params,
+            n_copies=M,
+            labels=self.labels,
+            sample_weight=self.sample_weight,
+            draws=draws,
+            weight_pos=self.weight_pos,
+            weight_neg=self.weight_neg,
+            margins=self.margins,
+            intercept_sq=self.intercept_sq,
+            unlabeled_step=float(est.unlabeled_step),
+            mistakes=est.n_mistakes_,
+            loss_out=loss,
         )
         est.t_ += order.shape[0]
         self.counts = (int(n_lab), int(n_unlab))
@@ -588,12 +570,11 @@ class OnlineBayesPointClassifier(
         rows = _RowView(X)
         n_columns = self._W.shape[1] // self.n_estimators
         weight_pos, weight_neg, margins = base._kernel_extras(n_columns)
-        rule, slack = int(base._rule()), int(base._slack())
-        if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
+        params = base._kernel_params()
+        if params["rule"] in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
             margins = np.ascontiguousarray(margins[:n_columns, :n_columns])
         else:
             margins = np.ones((1, 1))
-        C = float(base.C)
         intercept_sq = self.intercept_scaling_**2 if base.fit_intercept else 0.0
         M = self.n_estimators
         n_rows = X.shape[0]
@@ -609,9 +590,7 @@ class OnlineBayesPointClassifier(
             weight_pos=weight_pos,
             weight_neg=weight_neg,
             margins=margins,
-            rule=rule,
-            slack=slack,
-            C=C,
+            params=params,
             intercept_sq=intercept_sq,
             M=M,
             n_rows=n_rows,

@@ -80,12 +80,12 @@ class _SecondOrderEpochs(EpochAdapter):
     )
 
     def __init__(
-        self, estimator, sample_weight, W, b, U, bu, *, sigma, rows, labels, rule
+        self, estimator, sample_weight, W, b, U, bu, *, sigma, rows, labels, params
     ):
         est = self.estimator = estimator
         self.sample_weight = sample_weight
         self.W, self.b, self.U, self.bu = W, b, U, bu
-        self.sigma, self.rows, self.labels, self.rule = sigma, rows, labels, rule
+        self.sigma, self.rows, self.labels, self.params = sigma, rows, labels, params
         if sigma.ndim == 3:
             self.S_diag, self.S_full = np.zeros((0, 1)), sigma
         else:
@@ -93,8 +93,6 @@ class _SecondOrderEpochs(EpochAdapter):
         self.backup = [a.copy() for a in (W, b, U, bu) if a is not None]
         self.U_ = U if U is not None else np.zeros((0, W.shape[1]))
         self.bu_ = bu if bu is not None else np.zeros(0)
-        self.step, self.phi = int(est._step()), float(est._phi())
-        self.param = est._step_param()
         self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
         self.avg_start = est._average_start() if U is not None else 0
         # one BLAS call per row on a D x D matrix: threads only add overhead
@@ -104,17 +102,6 @@ class _SecondOrderEpochs(EpochAdapter):
 
     def run(self, order, t):
         est = self.estimator
-        rows, labels, sample_weight = self.rows, self.labels, self.sample_weight
-        W, b, S_diag, S_full, U_, bu_ = (
-            self.W,
-            self.b,
-            self.S_diag,
-            self.S_full,
-            self.U_,
-            self.bu_,
-        )
-        rule, step, phi, param = self.rule, self.step, self.phi, self.param
-        intercept, avg_start = self.intercept, self.avg_start
         loss = np.zeros(1)
         blas_limit = (
             _get_threadpool_controller().limit(limits=1, user_api="blas")
@@ -123,29 +110,22 @@ class _SecondOrderEpochs(EpochAdapter):
         )
         with blas_limit:
             result = _second_order.epoch(
-                rows.data,
-                rows.indices,
-                rows.indptr,
-                rows.dense,
-                rows.n_features,
+                self.rows,
                 order,
-                labels,
-                sample_weight,
-                W,
-                b,
-                S_diag,
-                S_full,
-                U_,
-                bu_,
-                est._expanded_class_weight,
-                int(rule),
-                step,
-                phi,
-                float(param),
-                intercept,
-                int(t),
-                int(avg_start),
-                loss,
+                params=self.params,
+                labels=self.labels,
+                sample_weight=self.sample_weight,
+                class_weight=est._expanded_class_weight,
+                W=self.W,
+                b=self.b,
+                S_diag=self.S_diag,
+                S_full=self.S_full,
+                U=self.U_,
+                bu=self.bu_,
+                intercept=self.intercept,
+                t0=int(t),
+                average_start=int(self.avg_start),
+                loss_out=loss,
             )
         mistakes, n_updates, n_skipped, overflow = result
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
@@ -188,21 +168,29 @@ class _BaseSecondOrder(
 ):
     """Shared machinery of the second-order classifiers.
 
-    Subclasses provide ``_rule()`` (a ``SecondOrderRule`` constraint rule),
-    ``_step()`` (a ``SecondOrderRule`` step rule), ``_phi()`` and
-    ``_step_param()``.  The covariance is extra state beside (W, b): it is
-    created on the first pass, carried over by ``partial_fit`` and
-    ``warm_start``, and restored with the mean if a pass fails.
+    Subclasses provide ``_rule()`` (the multiclass ``SecondOrderRule``
+    constraint rule) and ``_kernel_params()`` (the step rule and its
+    parameters, through :meth:`_second_order_params`).  The covariance is
+    extra state beside (W, b): it is created on the first pass, carried over
+    by ``partial_fit`` and ``warm_start``, and restored with the mean if a
+    pass fails.
     """
 
     _parameter_constraints: dict = _base_constraints()
 
     # ------------------------------------------------------------ hooks
-    def _phi(self):
-        return 0.0
-
-    def _step_param(self):
-        return 0.0
+    def _second_order_params(self, step, *, phi=0.0, param=0.0):
+        """The kernel parameters (``SecondOrderParams`` in
+        ``_kernels/_rules.pxd``): the constraint rule (binary with two
+        classes, else ``_rule()``), the step rule ``step``, ``phi`` =
+        Phi^-1(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW)."""
+        rule = R.SO_BINARY if self.classes_.shape[0] == 2 else self._rule()
+        return {
+            "rule": int(rule),
+            "step": int(step),
+            "phi": float(phi),
+            "param": float(param),
+        }
 
     def _n_groups(self, rule):
         return self.classes_.shape[0] if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
@@ -285,8 +273,8 @@ class _BaseSecondOrder(
             )
         rows = _RowView(X)
         labels, _ = self._targets(y)
-        rule = R.SO_BINARY if self.classes_.shape[0] == 2 else self._rule()
-        n_groups = self._n_groups(rule)
+        params = self._kernel_params()
+        n_groups = self._n_groups(params["rule"])
         sigma = self.__dict__.pop("_sigma_work", None)
         if sigma is None or sigma.shape != self._sigma_shape(X.shape[1], n_groups):
             sigma = self._new_sigma(X.shape[1], n_groups)
@@ -302,7 +290,7 @@ class _BaseSecondOrder(
             sigma=sigma,
             rows=rows,
             labels=labels,
-            rule=rule,
+            params=params,
         )
         validation = None
         if stopping and self.early_stopping:
@@ -887,14 +875,11 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
     def _rule(self):
         return _MULTICLASS_RULES[self.multiclass]
 
-    def _step(self):
-        return R.STEP_CW
-
-    def _phi(self):
+    def _kernel_params(self):
         eta = self.eta
         if eta == "auto":
             eta = 0.8 if self.covariance == "full" else 0.95
-        return float(ndtri(eta))
+        return self._second_order_params(R.STEP_CW, phi=ndtri(eta))
 
 
 class AROWClassifier(_BaseSecondOrder):
@@ -1012,11 +997,9 @@ class AROWClassifier(_BaseSecondOrder):
     def _rule(self):
         return R.SO_SINGLE
 
-    def _step(self):
-        return R.STEP_AROW
-
-    def _step_param(self):
-        return float(renamed_parameter(self, "regularization", "r", 1.0))
+    def _kernel_params(self):
+        r = renamed_parameter(self, "regularization", "r", 1.0)
+        return self._second_order_params(R.STEP_AROW, param=r)
 
 
 class SCWClassifier(_BaseSecondOrder):
@@ -1123,14 +1106,9 @@ class SCWClassifier(_BaseSecondOrder):
     def _rule(self):
         return R.SO_SINGLE
 
-    def _step(self):
-        return R.STEP_SCW1 if self.variant == 1 else R.STEP_SCW2
-
-    def _phi(self):
-        return float(ndtri(self.eta))
-
-    def _step_param(self):
-        return float(self.C)
+    def _kernel_params(self):
+        step = R.STEP_SCW1 if self.variant == 1 else R.STEP_SCW2
+        return self._second_order_params(step, phi=ndtri(self.eta), param=self.C)
 
 
 for _cls in (ConfidenceWeightedClassifier, AROWClassifier, SCWClassifier):

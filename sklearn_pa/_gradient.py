@@ -44,11 +44,22 @@ _COMMON = {
 }
 
 
+def _rate_params(rule):
+    """The kernel parameters of a learning-rate rule: no step bound, no
+    slack, no margin (``_kernel_params`` adds the learning rate)."""
+    return {
+        "rule": int(rule),
+        "slack": int(Slack.HINGE),
+        "C": 0.0,
+        "epsilon": 0.0,
+        "margin": 0.0,
+        "learning_rate": 0.0,
+        "total_weight": 0.0,
+    }
+
+
 class _OnlineRegressorMixin(RegressorMixin):
     """fit / partial_fit / predict of the square-loss regressors."""
-
-    def _slack(self):
-        return Slack.HINGE  # unused by these rules
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         pass
@@ -249,38 +260,54 @@ class _SplitWeightsMixin:
         self.coef_ = W[:, 0] - W[:, 1]
         self.intercept_ = np.array([b[0] - b[1]])
 
-    def _kernel_epoch(self, *args, **kwargs):
-        # kwargs: the multilabel label arrays, never set for a regressor
+    def _kernel_epoch(
+        self,
+        rows,
+        order,
+        W,
+        b,
+        U,
+        bu,
+        *,
+        params,
+        targets,
+        sample_weight,
+        intercept_sq,
+        loss_out,
+        scores_out=None,
+        **first_order,
+    ):
+        # first_order: the first-order kernel's other arguments (labels,
+        # class weights, averaging), which the multiplicative rule has not
         if not self._multiplicative():
-            return super()._kernel_epoch(*args, **kwargs)
-        data, indices, indptr, dense, n_features, order, _, targets = args[:8]
-        sample_weight, W, b = args[8:11]
-        rule, rate, intercept_sq, loss, scores_out = (
-            args[17],
-            args[19],
-            args[21],
-            args[24],
-            args[27],
-        )
+            return super()._kernel_epoch(
+                rows,
+                order,
+                W,
+                b,
+                U,
+                bu,
+                params=params,
+                targets=targets,
+                sample_weight=sample_weight,
+                intercept_sq=intercept_sq,
+                loss_out=loss_out,
+                scores_out=scores_out,
+                **first_order,
+            )
         pos = np.append(W[:, 0], b[0])
         neg = np.append(W[:, 1], b[1])
         result = _multiplicative.epoch(
-            data,
-            indices,
-            indptr,
-            dense,
-            n_features,
+            rows,
             order,
-            targets,
-            sample_weight,
             pos,
             neg,
-            intercept_sq > 0.0,
-            rule,
-            rate,
-            self._total(),
-            loss,
-            scores_out,
+            params=params,
+            targets=targets,
+            sample_weight=sample_weight,
+            intercept=intercept_sq > 0.0,
+            loss_out=loss_out,
+            scores_out=scores_out,
         )
         W[:, 0] = pos[:-1]
         W[:, 1] = neg[:-1]
@@ -469,8 +496,8 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
             return Rule.GRADIENT
         return Rule.NORMALIZED_GRADIENT
 
-    def _kernel_C(self):
-        return float(self.eta)
+    def _kernel_params(self):
+        return {**_rate_params(self._rule()), "learning_rate": float(self.eta)}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
@@ -657,8 +684,12 @@ class ExponentiatedGradientRegressor(
     def _rule(self):
         return Rule.EXPONENTIATED
 
-    def _kernel_C(self):
-        return float(self.eta)
+    def _kernel_params(self):
+        return {
+            **_rate_params(self._rule()),
+            "learning_rate": float(self.eta),
+            "total_weight": float(self.total_weight),
+        }
 
     def _total(self):
         return float(self.total_weight)
@@ -867,10 +898,11 @@ class ErrorProportionalRegressor(
             return Rule.ERROR_PROPORTIONAL_MULT
         return Rule.NORMALIZED_GRADIENT
 
-    def _kernel_C(self):
-        # DPAU is normalised GD with eta = C / 2
+    def _kernel_params(self):
+        # DPAU is normalised GD with eta = C / 2; DPMU reads c = C itself
         C = float(renamed_parameter(self, "C", "c", 0.5))
-        return C if self._multiplicative() else 0.5 * C
+        rate = C if self._multiplicative() else 0.5 * C
+        return {**_rate_params(self._rule()), "learning_rate": rate}
 
     def _initial_weight(self, n_active):
         return 1.0

@@ -130,7 +130,7 @@ class _KernelEpochs(EpochAdapter):
             self.budget,
             self.policy,
         )
-        rule, slack, C, epsilon = self.rule, self.slack, self.C, self.epsilon
+        params = self.params
         n = order.shape[0]
         loss = np.zeros(1)
         mistakes = updates = skipped = removed = 0
@@ -168,32 +168,29 @@ class _KernelEpochs(EpochAdapter):
                 K_RR,
                 F,
                 rows,
-                labels,
-                targets,
-                sample_weight,
-                rule,
-                slack,
-                C,
-                epsilon,
-                alpha,
-                alive,
-                kdiag,
-                stamp,
-                row_slot,
-                src_row,
-                pos_S,
-                pos_R,
-                alive_list,
-                alive_pos,
-                counters,
-                budget,
-                policy,
-                loss,
+                params=params,
+                labels=labels,
+                targets=targets,
+                sample_weight=sample_weight,
+                alpha=alpha,
+                alive=alive,
+                kdiag=kdiag,
+                stamp=stamp,
+                row_slot=row_slot,
+                src_row=src_row,
+                pos_S=pos_S,
+                pos_R=pos_R,
+                alive_list=alive_list,
+                alive_pos=alive_pos,
+                counters=counters,
+                budget=budget,
+                policy=policy,
+                loss_out=loss,
             )
             pos_S[S] = -1  # O(|S|) reset, not O(cap) per block
             mistakes, updates = mistakes + m, updates + u
             skipped, removed = skipped + s, removed + r
-        if rule == Rule.REGRESSION:
+        if params["rule"] == Rule.REGRESSION:
             mistakes = -1
         self.last = (mistakes, updates, removed)
         self.t_end = int(t) + n
@@ -315,6 +312,20 @@ class _BaseKernelPA(BaseEstimator):
                 )
 
     def _kernel_params(self):
+        """The step rule and its parameters, as the kernel reads them
+        (``RuleParams`` in ``_kernels/_rules.pxd``)."""
+        return {
+            "rule": int(self._rule()),
+            "slack": int(self._slack()),
+            "C": float(self.C),
+            "epsilon": float(getattr(self, "epsilon", 0.0)),
+            "margin": 0.0,
+            "learning_rate": 0.0,
+            "total_weight": 0.0,
+        }
+
+    def _pairwise_params(self):
+        """The keyword arguments of ``pairwise_kernels`` for ``kernel``."""
         params = dict(self.kernel_params or {})
         if not callable(self.kernel):
             for name in KERNEL_PARAMS[self.kernel]:
@@ -325,7 +336,7 @@ class _BaseKernelPA(BaseEstimator):
 
     def _kernel(self, A, B):
         K = pairwise_kernels(
-            A, B, metric=self.kernel, filter_params=True, **self._kernel_params()
+            A, B, metric=self.kernel, filter_params=True, **self._pairwise_params()
         )
         return np.ascontiguousarray(K, dtype=np.float64)
 
@@ -488,9 +499,6 @@ class _BaseKernelPA(BaseEstimator):
         pos_S = np.full(cap, -1, dtype=np.int64)  # per slot: column in K_RS
         budget = -1 if self.budget is None else int(self.budget)
         policy = int(_POLICIES[self.budget_policy])
-        rule, slack = int(self._rule()), int(self._slack())
-        C = float(self.C)
-        epsilon = float(getattr(self, "epsilon", 0.0))
         adapter = _KernelEpochs(
             self,
             X=X,
@@ -513,10 +521,7 @@ class _BaseKernelPA(BaseEstimator):
             counters=counters,
             budget=budget,
             policy=policy,
-            rule=rule,
-            slack=slack,
-            C=C,
-            epsilon=epsilon,
+            params=self._kernel_params(),
         )
         run = run_epochs(
             self,

@@ -61,38 +61,21 @@ class _UniclassEpochs(EpochAdapter):
         self.estimator = estimator
         self.rows = _RowView(X)
         self.sample_weight, self.w, self.extra = sample_weight, w, extra
-        self.slack = Slack.HINGE if estimator.loss == "hinge" else Slack.SQUARED_HINGE
-        self.learn = learn = estimator._learn()
-        self.bound = float(estimator.epsilon_bound) if learn else 0.0
-        self.epsilon = 0.0 if learn else float(estimator._radius)
+        self.params = params = estimator._kernel_params()
+        self.learn, self.bound = params["learn"], params["bound"]
+        self.epsilon = params["epsilon"]
         self.outside = (0, 0)
 
     def run(self, order, t):
-        est = self.estimator
-        rows, sample_weight, w, extra = (
-            self.rows,
-            self.sample_weight,
-            self.w,
-            self.extra,
-        )
-        slack, epsilon, learn, bound = self.slack, self.epsilon, self.learn, self.bound
         loss = np.zeros(1)
         outside, updates, skipped, overflow = _uniclass.epoch(
-            rows.data,
-            rows.indices,
-            rows.indptr,
-            rows.dense,
-            rows.n_features,
+            self.rows,
             order,
-            sample_weight,
-            w,
-            extra,
-            int(slack),
-            float(est.C),
-            epsilon,
-            learn,
-            bound,
-            loss,
+            self.w,
+            self.extra,
+            params=self.params,
+            sample_weight=self.sample_weight,
+            loss_out=loss,
         )
         self.outside = (int(outside), int(order.shape[0]))
         return EpochStats(loss, int(updates), -1, int(skipped), bool(overflow))
@@ -349,6 +332,19 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             # model of parameter mixing, whose workers measure it)
             self.epsilon_ = float(getattr(self, "_radius", 0.0))
         self.offset_ = -self.epsilon_
+
+    def _kernel_params(self):
+        """The uniclass rule's parameters, as the kernel reads them: the
+        slack, ``C``, the fixed radius ``epsilon`` or, with a learned radius,
+        ``learn`` and its bound."""
+        learn = self._learn()
+        return {
+            "slack": int(Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE),
+            "C": float(self.C),
+            "epsilon": 0.0 if learn else float(self._radius),
+            "learn": learn,
+            "bound": float(self.epsilon_bound) if learn else 0.0,
+        }
 
     def _run(self, X, sample_weight, w, extra, *, max_iter, rng, stopping, t_start):
         """Run up to ``max_iter`` epochs through the epoch driver; returns

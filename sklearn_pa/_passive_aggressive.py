@@ -595,10 +595,6 @@ class MIRAClassifier(
         "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
-    # The paper bounds the true class's step by 1; the kernel reads the bound
-    # as C (it is not a parameter of MIRA).
-    C = 1.0
-
     def __init__(
         self,
         *,
@@ -632,13 +628,21 @@ class MIRAClassifier(
         self.class_weight = class_weight
         self.average = average
 
-    @property
-    def epsilon(self):
-        # the kernel reads MIRA's margin through its ``epsilon`` argument
-        return float(self.margin)
-
     def _rule(self):
         return Rule.MIRA
+
+    def _kernel_params(self):
+        # the paper's MIRA: margin beta, the true class's step bounded by 1
+        # (times the sample and class weights); MIRA has no slack parameter
+        return {
+            "rule": int(Rule.MIRA),
+            "slack": int(Slack.HINGE),
+            "C": 1.0,
+            "epsilon": 0.0,
+            "margin": float(self.margin),
+            "learning_rate": 0.0,
+            "total_weight": 0.0,
+        }
 
     def _slack(self):
         return Slack.HINGE
@@ -835,6 +839,9 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
 
     def _rule(self):
         return Rule.REGRESSION
+
+    def _kernel_params(self):
+        return {**super()._kernel_params(), "epsilon": float(self.epsilon)}
 
     def _slack(self):
         return (

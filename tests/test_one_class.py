@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from kernel_calls import uniclass_epoch
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 from sklearn.base import clone
@@ -26,7 +27,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_pa import PassiveAggressiveOneClass
-from sklearn_pa._kernels import _rules, _uniclass
+from sklearn_pa._kernels import _rules
 
 Slack = _rules.Slack
 
@@ -48,7 +49,7 @@ def kernel_step(x, w, slack, C, epsilon, learn=False, bound=0.0, r=0.0, sparse=F
     w = w.astype(float).copy()
     # the kernel's state is the gap B - r of the learned radius
     extra = np.array([bound - r if learn else 0.0], dtype=float)
-    _uniclass.epoch(
+    uniclass_epoch(
         data,
         indices,
         indptr,

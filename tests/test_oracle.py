@@ -21,10 +21,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from kernel_calls import first_order_epoch
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize, nnls
 
-from sklearn_pa._kernels import _first_order, _rules
+from sklearn_pa._kernels import _rules
 
 Rule, Slack = _rules.Rule, _rules.Slack
 
@@ -103,7 +104,7 @@ def step(p, C=None, sample_weight=None):
     b = np.ascontiguousarray(p.b, dtype=float).copy()
     # BINARY reads the class weight of its label (0 or 1) with a single column
     class_weight = np.ones(max(K, 2))
-    out = _first_order.epoch(
+    out = first_order_epoch(
         np.ascontiguousarray(p.x, dtype=float),
         np.arange(D, dtype=np.int32),
         np.zeros(1, dtype=np.int32),
@@ -576,7 +577,7 @@ def test_short_class_weight_arrays_are_refused():
     )
     one = np.ones(1)
     with pytest.raises(ValueError, match="class weights need 2 entries"):
-        _first_order.epoch(
+        first_order_epoch(
             p.x,
             np.arange(1, dtype=np.int32),
             np.zeros(1, dtype=np.int32),

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from kernel_calls import first_order_epoch
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize
 from test_oracle import (
@@ -34,7 +35,7 @@ from test_oracle import (
     problems,
 )
 
-from sklearn_pa._kernels import _first_order, _rules
+from sklearn_pa._kernels import _rules
 
 Rule, Slack = _rules.Rule, _rules.Slack
 
@@ -78,7 +79,7 @@ def multilabel_step(p, relevant, C=None, rule=Rule.MULTILABEL):
     W = p.W.copy()
     b = p.b.copy()
     indices = np.flatnonzero(relevant).astype(np.int32)
-    out = _first_order.epoch(
+    out = first_order_epoch(
         np.ascontiguousarray(p.x, dtype=float),
         np.arange(D, dtype=np.int32),
         np.zeros(1, dtype=np.int32),
@@ -213,7 +214,7 @@ def test_multilabel_kernel_checks_label_arrays():
         fit_intercept=False,
     )
     with pytest.raises(ValueError, match="label indices must lie"):
-        _first_order.epoch(
+        first_order_epoch(
             p.x,
             np.arange(2, dtype=np.int32),
             np.zeros(1, dtype=np.int32),
@@ -243,7 +244,7 @@ def test_multilabel_kernel_checks_label_arrays():
             label_indices=np.array([3], dtype=np.int32),
         )
     with pytest.raises(ValueError, match="needs label_indptr"):
-        _first_order.epoch(
+        first_order_epoch(
             p.x,
             np.arange(2, dtype=np.int32),
             np.zeros(1, dtype=np.int32),
@@ -279,7 +280,7 @@ def mira_step(p, beta, c):
     D, K = p.W.shape
     W = p.W.copy()
     b = p.b.copy()
-    out = _first_order.epoch(
+    out = first_order_epoch(
         np.ascontiguousarray(p.x, dtype=float),
         np.arange(D, dtype=np.int32),
         np.zeros(1, dtype=np.int32),

@@ -29,12 +29,11 @@ import pytest
 from hypothesis import Phase, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from kernel_calls import second_order_epoch
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 from scipy.special import ndtri
 from sklearn_pa._kernels._rules import SecondOrderRule as R
-
-from sklearn_pa._kernels import _second_order
 
 SOLVER_RTOL = 2e-4
 # generic solvers are slow to shrink with: report the first failing example
@@ -86,7 +85,7 @@ def run(
         S_diag, S_full = sigma, np.zeros((0, 1, 1))
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     K = W.shape[1]
-    _second_order.epoch(
+    second_order_epoch(
         X.ravel(),
         np.arange(d, dtype=np.int32),
         np.zeros(1, dtype=np.int32),

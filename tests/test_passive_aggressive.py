@@ -664,8 +664,9 @@ def test_kernel_scores_out_are_the_pre_update_decision_values(
     """One kernel pass records, for every row, the scores the model gave it
     just before learning from it: the same values as ``decision_function``
     called before each one-row ``partial_fit``."""
+    from kernel_calls import first_order_epoch
+
     from sklearn_pa._base import _RowView
-    from sklearn_pa._kernels import _first_order
 
     X, y = multiclass_data
     X, y = X[:60], y[:60]
@@ -690,7 +691,7 @@ def test_kernel_scores_out_are_the_pre_update_decision_values(
     order = np.arange(X.shape[0], dtype=np.int64)
     scores = np.zeros((X.shape[0], K))
     rule = int(ref._rule())
-    out = _first_order.epoch(
+    out = first_order_epoch(
         rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
         order, np.searchsorted(classes, y).astype(np.int32), np.zeros(len(y)),
         np.ones(len(y)), W, b, np.zeros((0, K)), np.zeros(0), np.ones(K),

@@ -483,8 +483,9 @@ def test_kernels_refuse_arrays_that_do_not_fit():
     out = _run_isolated(
         """
         import numpy as np
-        from sklearn_pa._kernels import (
-            _first_order, _multiplicative, _sequence, _uniclass,
+        from kernel_calls import (
+            first_order_epoch, multiplicative_epoch, sequence_decode,
+            uniclass_epoch,
         )
         from sklearn_pa._kernels._rules import Rule, Slack
 
@@ -500,7 +501,7 @@ def test_kernels_refuse_arrays_that_do_not_fit():
                   nf=d):
             W = np.zeros((d, 1)) if W is None else W
             rows = (data, ind, ptr, True) if csr is None else csr
-            return _first_order.epoch(
+            return first_order_epoch(
                 *rows, nf, order, labels, np.zeros(n), sw, W,
                 np.zeros(W.shape[1]), np.zeros((0, 1)), np.zeros(0), one, one,
                 np.ones((1, 1)), np.ones(1, dtype=np.uint8), int(Rule.BINARY),
@@ -519,19 +520,19 @@ def test_kernels_refuse_arrays_that_do_not_fit():
             "CSR indptr outside": lambda: first(csr=(
                 np.ones(2), np.zeros(2, dtype=np.int32),
                 np.array([0, 1, 9, 9, 9, 9], dtype=np.int32), False)),
-            "uniclass centre": lambda: _uniclass.epoch(
+            "uniclass centre": lambda: uniclass_epoch(
                 data, ind, ptr, True, d, order, np.ones(n), np.zeros(1),
                 np.zeros(1), int(Slack.HINGE), 1.0, 0.1, False, 0.0,
                 np.zeros(1)),
-            "multiplicative targets": lambda: _multiplicative.epoch(
+            "multiplicative targets": lambda: multiplicative_epoch(
                 data, ind, ptr, True, d, order, np.ones(2), np.ones(n),
                 np.ones(d + 1), np.ones(d + 1), True,
                 int(Rule.ERROR_PROPORTIONAL_MULT), 0.1, 0.0, np.zeros(1)),
-            "decode W": lambda: _sequence.decode(
+            "decode W": lambda: sequence_decode(
                 data, ind, ptr, True, d, np.array([0, 2, 5], dtype=np.int64),
                 np.zeros((1, 3)), np.zeros((4, 4)), 0,
                 np.zeros(n, dtype=np.int32)),
-            "decode offsets": lambda: _sequence.decode(
+            "decode offsets": lambda: sequence_decode(
                 data, ind, ptr, True, d, np.array([0, 2, 50], dtype=np.int64),
                 np.zeros((d, 3)), np.zeros((4, 4)), 0,
                 np.zeros(n, dtype=np.int32)),
@@ -602,7 +603,7 @@ def test_kernel_pa_block_refuses_arrays_that_do_not_fit():
     out = _run_isolated(
         """
         import numpy as np
-        from sklearn_pa._kernels import _kernel_pa
+        from kernel_calls import kernel_pa_block
         from sklearn_pa._kernels._rules import Rule, Slack
 
         n, cols, cap = 4, 3, 4
@@ -612,7 +613,7 @@ def test_kernel_pa_block_refuses_arrays_that_do_not_fit():
                   alive_list=None, counters=None, pos_S=None, row_slot=None,
                   cap=cap, K_RS=None):
             K = np.eye(n) + 0.1
-            return _kernel_pa.block(
+            return kernel_pa_block(
                 np.zeros((n, 1)) if K_RS is None else K_RS, K, np.zeros((n, cols)),
                 rows, labels, np.zeros(1), np.ones(n), int(Rule.MAX_LOSS),
                 int(Slack.HINGE), 1.0, 0.0, np.zeros((cap, cols)),

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_calls import sequence_decode
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
@@ -56,7 +57,7 @@ def brute_force(x, W, Tr):
 def decode(x, W, Tr, beam=0):
     out = np.zeros(x.shape[0], dtype=np.int32)
     d = x.shape[1]
-    _sequence.decode(
+    sequence_decode(
         np.ascontiguousarray(x).ravel(),
         np.arange(d, dtype=np.int32),
         np.zeros(0, np.int32),

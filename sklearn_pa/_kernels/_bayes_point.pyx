@@ -11,8 +11,8 @@ On a labeled row (class index ``y >= 0``) copy ``r`` takes the step of the
 base rule (PA / PA-I / PA-II; binary, one-vs-rest, max-loss, prediction-based
 or the exact support-class step) when its Bernoulli draw ``draws[n, r]`` is 1,
 and is left alone otherwise (Harrington et al., Online Bayes Point Machines).
-The step of one copy is the same closed form as in ``_first_order.pyx``,
-built from the helpers of ``_steps.pxd``.
+The step of one copy is the rule of ``_pa_rules.pxd`` that the first-order
+kernel applies.
 
 On an unlabeled row (``y == -1``) every copy moves its scores toward the
 copies' mean (ss-PA / ss-SPA, Matsushima et al.): with ``s`` the squared norm
@@ -28,14 +28,13 @@ so the score of copy ``r`` on ``x`` becomes ``(1 - c) f_{r,v} + c fbar_v``:
 Nothing here calls back into Python.
 """
 
-from libc.math cimport isfinite, INFINITY
+from libc.math cimport isfinite
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row, check_rows, check_length
-from ._rules cimport Rule
-from ._steps cimport (
-    Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
-)
+from ._rules cimport Rule, RuleParams, rule_params
+from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
+from ._pa_rules cimport binary_step, ovr_step, multiclass_step
 
 
 cdef inline Py_ssize_t copy_step(
@@ -67,138 +66,47 @@ cdef inline Py_ssize_t copy_step(
     the sample weight; the class weights multiply it as in the first-order
     kernel.
     """
-    cdef Py_ssize_t k, j, r, n_changed = 0, n_cand = 0
-    cdef double ysign, loss, tau, best
-    mistake[0] = False
-
     if rule == Rule.BINARY:
-        ysign = 1.0 if y == 1 else -1.0
-        mistake[0] = ysign * scores[0] <= 0.0
-        loss = 1.0 - ysign * scores[0]
-        if loss > 0.0:
-            loss_sum[0] += loss
-            if learn:
-                tau = single_step(loss, sq, C_i * weight_pos[y], slack)
-                if tau > 0.0:
-                    delta[offset] = ysign * tau
-                    changed[0] = offset
-                    n_changed = 1
-        return n_changed
-
+        return binary_step(scores[0], y, sq, C_i * weight_pos[y], slack, learn,
+                           delta, changed, offset, loss_sum, mistake)
     if rule == Rule.OVR:
-        best = scores[0]
-        r = 0
-        for k in range(1, K):
-            if scores[k] > best:
-                best = scores[k]
-                r = k
-        mistake[0] = r != y
-        for k in range(K):
-            ysign = 1.0 if k == y else -1.0
-            loss = 1.0 - ysign * scores[k]
-            if loss <= 0.0:
-                continue
-            loss_sum[0] += loss
-            if learn:
-                tau = single_step(
-                    loss, sq, C_i * (weight_pos[k] if k == y else weight_neg[k]), slack
-                )
-                if tau > 0.0:
-                    delta[offset + k] = ysign * tau
-                    changed[n_changed] = offset + k
-                    n_changed += 1
-        return n_changed
-
-    # multiclass rules on K prototypes: losses l_u = m_yu - (s_y - s_u)
-    r = -1
-    best = -INFINITY
-    for k in range(K):
-        if k == y:
-            continue
-        loss = margins[y * K + k] - (scores[y] - scores[k])
-        if loss > best:
-            best = loss
-            r = k
-        if loss > 0.0:
-            cand[n_cand].loss = loss
-            cand[n_cand].k = k
-            n_cand += 1
-    # a tie with a wrong class counts as a mistake
-    for k in range(K):
-        if k != y and scores[k] >= scores[y]:
-            mistake[0] = True
-            break
-    if best > 0.0:
-        loss_sum[0] += best
-    if not (best > 0.0 and learn):
-        return 0
-    C_i = C_i * weight_pos[y]
-    if rule == Rule.SUPPORT:
-        tau = support_steps(cand, n_cand, sq, C_i, slack, tau_buf)
-        if tau > 0.0:
-            delta[offset + y] = tau
-            changed[0] = offset + y
-            n_changed = 1
-            for j in range(n_cand):
-                if tau_buf[j] > 0.0:
-                    delta[offset + cand[j].k] = -tau_buf[j]
-                    changed[n_changed] = offset + cand[j].k
-                    n_changed += 1
-        return n_changed
-    if rule == Rule.PREDICTION:
-        # rival = the predicted class; only on a mistake
-        best = -INFINITY
-        r = -1
-        for k in range(K):
-            if k != y and scores[k] > best:
-                best = scores[k]
-                r = k
-        loss = margins[y * K + r] - (scores[y] - scores[r])
-        if best < scores[y]:
-            loss = 0.0
-    else:
-        loss = best
-    tau = single_step(loss, 2.0 * sq, C_i, slack)
-    if tau > 0.0:
-        delta[offset + y] = tau
-        delta[offset + r] = -tau
-        changed[0] = offset + y
-        changed[1] = offset + r
-        n_changed = 2
-    return n_changed
+        return ovr_step(scores, K, 0, K, y, sq, C_i, weight_pos, weight_neg, NULL,
+                        slack, learn, delta, changed, offset, loss_sum, 0, mistake)
+    return multiclass_step(rule, scores, K, y, margins + y * K, sq,
+                           C_i * weight_pos[y], slack, learn, cand, tau_buf,
+                           delta, changed, offset, loss_sum, mistake)
 
 
 def epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    rows,
     const long long[::1] order,
-    const int[::1] labels,
-    const double[::1] sample_weight,
-    const unsigned char[:, ::1] draws,
     double[:, ::1] W,
     double[::1] b,
+    *,
+    dict params,
     Py_ssize_t n_copies,
-    const double[::1] weight_pos,
-    const double[::1] weight_neg,
-    const double[:, ::1] margins,
-    int rule,
-    int slack,
-    double C,
+    labels,
+    sample_weight,
+    draws,
+    weight_pos,
+    weight_neg,
+    margins,
     double intercept_sq,
     double unlabeled_step,
-    long long[::1] mistakes,
-    double[::1] loss_out,
+    mistakes,
+    loss_out,
 ):
     """Run the M copies over the rows ``order`` once, updating W and b.
 
     Parameters (all validated by the caller)
     ----------------------------------------
-    data, indices, indptr, dense, n_features
-        The row view (see ``_dataset.pxd``).
+    rows
+        The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
+        ``n_features`` (see ``_dataset.pxd`` and ``_base._RowView``).
     order : int64 row indices, in visiting order.
+    params : dict
+        The base learner's ``_kernel_params()`` (``RuleParams``,
+        ``_rules.pxd``): its rule, slack and C.
     labels : class index per row (BINARY uses 0/1); -1 marks an unlabeled row.
     sample_weight : per row; multiplies C on a labeled row and the unlabeled
         step (capped at 2) on an unlabeled one.  A zero weight skips the row.
@@ -206,7 +114,7 @@ def epoch(
         labeled row ``order[n]`` only when ``draws[n, r]`` is 1.
     W, b : weights (n_features, n_copies * K) and intercepts (n_copies * K),
         copy r in columns ``r * K : (r + 1) * K``, updated in place.
-    weight_pos, weight_neg, margins, rule, slack, C : the base rule, as in
+    weight_pos, weight_neg, margins : the base rule's, as in
         ``_first_order.epoch``.
     intercept_sq : a^2 for an intercept fitted as the weight of a constant
         feature a (0 without intercept).
@@ -223,6 +131,41 @@ def epoch(
         skipped because their norm or scores were not finite, and whether a
         weight this call wrote overflowed.
     """
+    return _epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
+        weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes,
+        loss_out,
+    )
+
+
+def _epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] sample_weight,
+    const unsigned char[:, ::1] draws,
+    double[:, ::1] W,
+    double[::1] b,
+    Py_ssize_t n_copies,
+    const double[::1] weight_pos,
+    const double[::1] weight_neg,
+    const double[:, ::1] margins,
+    dict params,
+    double intercept_sq,
+    double unlabeled_step,
+    long long[::1] mistakes,
+    double[::1] loss_out,
+):
+    """:func:`epoch` on the arrays of the row view (one specialisation per
+    index dtype)."""
+    cdef RuleParams p = rule_params(params)
+    cdef int rule = p.rule, slack = p.slack
+    cdef double C = p.C
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t M = n_copies
     cdef Py_ssize_t MK = W.shape[1]

@@ -29,11 +29,12 @@ from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row, check_rows, check_length
-from ._rules cimport Rule, Slack
-from ._steps cimport (
-    Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row, single_step, support_steps,
+from ._rules cimport Rule, RuleParams, rule_params
+from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
+from ._pa_rules cimport (
+    binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
+    multilabel_threshold_step, multilabel_ranking_step, mira_step,
 )
-from ._steps cimport mira_steps
 
 
 cdef bint _step_overflows(
@@ -91,46 +92,210 @@ cdef bint _step_overflows(
     return False
 
 
+cdef inline void _prefetch_next(
+    const double *data, const index_t *indices, const index_t *indptr,
+    bint dense, Py_ssize_t n_features, Py_ssize_t i,
+) noexcept nogil:
+    """Start fetching the first non-zeros of row ``i`` (elsewhere in X in a
+    shuffled order) while the current row is scored."""
+    cdef const double *next_data
+    cdef const index_t *next_ind
+    cdef Py_ssize_t j, next_nnz
+    get_row(data, indices, indptr, dense, n_features, i, &next_data, &next_ind,
+            &next_nnz)
+    for j in range(0, min(next_nnz, 32), 8):
+        PA_PREFETCH(next_data + j)
+    for j in range(0, min(next_nnz, 32), 16):
+        PA_PREFETCH(next_ind + j)
+
+
+cdef inline double _score_row(
+    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
+    Py_ssize_t c1, double intercept_sq, double *scores,
+) noexcept nogil:
+    """``scores[c0:c1] = b + x . W`` (asking for W's rows ahead); returns
+    ``||x||^2 + a^2``."""
+    cdef Py_ssize_t j, k
+    cdef double sq = intercept_sq, xj
+    cdef const double *wrow
+    for k in range(c0, c1):
+        scores[k] = b[k]
+    for j in range(min(nnz, PREFETCH_AHEAD)):
+        prefetch_row(W0 + row_ind[j] * K, c0, c1)
+    for j in range(nnz):
+        if j + PREFETCH_AHEAD < nnz:
+            prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
+        xj = row_data[j]
+        sq += xj * xj
+        wrow = W0 + row_ind[j] * K
+        for k in range(c0, c1):
+            scores[k] += xj * wrow[k]
+    return sq
+
+
+cdef inline void _record_scores(
+    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const double *scores, bint finite, bint averaged, double n_avg_before,
+    const double *U0, const double *bu, Py_ssize_t K, Py_ssize_t c0,
+    Py_ssize_t c1, double *out,
+) noexcept nogil:
+    """The row's scores before its update into ``out[c0:c1]``: those of the
+    averaged model ``s - (x . U + bu) / c`` when ``averaged`` (with ``c =
+    n_avg_before >= 1``), else the current iterate's; NaN when not finite."""
+    cdef Py_ssize_t j, k
+    cdef double xj
+    cdef const double *urow
+    if finite and averaged and n_avg_before >= 1.0:
+        for k in range(c0, c1):
+            out[k] = bu[k]
+        for j in range(nnz):
+            xj = row_data[j]
+            urow = U0 + row_ind[j] * K
+            for k in range(c0, c1):
+                out[k] += xj * urow[k]
+        for k in range(c0, c1):
+            out[k] = scores[k] - out[k] / n_avg_before
+            if not isfinite(out[k]):
+                out[k] = NAN
+    else:
+        for k in range(c0, c1):
+            out[k] = scores[k] if finite else NAN
+
+
+cdef inline bint _apply_step(
+    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
+    Py_ssize_t c0, Py_ssize_t c1, const double *delta,
+    const Py_ssize_t *changed, Py_ssize_t n_changed, double intercept_sq,
+    double avg_coef,
+) noexcept nogil:
+    """``W[:, k] += delta[k] x`` (and ``b[k] += a^2 delta[k]``) for the
+    listed columns, with the lazy average ``U += avg_coef * Delta`` when
+    ``avg_coef`` is not 0; returns whether a weight became non-finite."""
+    cdef Py_ssize_t j, k, r
+    cdef double xj
+    cdef double *wrow
+    cdef double *urow
+    cdef bint overflow = False
+    if avg_coef != 0.0:
+        for j in range(min(nnz, PREFETCH_AHEAD)):
+            prefetch_row(U0 + row_ind[j] * K, c0, c1)
+    for j in range(nnz):
+        if avg_coef != 0.0 and j + PREFETCH_AHEAD < nnz:
+            prefetch_row(U0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
+        xj = row_data[j]
+        if xj == 0.0:
+            continue
+        wrow = W0 + row_ind[j] * K
+        for r in range(n_changed):
+            k = changed[r]
+            wrow[k] += delta[k] * xj
+            if not isfinite(wrow[k]):
+                overflow = True
+        if avg_coef != 0.0:
+            urow = U0 + row_ind[j] * K
+            for r in range(n_changed):
+                k = changed[r]
+                urow[k] += avg_coef * delta[k] * xj
+    if intercept_sq > 0.0:
+        # b = a * w_a for the constant feature a: it moves by a^2 * step
+        for r in range(n_changed):
+            k = changed[r]
+            b[k] += intercept_sq * delta[k]
+            if not isfinite(b[k]):
+                overflow = True
+            if avg_coef != 0.0:
+                bu[k] += avg_coef * intercept_sq * delta[k]
+    return overflow
+
+
+cdef inline Py_ssize_t _rule_step(
+    const RuleParams *p, const double *scores, Py_ssize_t K,
+    Py_ssize_t c0, Py_ssize_t c1, Py_ssize_t i,
+    const int *labels, const double *targets, double sq, double w_i,
+    const double *weight_pos, const double *weight_neg,
+    const double *margins, Py_ssize_t margin_stride,
+    const unsigned char *active, const unsigned char *relevant,
+    Candidate *cand, double *tau_buf, double *delta, Py_ssize_t *changed,
+    double *loss_out, bint *mistake,
+) noexcept nogil:
+    """The step of ``p.rule`` on row ``i`` (rules in ``_pa_rules.pxd``)."""
+    cdef Py_ssize_t y
+    cdef bint learn = w_i > 0.0
+    cdef int rule = p.rule, slack = p.slack
+    cdef double C = p.C
+    if rule == Rule.REGRESSION:
+        return regression_step(scores[0], targets[i], p.epsilon, sq, C * w_i, slack,
+                               learn, delta, changed, loss_out)
+    if rule == Rule.GRADIENT or rule == Rule.NORMALIZED_GRADIENT:
+        return gradient_step(scores[0], targets[i], p.learning_rate, w_i, sq,
+                             rule == Rule.NORMALIZED_GRADIENT, delta, changed,
+                             loss_out)
+    if rule == Rule.MULTILABEL:
+        return multilabel_threshold_step(scores, K, relevant, sq, C * w_i, slack,
+                                         learn, delta, changed, loss_out, mistake)
+    if rule == Rule.MULTILABEL_RANKING:
+        return multilabel_ranking_step(scores, K, relevant, sq, C * w_i, slack,
+                                       learn, delta, changed, loss_out, mistake)
+    y = labels[i]
+    if rule == Rule.BINARY:
+        return binary_step(scores[0], y, sq, C * w_i * weight_pos[y], slack, learn,
+                           delta, changed, 0, loss_out, mistake)
+    if rule == Rule.OVR:
+        return ovr_step(scores, K, c0, c1, y, sq, C * w_i, weight_pos, weight_neg,
+                        active, slack, learn, delta, changed, 0, loss_out, 1,
+                        mistake)
+    if rule == Rule.MIRA:
+        return mira_step(scores, K, y, p.margin, sq, C * w_i * weight_pos[y], cand,
+                         tau_buf, delta, changed, loss_out, mistake)
+    return multiclass_step(rule, scores, K, y, margins + y * margin_stride, sq,
+                           C * w_i * weight_pos[y], slack, learn, cand, tau_buf,
+                           delta, changed, 0, loss_out, mistake)
+
+
 def epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    rows,
     const long long[::1] order,
-    const int[::1] labels,
-    const double[::1] targets,
-    const double[::1] sample_weight,
     double[:, ::1] W,
     double[::1] b,
     double[:, ::1] U,
     double[::1] bu,
-    const double[::1] weight_pos,
-    const double[::1] weight_neg,
-    const double[:, ::1] margins,
-    const unsigned char[::1] active,
-    int rule,
-    int slack,
-    double C,
-    double epsilon,
+    *,
+    dict params,
+    labels,
+    targets,
+    sample_weight,
+    weight_pos,
+    weight_neg,
+    margins,
+    active,
     double intercept_sq,
     long long t0,
     long long average_start,
-    double[::1] loss_out,
+    loss_out,
     Py_ssize_t col_start=0,
     Py_ssize_t col_stop=-1,
-    double[:, ::1] scores_out=None,
-    const long long[::1] label_indptr=None,
-    const int[::1] label_indices=None,
+    scores_out=None,
+    label_indptr=None,
+    label_indices=None,
     bint score_average=False,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
     Parameters (all validated by the caller)
     ----------------------------------------
-    data, indices, indptr, dense, n_features
-        The row view (see ``_dataset.pxd``).
+    rows
+        The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
+        ``n_features`` (see ``_dataset.pxd`` and ``_base._RowView``).
     order : int64 row indices, in visiting order.
+    params : dict
+        The rule and its parameters (``RuleParams`` in ``_rules.pxd``: rule,
+        slack, C, epsilon, margin, learning_rate, total_weight), as the
+        estimator's ``_kernel_params()`` states them.  REGRESSION reads
+        ``epsilon``, MIRA ``margin`` (its beta) and ``C`` (the bound of the
+        true class's step, 1 in the paper), GRADIENT and
+        NORMALIZED_GRADIENT ``learning_rate``.
     labels : class index per row (classification; BINARY uses 0/1).
     targets : target per row (REGRESSION).
     sample_weight : per row; multiplies C.  A zero weight skips the row.
@@ -170,9 +335,9 @@ def epoch(
         that extreme pair with the step loss / (2 ||x||^2) (capped at C for
         PA-I, ``+ 1/(2C)`` for PA-II); a row with no relevant or no
         irrelevant label sets no constraint.
-    MIRA reads ``epsilon`` as its margin beta and bounds the true class's
-        step by ``C * sample_weight * weight_pos[y]`` (1 in the paper); with
-        one column it is binary MIRA on the difference of the two prototypes.
+    MIRA bounds the true class's step by ``C * sample_weight *
+        weight_pos[y]``; with one column it is binary MIRA on the difference
+        of the two prototypes.
 
     Returns
     -------
@@ -181,7 +346,45 @@ def epoch(
         number of rows skipped because their norm or scores were not finite,
         and whether a weight this call wrote overflowed.
     """
-    cdef Py_ssize_t n_rows = order.shape[0]
+    return _epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        order, labels, targets, sample_weight, W, b, U, bu, weight_pos,
+        weight_neg, margins, active, params, intercept_sq, t0, average_start,
+        loss_out, col_start, col_stop, scores_out, label_indptr, label_indices,
+        score_average,
+    )
+
+
+cdef int _check_epoch(
+    int rule,
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] targets,
+    const double[::1] sample_weight,
+    double[:, ::1] W,
+    double[::1] b,
+    double[:, ::1] U,
+    double[::1] bu,
+    const double[::1] weight_pos,
+    const double[::1] weight_neg,
+    const double[:, ::1] margins,
+    const unsigned char[::1] active,
+    double[::1] loss_out,
+    Py_ssize_t col_start,
+    Py_ssize_t col_stop,
+    double[:, ::1] scores_out,
+    const long long[::1] label_indptr,
+    const int[::1] label_indices,
+) except -1:
+    """The entry checks of :func:`epoch`: ValueError unless the rows, the
+    weights and every per-row and per-column array fit the data and each
+    other (the estimators check the learned state first; the loop runs
+    without bounds checks)."""
     cdef Py_ssize_t K = W.shape[1]
     # the only reads indexed by a label rather than a column: check them here,
     # since the loop runs without bounds checks
@@ -197,8 +400,6 @@ def epoch(
         raise ValueError(f"margins must be at least ({K}, {K})")
     if rule == Rule.MIRA and K == 1 and (weight_pos.shape[0] < 2):
         raise ValueError("class weights need 2 entries for binary MIRA")
-    cdef const long long *lptr = NULL
-    cdef const int *lind = NULL
     cdef Py_ssize_t max_row = 0, q
     if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
         if label_indptr is None or label_indices is None:
@@ -213,10 +414,6 @@ def epoch(
         for q in range(label_indptr[max_row + 1]):
             if label_indices[q] < 0 or label_indices[q] >= K:
                 raise ValueError(f"label indices must lie in [0, {K})")
-        lptr = &label_indptr[0]
-        if label_indices.shape[0] > 0:
-            lind = &label_indices[0]
-    cdef bint averaging = U.shape[0] > 0
     # the rows, the weights and every per-row and per-column array must fit
     # the data and each other (the estimators check the learned state first)
     cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
@@ -240,30 +437,77 @@ def epoch(
         for q in range(order.shape[0]):
             if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
                 raise ValueError(f"labels must lie in [0, {n_labels})")
-    cdef bint want_scores = scores_out is not None
-    if want_scores and (scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K):
+    if scores_out is not None and (
+        scores_out.shape[0] < order.shape[0] or scores_out.shape[1] < K
+    ):
         raise ValueError(f"scores_out must be at least ({order.shape[0]}, {K})")
+    return 0
+
+
+def _epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] targets,
+    const double[::1] sample_weight,
+    double[:, ::1] W,
+    double[::1] b,
+    double[:, ::1] U,
+    double[::1] bu,
+    const double[::1] weight_pos,
+    const double[::1] weight_neg,
+    const double[:, ::1] margins,
+    const unsigned char[::1] active,
+    dict params,
+    double intercept_sq,
+    long long t0,
+    long long average_start,
+    double[::1] loss_out,
+    Py_ssize_t col_start,
+    Py_ssize_t col_stop,
+    double[:, ::1] scores_out,
+    const long long[::1] label_indptr,
+    const int[::1] label_indices,
+    bint score_average,
+):
+    """:func:`epoch` on the arrays of the row view (one specialisation per
+    index dtype)."""
+    cdef RuleParams p = rule_params(params)
+    cdef int rule = p.rule
+    cdef Py_ssize_t n_rows = order.shape[0]
+    cdef Py_ssize_t K = W.shape[1]
+    _check_epoch(rule, data, indices, indptr, dense, n_features, order, labels,
+                 targets, sample_weight, W, b, U, bu, weight_pos, weight_neg,
+                 margins, active, loss_out, col_start, col_stop, scores_out,
+                 label_indptr, label_indices)
+    cdef bint averaging = U.shape[0] > 0
+    cdef bint want_scores = scores_out is not None
+    cdef const long long *lptr = NULL
+    cdef const int *lind = NULL
+    if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
+        lptr = &label_indptr[0]
+        if label_indices.shape[0] > 0:
+            lind = &label_indices[0]
     cdef Py_ssize_t c0 = col_start
     cdef Py_ssize_t c1 = K if col_stop < 0 else col_stop
     cdef long long mistakes = 0, updates = 0, skipped = 0
     cdef bint finite, overflow = False
-    cdef Py_ssize_t n, i, j, k, r, y, nnz, n_changed, n_cand
+    cdef Py_ssize_t n, i, j, k, nnz, n_changed
     cdef long long t
-    cdef double sq, w_i, C_i, loss, tau, ysign, best, xj, avg_coef, resid
-    cdef double n_avg_before
-    cdef double lo, hi
-    cdef Py_ssize_t u, kind
+    cdef double sq, avg_coef
     cdef bint miss
     cdef const double *row_data
     cdef const index_t *row_ind
-    cdef const double *next_data
-    cdef const index_t *next_ind
-    cdef Py_ssize_t next_nnz
-    cdef double *wrow
-    cdef double *urow
     cdef const index_t *indptr_ptr = &indptr[0]
     cdef double *W0 = &W[0, 0]
+    cdef const int *labels_p = &labels[0] if labels.shape[0] > 0 else NULL
+    cdef const double *targets_p = &targets[0] if targets.shape[0] > 0 else NULL
     cdef double *U0 = &U[0, 0] if averaging else NULL
+    cdef double *bu_p = &bu[0] if averaging else NULL
     cdef double *scores = <double *> malloc(K * sizeof(double))
     cdef double *delta = <double *> malloc(K * sizeof(double))
     cdef double *tau_buf = <double *> malloc(K * sizeof(double))
@@ -285,375 +529,52 @@ def epoch(
             get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
                     &row_data, &row_ind, &nnz)
             if n + 1 < n_rows and not dense:
-                # the next row is elsewhere in X (shuffled order): start
-                # fetching its first non-zeros while this one is scored
-                get_row(&data[0], &indices[0], indptr_ptr, dense, n_features,
-                        order[n + 1], &next_data, &next_ind, &next_nnz)
-                for j in range(0, min(next_nnz, 32), 8):
-                    PA_PREFETCH(next_data + j)
-                for j in range(0, min(next_nnz, 32), 16):
-                    PA_PREFETCH(next_ind + j)
-
-            sq = intercept_sq
-            for k in range(c0, c1):
-                scores[k] = b[k]
-            for j in range(min(nnz, PREFETCH_AHEAD)):
-                prefetch_row(W0 + row_ind[j] * K, c0, c1)
-            for j in range(nnz):
-                if j + PREFETCH_AHEAD < nnz:
-                    prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
-                xj = row_data[j]
-                sq += xj * xj
-                wrow = W0 + row_ind[j] * K
-                for k in range(c0, c1):
-                    scores[k] += xj * wrow[k]
-
+                _prefetch_next(&data[0], &indices[0], indptr_ptr, dense,
+                               n_features, order[n + 1])
+            sq = _score_row(row_data, row_ind, nnz, W0, &b[0], K, c0, c1,
+                            intercept_sq, scores)
             # a row whose scores overflow cannot be learned from safely
             finite = isfinite(sq)
             for k in range(c0, c1):
                 finite = finite and isfinite(scores[k])
             if want_scores:
-                n_avg_before = <double> (t - average_start)
-                if finite and score_average and averaging and n_avg_before >= 1.0:
-                    # the averaged model's scores: s - (x . U + bu) / c
-                    for k in range(c0, c1):
-                        scores_out[n, k] = bu[k]
-                    for j in range(nnz):
-                        xj = row_data[j]
-                        urow = U0 + row_ind[j] * K
-                        for k in range(c0, c1):
-                            scores_out[n, k] += xj * urow[k]
-                    for k in range(c0, c1):
-                        scores_out[n, k] = scores[k] - scores_out[n, k] / n_avg_before
-                        if not isfinite(scores_out[n, k]):
-                            scores_out[n, k] = NAN
-                else:
-                    for k in range(c0, c1):
-                        scores_out[n, k] = scores[k] if finite else NAN
+                _record_scores(row_data, row_ind, nnz, scores, finite,
+                               score_average and averaging,
+                               <double> (t - average_start), U0, bu_p, K, c0, c1,
+                               &scores_out[n, 0])
             if not finite:
                 skipped += 1
                 continue
 
-            n_changed = 0
-            w_i = sample_weight[i]
-
-            if rule == Rule.REGRESSION:
-                resid = targets[i] - scores[0]
-                loss = fabs(resid) - epsilon
-                if loss > 0.0:
-                    loss_out[0] += loss
-                    if w_i > 0.0:
-                        tau = single_step(loss, sq, C * w_i, slack)
-                        if tau > 0.0:
-                            delta[0] = tau if resid > 0.0 else -tau
-                            changed[0] = 0
-                            n_changed = 1
-
-            elif rule == Rule.GRADIENT or rule == Rule.NORMALIZED_GRADIENT:
-                # Kivinen-Warmuth GD on the square loss: C is the learning
-                # rate eta, the step 2 eta (y - yhat) (divided by ||x||^2,
-                # intercept feature included, for the normalised rule)
-                resid = targets[i] - scores[0]
-                loss_out[0] += resid * resid
-                if w_i > 0.0 and resid != 0.0:
-                    tau = 2.0 * C * w_i * resid
-                    if rule == Rule.NORMALIZED_GRADIENT:
-                        tau = tau / sq if sq > 0.0 else 0.0
-                    if tau != 0.0:
-                        delta[0] = tau
-                        changed[0] = 0
-                        n_changed = 1
-
-            elif rule == Rule.BINARY:
-                y = labels[i]
-                ysign = 1.0 if y == 1 else -1.0
-                if ysign * scores[0] <= 0.0:
-                    mistakes += 1
-                loss = 1.0 - ysign * scores[0]
-                if loss > 0.0:
-                    loss_out[0] += loss
-                    if w_i > 0.0:
-                        tau = single_step(loss, sq, C * w_i * weight_pos[y], slack)
-                        if tau > 0.0:
-                            delta[0] = ysign * tau
-                            changed[0] = 0
-                            n_changed = 1
-
-            elif rule == Rule.OVR:
-                y = labels[i]
-                if c0 == 0 and c1 == K:
-                    best = scores[0]
-                    r = 0
-                    for k in range(1, K):
-                        if scores[k] > best:
-                            best = scores[k]
-                            r = k
-                    if r != y:
-                        mistakes += 1
-                for k in range(c0, c1):
-                    if not active[k]:
-                        continue
-                    ysign = 1.0 if k == y else -1.0
-                    loss = 1.0 - ysign * scores[k]
-                    if loss <= 0.0:
-                        continue
-                    loss_out[k] += loss
-                    if w_i > 0.0:
-                        C_i = C * w_i * (weight_pos[k] if k == y else weight_neg[k])
-                        tau = single_step(loss, sq, C_i, slack)
-                        if tau > 0.0:
-                            delta[k] = ysign * tau
-                            changed[n_changed] = k
-                            n_changed += 1
-
-            elif rule == Rule.MULTILABEL:
-                # label ranking with a virtual label of score 0 between the
-                # relevant labels (above it) and the irrelevant ones (below)
+            if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
                 for k in range(K):
                     relevant[k] = 0
                 for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
                     relevant[lind[j]] = 1
-                r = -1
-                u = -1
-                lo = INFINITY
-                hi = -INFINITY
-                miss = False
-                for k in range(K):
-                    if relevant[k]:
-                        if scores[k] < lo:
-                            lo = scores[k]
-                            r = k
-                        if scores[k] <= 0.0:
-                            miss = True
-                    else:
-                        if scores[k] > hi:
-                            hi = scores[k]
-                            u = k
-                        if scores[k] > 0.0:
-                            miss = True
-                if miss:
-                    mistakes += 1
-                # the extreme constraints: (lowest relevant, highest
-                # irrelevant) at margin 1, each against the threshold at 1/2;
-                # the pair wins ties (its loss is the sum of the other two)
-                best = 0.0
-                kind = 0
-                if r >= 0 and u >= 0 and 1.0 - (lo - hi) > best:
-                    best = 1.0 - (lo - hi)
-                    kind = 3
-                if r >= 0 and 0.5 - lo > best:
-                    best = 0.5 - lo
-                    kind = 1
-                if u >= 0 and 0.5 + hi > best:
-                    best = 0.5 + hi
-                    kind = 2
-                if kind != 0:
-                    loss_out[0] += best
-                    if w_i > 0.0:
-                        tau = single_step(best, (2.0 if kind == 3 else 1.0) * sq,
-                                          C * w_i, slack)
-                        if tau > 0.0:
-                            if kind != 2:
-                                delta[r] = tau
-                                changed[n_changed] = r
-                                n_changed += 1
-                            if kind != 1:
-                                delta[u] = -tau
-                                changed[n_changed] = u
-                                n_changed += 1
-
-            elif rule == Rule.MULTILABEL_RANKING:
-                # the seed's ranking margin: lowest relevant minus highest
-                # irrelevant score, at least 1; no threshold
-                for k in range(K):
-                    relevant[k] = 0
-                for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
-                    relevant[lind[j]] = 1
-                r = -1
-                u = -1
-                lo = INFINITY
-                hi = -INFINITY
-                for k in range(K):
-                    if relevant[k]:
-                        if scores[k] < lo:
-                            lo = scores[k]
-                            r = k
-                    elif scores[k] > hi:
-                        hi = scores[k]
-                        u = k
-                if r >= 0 and u >= 0:
-                    # a tie between a relevant and an irrelevant label is a
-                    # mistake: the ranking does not put every relevant first
-                    if lo <= hi:
-                        mistakes += 1
-                    loss = 1.0 - (lo - hi)
-                    if loss > 0.0:
-                        loss_out[0] += loss
-                        if w_i > 0.0:
-                            tau = single_step(loss, 2.0 * sq, C * w_i, slack)
-                            if tau > 0.0:
-                                delta[r] = tau
-                                delta[u] = -tau
-                                changed[0] = r
-                                changed[1] = u
-                                n_changed = 2
-
-            elif rule == Rule.MIRA:
-                y = labels[i]
-                C_i = C * w_i * weight_pos[y]
-                if K == 1:
-                    # prototypes -v/2 and +v/2: the step of v = M_1 - M_0 is
-                    # twice the prototypes' step, clipped at 2 C_i
-                    ysign = 1.0 if y == 1 else -1.0
-                    if ysign * scores[0] <= 0.0:
-                        mistakes += 1
-                    loss = epsilon - ysign * scores[0]
-                    if loss > 0.0:
-                        loss_out[0] += loss
-                        if C_i > 0.0 and sq > 0.0:
-                            tau = min(2.0 * C_i, loss / sq)
-                            if tau > 0.0:
-                                delta[0] = ysign * tau
-                                changed[0] = 0
-                                n_changed = 1
-                else:
-                    n_cand = 0
-                    best = 0.0
-                    miss = False
-                    for k in range(K):
-                        if k == y:
-                            continue
-                        if scores[k] >= scores[y]:
-                            miss = True
-                        loss = epsilon - (scores[y] - scores[k])
-                        if loss > best:
-                            best = loss
-                        if loss > 0.0:
-                            # only classes within beta of the true class move
-                            cand[n_cand].loss = scores[k]
-                            cand[n_cand].k = k
-                            n_cand += 1
-                    if miss:
-                        mistakes += 1
-                    if best > 0.0:
-                        loss_out[0] += best
-                    if n_cand > 0 and C_i > 0.0 and sq > 0.0:
-                        cand[n_cand].loss = scores[y] - epsilon + sq * C_i
-                        cand[n_cand].k = y
-                        n_cand += 1
-                        tau = mira_steps(cand, n_cand, sq, C_i, y, tau_buf)
-                        if tau > 0.0:
-                            delta[y] = tau
-                            changed[0] = y
-                            n_changed = 1
-                            for j in range(n_cand):
-                                if cand[j].k != y and tau_buf[j] < 0.0:
-                                    delta[cand[j].k] = tau_buf[j]
-                                    changed[n_changed] = cand[j].k
-                                    n_changed += 1
-
-            else:
-                # multiclass rules on K prototypes: losses l_u = m_yu - (s_y - s_u)
-                y = labels[i]
-                r = -1
-                best = -INFINITY
-                n_cand = 0
-                for k in range(K):
-                    if k == y:
-                        continue
-                    loss = margins[y, k] - (scores[y] - scores[k])
-                    if loss > best:
-                        best = loss
-                        r = k
-                    if loss > 0.0:
-                        cand[n_cand].loss = loss
-                        cand[n_cand].k = k
-                        n_cand += 1
-                # a tie with a wrong class counts as a mistake
-                for k in range(K):
-                    if k != y and scores[k] >= scores[y]:
-                        mistakes += 1
-                        break
-                if best > 0.0:
-                    loss_out[0] += best
-                if best > 0.0 and w_i > 0.0:
-                    C_i = C * w_i * weight_pos[y]
-                    if rule == Rule.SUPPORT:
-                        tau = support_steps(cand, n_cand, sq, C_i, slack, tau_buf)
-                        if tau > 0.0:
-                            delta[y] = tau
-                            changed[0] = y
-                            n_changed = 1
-                            for j in range(n_cand):
-                                if tau_buf[j] > 0.0:
-                                    delta[cand[j].k] = -tau_buf[j]
-                                    changed[n_changed] = cand[j].k
-                                    n_changed += 1
-                    else:
-                        if rule == Rule.PREDICTION:
-                            # rival = the predicted class; only on a mistake
-                            best = -INFINITY
-                            r = -1
-                            for k in range(K):
-                                if k != y and scores[k] > best:
-                                    best = scores[k]
-                                    r = k
-                            loss = margins[y, r] - (scores[y] - scores[r])
-                            if best < scores[y]:
-                                loss = 0.0
-                        else:
-                            loss = best
-                        tau = single_step(loss, 2.0 * sq, C_i, slack)
-                        if tau > 0.0:
-                            delta[y] = tau
-                            delta[r] = -tau
-                            changed[0] = y
-                            changed[1] = r
-                            n_changed = 2
-
+            miss = False
+            n_changed = _rule_step(
+                &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
+                sample_weight[i], &weight_pos[0], &weight_neg[0], &margins[0, 0],
+                margins.shape[1], &active[0], relevant, cand, tau_buf, delta,
+                changed, &loss_out[0], &miss,
+            )
+            if miss:
+                mistakes += 1
             if n_changed == 0:
                 continue
+            avg_coef = 0.0
+            if averaging and t >= average_start:
+                avg_coef = <double> (t - average_start)
             if _step_overflows(row_data, row_ind, nnz, W0, U0, b, bu, K, delta,
-                               changed, n_changed, sq, intercept_sq,
-                               <double> (t - average_start)
-                               if averaging and t >= average_start else 0.0):
+                               changed, n_changed, sq, intercept_sq, avg_coef):
                 # a finite row whose step would make a weight infinite: skip it
                 # before writing anything, as a row whose scores overflow
                 skipped += 1
                 continue
             updates += 1
-            avg_coef = 0.0
-            if averaging and t >= average_start:
-                avg_coef = <double> (t - average_start)
-            if avg_coef != 0.0:
-                for j in range(min(nnz, PREFETCH_AHEAD)):
-                    prefetch_row(U0 + row_ind[j] * K, c0, c1)
-            for j in range(nnz):
-                if avg_coef != 0.0 and j + PREFETCH_AHEAD < nnz:
-                    prefetch_row(U0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
-                xj = row_data[j]
-                if xj == 0.0:
-                    continue
-                wrow = W0 + row_ind[j] * K
-                for r in range(n_changed):
-                    k = changed[r]
-                    wrow[k] += delta[k] * xj
-                    if not isfinite(wrow[k]):
-                        overflow = True
-                if avg_coef != 0.0:
-                    urow = U0 + row_ind[j] * K
-                    for r in range(n_changed):
-                        k = changed[r]
-                        urow[k] += avg_coef * delta[k] * xj
-            if intercept_sq > 0.0:
-                # b = a * w_a for the constant feature a: it moves by a^2 * step
-                for r in range(n_changed):
-                    k = changed[r]
-                    b[k] += intercept_sq * delta[k]
-                    if not isfinite(b[k]):
-                        overflow = True
-                    if avg_coef != 0.0:
-                        bu[k] += avg_coef * intercept_sq * delta[k]
+            overflow |= _apply_step(row_data, row_ind, nnz, W0, U0, &b[0], bu_p, K,
+                                    c0, c1, delta, changed, n_changed,
+                                    intercept_sq, avg_coef)
 
     free(scores)
     free(delta)

@@ -19,9 +19,11 @@ Python.
 """
 
 from libc.math cimport isfinite, sqrt, INFINITY
+from libc.stdlib cimport malloc, free
 
-from ._rules cimport Rule
-from ._steps cimport single_step
+from ._rules cimport Rule, RuleParams, rule_params
+from ._steps cimport Candidate
+from ._pa_rules cimport binary_step, multiclass_step, regression_step
 
 
 cpdef enum Policy:
@@ -138,13 +140,11 @@ def block(
     const double[:, ::1] K_RR,
     double[:, ::1] F,
     const long long[::1] rows,
+    *,
+    dict params,
     const int[::1] labels,
     const double[::1] targets,
     const double[::1] sample_weight,
-    int rule,
-    int slack,
-    double C,
-    double epsilon,
     double[:, ::1] alpha,
     unsigned char[::1] alive,
     double[::1] kdiag,
@@ -172,7 +172,9 @@ def block(
     rows : (n_block,) the training row of each block row.
     labels, targets, sample_weight : per training row (class index for the
         classification rules, target for REGRESSION, multiplier of C).
-    rule : BINARY, MAX_LOSS or REGRESSION.
+    params : dict, the estimator's ``_kernel_params()`` (``RuleParams`` in
+        ``_rules.pxd``): ``rule`` (BINARY, MAX_LOSS or REGRESSION),
+        ``slack``, ``C`` and ``epsilon`` (REGRESSION).
     alpha : (n_slots_max, n_cols) coefficient pool, updated in place.
     alive, kdiag, stamp, src_row : per slot: in the model, K(x, x), creation
         stamp, training row (-1 for a support vector of an earlier call).
@@ -189,14 +191,16 @@ def block(
     -------
     (mistakes, updates, skipped, removed)
     """
+    cdef RuleParams prm = rule_params(params)
+    cdef int rule = prm.rule, slack = prm.slack
+    cdef double C = prm.C, epsilon = prm.epsilon
     cdef Py_ssize_t n_block = rows.shape[0]
     cdef Py_ssize_t n_cols = alpha.shape[1]
     cdef Py_ssize_t p, q, k, r, y, i, slot, victim, col, last, n_changed
     cdef long long mistakes = 0, updates = 0, skipped = 0, removed = 0
-    cdef double sq, loss, tau, best, ysign, resid, w_i, coef
-    cdef double delta[2]
-    cdef Py_ssize_t changed[2]
-    cdef bint finite, fresh
+    cdef double sq, w_i, coef
+    cdef const double *scores
+    cdef bint finite, fresh, miss
     cdef double *alpha0 = &alpha[0, 0]
     if F.shape[0] < n_block or F.shape[1] < n_cols or K_RR.shape[0] < n_block:
         raise ValueError("F and K_RR must have a row per block row")
@@ -205,6 +209,14 @@ def block(
     _check_block(K_RS, K_RR, rows, labels, targets, sample_weight, rule, n_cols,
                  alpha.shape[0], alive, kdiag, stamp, row_slot, src_row, pos_S,
                  pos_R, alive_list, alive_pos, counters, loss_out)
+    # the step of column k goes to delta[k] (rules of ``_pa_rules.pxd``)
+    cdef double *delta = <double *> malloc(n_cols * sizeof(double))
+    cdef double *tau_buf = <double *> malloc(n_cols * sizeof(double))
+    cdef Py_ssize_t *changed = <Py_ssize_t *> malloc(n_cols * sizeof(Py_ssize_t))
+    cdef Candidate *cand = <Candidate *> malloc(n_cols * sizeof(Candidate))
+    if delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL:
+        free(delta); free(tau_buf); free(changed); free(cand)
+        raise MemoryError()
 
     with nogil:
         for p in range(n_block):
@@ -217,57 +229,24 @@ def block(
                 skipped += 1
                 continue
             w_i = sample_weight[i]
-            n_changed = 0
+            scores = &F[p, 0]
+            miss = False
             if rule == Rule.REGRESSION:
-                resid = targets[i] - F[p, 0]
-                loss = (resid if resid > 0.0 else -resid) - epsilon
-                if loss > 0.0:
-                    loss_out[0] += loss
-                    if w_i > 0.0:
-                        tau = single_step(loss, sq, C * w_i, slack)
-                        if tau > 0.0:
-                            delta[0] = tau if resid > 0.0 else -tau
-                            changed[0] = 0
-                            n_changed = 1
+                n_changed = regression_step(scores[0], targets[i], epsilon, sq,
+                                            C * w_i, slack, w_i > 0.0, delta,
+                                            changed, &loss_out[0])
             elif rule == Rule.BINARY:
-                y = labels[i]
-                ysign = 1.0 if y == 1 else -1.0
-                if ysign * F[p, 0] <= 0.0:
-                    mistakes += 1
-                loss = 1.0 - ysign * F[p, 0]
-                if loss > 0.0:
-                    loss_out[0] += loss
-                    if w_i > 0.0:
-                        tau = single_step(loss, sq, C * w_i, slack)
-                        if tau > 0.0:
-                            delta[0] = ysign * tau
-                            changed[0] = 0
-                            n_changed = 1
+                n_changed = binary_step(scores[0], labels[i], sq, C * w_i, slack,
+                                        w_i > 0.0, delta, changed, 0,
+                                        &loss_out[0], &miss)
             else:
-                y = labels[i]
-                r = -1
-                best = -INFINITY
-                for k in range(n_cols):
-                    if k == y:
-                        continue
-                    loss = 1.0 - (F[p, y] - F[p, k])
-                    if loss > best:
-                        best = loss
-                        r = k
-                for k in range(n_cols):
-                    if k != y and F[p, k] >= F[p, y]:
-                        mistakes += 1
-                        break
-                if best > 0.0:
-                    loss_out[0] += best
-                    if w_i > 0.0:
-                        tau = single_step(best, 2.0 * sq, C * w_i, slack)
-                        if tau > 0.0:
-                            delta[0] = tau
-                            delta[1] = -tau
-                            changed[0] = y
-                            changed[1] = r
-                            n_changed = 2
+                # margins of 1 (NULL): the max-loss rule of the linear kernel
+                n_changed = multiclass_step(Rule.MAX_LOSS, scores, n_cols, labels[i],
+                                            NULL, sq, C * w_i, slack, w_i > 0.0,
+                                            cand, tau_buf, delta, changed, 0,
+                                            &loss_out[0], &miss)
+            if miss:
+                mistakes += 1
             if n_changed == 0:
                 continue
             updates += 1
@@ -292,13 +271,13 @@ def block(
                 alive_list[counters[1]] = slot
                 counters[1] += 1
             for r in range(n_changed):
-                alpha0[slot * n_cols + changed[r]] += delta[r]
+                alpha0[slot * n_cols + changed[r]] += delta[changed[r]]
             # the later rows of the block see the step
             for q in range(p + 1, n_block):
                 coef = K_RR[p, q]
                 if coef != 0.0:
                     for r in range(n_changed):
-                        F[q, changed[r]] += delta[r] * coef
+                        F[q, changed[r]] += delta[changed[r]] * coef
 
             if budget < 0 or counters[1] <= budget:
                 continue
@@ -323,4 +302,8 @@ def block(
             alive_list[alive_pos[victim]] = last
             alive_pos[last] = alive_pos[victim]
             counters[1] -= 1
+    free(delta)
+    free(tau_buf)
+    free(changed)
+    free(cand)
     return mistakes, updates, skipped, removed

@@ -37,7 +37,7 @@ from libc.math cimport exp, log, sqrt, hypot, fabs, isfinite, NAN, INFINITY
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport index_t, get_row, check_rows, check_length
-from ._rules cimport Rule
+from ._rules cimport Rule, RuleParams, rule_params
 
 # largest |exponent| applied incrementally (exp(50) ~ 5e21: weights stay far
 # from overflow while Z is kept within [1e-100, 1e100])
@@ -62,38 +62,36 @@ cdef inline void _rescale(double *p, double *m, Py_ssize_t n, double factor) noe
 
 
 def epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    rows,
     const long long[::1] order,
-    const double[::1] targets,
-    const double[::1] sample_weight,
     double[::1] pos,
     double[::1] neg,
+    *,
+    dict params,
+    targets,
+    sample_weight,
     bint intercept,
-    int rule,
-    double rate,
-    double total,
-    double[::1] loss_out,
-    double[:, ::1] scores_out=None,
+    loss_out,
+    scores_out=None,
 ):
     """Run the rule over the rows ``order`` once, updating ``pos`` and ``neg``.
 
     Parameters (validated by the caller)
     ------------------------------------
-    data, indices, indptr, dense, n_features
-        The row view (see ``_dataset.pxd``).
+    rows
+        The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
+        ``n_features`` (see ``_dataset.pxd`` and ``_base._RowView``).
     order : int64 row indices, in visiting order.
+    params : dict
+        ``RuleParams`` (``_rules.pxd``) as the estimator's
+        ``_kernel_params()`` states them: ``rule`` (EXPONENTIATED or
+        ERROR_PROPORTIONAL_MULT), ``learning_rate`` (eta of EG+-, c of DPMU)
+        and ``total_weight`` (U, EG+- only); the others are unused.
     targets, sample_weight : per row; the weight multiplies ``rate``.
     pos, neg : length ``n_features + 1``, the positive weights w+ and w-
         (the last entry is the intercept's pair, used when ``intercept``).
         For EG+- they must sum to ``total`` on entry; on return they do
         again (renormalised exactly).  Updated in place.
-    rule : ``Rule.EXPONENTIATED`` or ``Rule.ERROR_PROPORTIONAL_MULT``.
-    rate : eta (EG+-) or c (DPMU).
-    total : U, the total weight (EG+- only).
     loss_out : [0] receives the sum of the squared online errors.
     scores_out : None, or (len(order), >= 1): row n receives the prediction
         for row ``order[n]`` made before the update on it (NaN when skipped).
@@ -105,6 +103,34 @@ def epoch(
         because their prediction or step was not finite; whether a weight
         became non-finite (DPMU weights are not renormalised and can).
     """
+    return _epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        order, targets, sample_weight, pos, neg, intercept, params, loss_out,
+        scores_out,
+    )
+
+
+def _epoch(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    bint dense,
+    Py_ssize_t n_features,
+    const long long[::1] order,
+    const double[::1] targets,
+    const double[::1] sample_weight,
+    double[::1] pos,
+    double[::1] neg,
+    bint intercept,
+    dict params,
+    double[::1] loss_out,
+    double[:, ::1] scores_out,
+):
+    """:func:`epoch` on the arrays of the row view (one specialisation per
+    index dtype)."""
+    cdef RuleParams prm = rule_params(params)
+    cdef int rule = prm.rule
+    cdef double rate = prm.learning_rate, total = prm.total_weight
     if rule != Rule.EXPONENTIATED and rule != Rule.ERROR_PROPORTIONAL_MULT:
         raise ValueError(f"unknown multiplicative rule {rule}")
     cdef Py_ssize_t n_weights = n_features + 1

@@ -30,131 +30,70 @@ without intercept): ``b = a * w_a``, so ``b`` moves by ``a`` times the step of
 ``U += (t - start) * Delta`` and the average is ``W - U / (t - start + 1)``.
 """
 
-from libc.math cimport sqrt, isfinite, INFINITY, NAN, M_SQRT2
+from libc.math cimport sqrt, isfinite, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy
 from scipy.linalg.cython_blas cimport dsymv, dsyr
 
 from ._dataset cimport index_t, get_row, check_rows, check_length
-from ._rules cimport SecondOrderRule
+from ._rules cimport SecondOrderParams, SecondOrderRule, second_order_params
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
-
-
-cdef struct Cand:
-    double l
-    Py_ssize_t k
-
-
-cdef inline void pair_step(
-    int step, double m, double v, double phi, double param, double w,
-    double *alpha, double *beta,
-) noexcept nogil:
-    """Step of the binary problem with margin ``m = y mu.x`` and variance
-    ``v = x^T Sigma x``: ``mu += alpha y Sigma x``,
-    ``Sigma -= beta Sigma x x^T Sigma``.  ``w`` (> 0) is the sample weight."""
-    cdef double phi2 = phi * phi, psi, zeta, a, n, gamma, disc, sqrt_u
-    alpha[0] = 0.0
-    beta[0] = 0.0
-    if not v > 0.0 or not w > 0.0:
-        return
-    if step == SecondOrderRule.STEP_AROW:
-        if m < 1.0:
-            beta[0] = 1.0 / (v + param / w)
-            alpha[0] = (1.0 - m) * beta[0]
-        return
-    if step == SecondOrderRule.STEP_SCW2:
-        n = v + 1.0 / (2.0 * param * w)
-        gamma = phi * sqrt(phi2 * m * m * v * v + 4.0 * n * v * (n + v * phi2))
-        a = (-(2.0 * m * n + phi2 * m * v) + gamma) / (2.0 * (n * n + n * v * phi2))
-    else:
-        psi = 1.0 + 0.5 * phi2
-        zeta = 1.0 + phi2
-        a = (-m * psi + sqrt(0.25 * m * m * phi2 * phi2 + v * phi2 * zeta)) / (v * zeta)
-        if step == SecondOrderRule.STEP_CW:
-            a *= w
-        elif a > param * w:  # SCW-I
-            a = param * w
-    if not a > 0.0:
-        return
-    # sqrt(u) = (-a v phi + sqrt(a^2 v^2 phi^2 + 4 v)) / 2, without cancellation
-    disc = sqrt(a * a * v * v * phi2 + 4.0 * v)
-    sqrt_u = 2.0 * v / (a * v * phi + disc)
-    alpha[0] = a
-    beta[0] = a * phi / (sqrt_u + v * a * phi)
-
-
-cdef inline double _support_sqrt_u(double A, double v, double phi, double K) noexcept nogil:
-    # eq. (20): sqrt(u) = (-sqrt2 A phi v + sqrt(2 A^2 phi^2 v^2 + 4 K^2 v)) / (2K)
-    cdef double c = M_SQRT2 * A * phi * v
-    cdef double disc = sqrt(c * c + 4.0 * K * K * v)
-    if c >= 0.0:
-        return 2.0 * K * v / (c + disc)
-    return (-c + disc) / (2.0 * K)
-
-
-cdef inline double _support_A(double L, double s, double v, double phi, double K) noexcept nogil:
-    # eq. (22): the root of (B^2 - s^2 phi^4 v^2) A^2 + 2 A K B L
-    #           + K^2 (L^2 - 2 s^2 phi^2 v) = 0 with (s+1) v A + L >= 0
-    cdef double phi2 = phi * phi
-    cdef double B = ((s + 1.0) * K + s * phi2) * v
-    cdef double a = B * B - s * s * phi2 * phi2 * v * v
-    return (-K * B * L + s * K * phi * sqrt(phi2 * v * v * L * L + 2.0 * v * a)) / a
-
-
-cdef inline double support_step(
-    Cand *cand, Py_ssize_t n_cand, double v, double phi, double K, double w,
-    double *alpha, double *beta,
-) noexcept nogil:
-    """SCCW: all constraints ``l_k + (A + alpha_k) v >= phi sqrt(2u)`` at once.
-
-    ``cand`` holds the margins ``l_k = (mu_y - mu_k).x`` of the wrong classes;
-    it is sorted here, ascending.  The support set is the prefix of that order
-    grown while the newest class still gets a positive multiplier.  Fills
-    ``alpha[j]`` for ``cand[j]`` (0 outside the support set), ``beta``, and
-    returns ``A = sum_k alpha_k`` (0: no step)."""
-    cdef Py_ssize_t i, j, n_sup = 0
-    cdef Cand tmp
-    cdef double L = 0.0, A, sqrt_u, a_j, A_best = 0.0, su_best = 0.0
-    beta[0] = 0.0
-    for j in range(n_cand):
-        alpha[j] = 0.0
-    if not v > 0.0 or not w > 0.0 or n_cand == 0:
-        return 0.0
-    # insertion sort, ascending margin (ties: lower class index first)
-    for i in range(1, n_cand):
-        tmp = cand[i]
-        j = i - 1
-        while j >= 0 and (cand[j].l > tmp.l or (cand[j].l == tmp.l and cand[j].k > tmp.k)):
-            cand[j + 1] = cand[j]
-            j -= 1
-        cand[j + 1] = tmp
-    # no constraint violated: no step
-    if cand[0].l >= phi * sqrt(2.0 * v):
-        return 0.0
-    for j in range(n_cand):
-        L += cand[j].l
-        A = _support_A(L, <double> (j + 1), v, phi, K)
-        sqrt_u = _support_sqrt_u(A, v, phi, K)
-        a_j = (phi * M_SQRT2 * sqrt_u - cand[j].l) / v - A
-        if not a_j > 0.0:
-            break
-        n_sup = j + 1
-        A_best = A
-        su_best = sqrt_u
-    if n_sup == 0 or not A_best > 0.0:
-        return 0.0
-    for j in range(n_sup):
-        alpha[j] = w * ((phi * M_SQRT2 * su_best - cand[j].l) / v - A_best)
-        if alpha[j] < 0.0:
-            alpha[j] = 0.0
-    A = w * A_best
-    if w != 1.0:
-        su_best = _support_sqrt_u(A, v, phi, K)
-    beta[0] = M_SQRT2 * A * phi / (K * su_best + M_SQRT2 * A * phi * v)
-    return A
+from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
 
 
 def epoch(
+    rows,
+    const long long[::1] order,
+    *,
+    dict params,
+    labels,
+    sample_weight,
+    class_weight,
+    W,
+    b,
+    S_diag,
+    S_full,
+    U,
+    bu,
+    double intercept,
+    long long t0,
+    long long average_start,
+    loss_out,
+):
+    """Run the rule over the rows ``order`` once, updating W, b, Sigma (U, bu).
+
+    Parameters (validated by the caller)
+    ------------------------------------
+    rows : the row view: ``data``, ``indices``, ``indptr``, ``dense`` and
+        ``n_features`` (``_dataset.pxd``, ``_base._RowView``).
+    order : int64 row indices, in visiting order.
+    params : dict, ``SecondOrderParams`` (``_rules.pxd``): ``rule`` and
+        ``step`` (a ``SecondOrderRule`` of each kind), ``phi`` =
+        Phi^{-1}(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW).
+    labels : class index per row (SO_BINARY: 0 / 1).
+    sample_weight : per row; scales the step (0 skips the row).
+    W, b : means (n_features, n_columns) and intercepts, updated in place.
+    S_diag : (n_features + 1, G) diagonal covariance, or shape (0, *) when full.
+    S_full : (G, D', D') full covariance (upper triangle), or (0, *, *).
+    U, bu : lazy-averaging accumulators, or arrays of length 0.
+    class_weight : per class; multiplies the sample weight.
+    intercept : the constant feature a (0: no intercept).
+    t0, average_start : as in the first-order kernel.
+    loss_out : [0] receives the summed loss measured before each update
+        (the constraint violation ``max(0, phi sqrt(v) - m)``, AROW's hinge).
+
+    Returns
+    -------
+    (mistakes, updates, skipped, overflow)
+    """
+    return _epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        order, labels, sample_weight, W, b, S_diag, S_full, U, bu, class_weight,
+        params, intercept, t0, average_start, loss_out,
+    )
+
+
+def _epoch(
     const double[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -170,40 +109,17 @@ def epoch(
     double[:, ::1] U,
     double[::1] bu,
     const double[::1] class_weight,
-    int rule,
-    int step,
-    double phi,
-    double param,
+    dict params,
     double intercept,
     long long t0,
     long long average_start,
     double[::1] loss_out,
 ):
-    """Run the rule over the rows ``order`` once, updating W, b, Sigma (U, bu).
-
-    Parameters (validated by the caller)
-    ------------------------------------
-    data, indices, indptr, dense, n_features : the row view (``_dataset.pxd``).
-    order : int64 row indices, in visiting order.
-    labels : class index per row (SO_BINARY: 0 / 1).
-    sample_weight : per row; scales the step (0 skips the row).
-    W, b : means (n_features, n_columns) and intercepts, updated in place.
-    S_diag : (n_features + 1, G) diagonal covariance, or shape (0, *) when full.
-    S_full : (G, D', D') full covariance (upper triangle), or (0, *, *).
-    U, bu : lazy-averaging accumulators, or arrays of length 0.
-    class_weight : per class; multiplies the sample weight.
-    rule, step : a ``SecondOrderRule`` of each kind.
-    phi : Phi^{-1}(eta) (CW, SCW).
-    param : r (AROW) or C (SCW).
-    intercept : the constant feature a (0: no intercept).
-    t0, average_start : as in the first-order kernel.
-    loss_out : [0] receives the summed loss measured before each update
-        (the constraint violation ``max(0, phi sqrt(v) - m)``, AROW's hinge).
-
-    Returns
-    -------
-    (mistakes, updates, skipped, overflow)
-    """
+    """:func:`epoch` on the arrays of the row view (one specialisation per
+    index dtype)."""
+    cdef SecondOrderParams prm = second_order_params(params)
+    cdef int rule = prm.rule, step = prm.step
+    cdef double phi = prm.phi, param = prm.param
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
     cdef bint full = S_full.shape[0] > 0
@@ -343,9 +259,9 @@ def epoch(
                 v = _sigma_x(full, Sf, Sd, 0, G, blk, n_blas, uplo, xbuf, sx_a,
                              row_data, row_ind, nnz, n_features, intercept)
                 m = ysign * scores[0]
-                loss = _loss(step, m, v, phi)
+                loss = cw_loss(step, m, v, phi)
                 loss_out[0] += loss
-                pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+                cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
                 if alpha > 0.0 or beta > 0.0:
                     stepped = True
                     avg_coef = _avg(averaging, t, average_start)
@@ -370,7 +286,7 @@ def epoch(
                 loss = phi * sqrt(2.0 * v) - best
                 if loss > 0.0:
                     loss_out[0] += loss
-                A = support_step(cand, n_cand, v, phi, Kd, w_i, alphas, &beta)
+                A = sccw_support_step(cand, n_cand, v, phi, Kd, w_i, alphas, &beta)
                 if A > 0.0:
                     stepped = True
                     avg_coef = _avg(averaging, t, average_start)
@@ -395,7 +311,7 @@ def epoch(
                         cand[n_cand].l = scores[y] - scores[k]
                         cand[n_cand].k = k
                         n_cand += 1
-                _sort_cand(cand, n_cand)
+                sort_pairs(cand, n_cand)
                 if rule == SecondOrderRule.SO_SINGLE:
                     n_cand = 1 if n_cand > 0 else 0
                 vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo, xbuf, sx_a,
@@ -406,10 +322,10 @@ def epoch(
                                   row_data, row_ind, nnz, n_features, intercept)
                     m = scores[y] - scores[r]
                     v = vy + vr
-                    loss = _loss(step, m, v, phi)
+                    loss = cw_loss(step, m, v, phi)
                     if j == 0:
                         loss_out[0] += loss
-                    pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+                    cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
                     if not (alpha > 0.0 or beta > 0.0):
                         continue
                     if not stepped:
@@ -453,28 +369,6 @@ def epoch(
     free(sx_a)
     free(sx_b)
     return mistakes, updates, skipped, overflow
-
-
-cdef inline void _sort_cand(Cand *cand, Py_ssize_t n) noexcept nogil:
-    # ascending margin, ties by class index
-    cdef Py_ssize_t i, j
-    cdef Cand tmp
-    for i in range(1, n):
-        tmp = cand[i]
-        j = i - 1
-        while j >= 0 and (cand[j].l > tmp.l or (cand[j].l == tmp.l and cand[j].k > tmp.k)):
-            cand[j + 1] = cand[j]
-            j -= 1
-        cand[j + 1] = tmp
-
-
-cdef inline double _loss(int step, double m, double v, double phi) noexcept nogil:
-    cdef double l
-    if step == SecondOrderRule.STEP_AROW:
-        l = 1.0 - m
-    else:
-        l = phi * sqrt(v) - m
-    return l if l > 0.0 else 0.0
 
 
 cdef inline double _avg(bint averaging, long long t, long long start) noexcept nogil:

@@ -39,287 +39,21 @@ for the hinge loss and Hildreth's coordinate ascent for the squared hinge
 Averaging is lazy: with ``c`` the index of the current sentence,
 ``U += (c - 1) * Delta`` and the average of the iterates is ``W - U / c``.
 Nothing here calls back into Python; loops over sentences run without the GIL.
+The search lives in ``_sequence_search.pxd``, the k-best dual in
+``_sequence_qp.pxd``, the entry checks in ``_sequence_checks.pxd``; the
+options are the ``SequenceUpdate`` and ``SequenceLoss`` enums of
+``_rules.pxd``.
 """
 
 from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from ._dataset cimport (
-    check_length, csr_row_fault, get_row, index_t, raise_csr_fault,
-)
-
-cdef enum:
-    UPDATE_STANDARD = 0
-    UPDATE_EARLY = 1
-    UPDATE_MAX_VIOLATION = 2
-
-cdef enum:
-    LOSS_HINGE = 0
-    LOSS_SQUARED_HINGE = 1
-
-
-# --------------------------------------------------------------- emissions
-cdef void emissions(
-    const double *data,
-    const index_t *indices,
-    const index_t *indptr,
-    bint dense,
-    Py_ssize_t n_features,
-    Py_ssize_t start,
-    Py_ssize_t T,
-    const double *W,
-    Py_ssize_t L,
-    double *E,
-) noexcept nogil:
-    cdef Py_ssize_t t, p, j, nnz
-    cdef const double *rd
-    cdef const index_t *ri
-    cdef const double *w
-    cdef double *e
-    cdef double v
-    for t in range(T):
-        get_row(data, indices, indptr, dense, n_features, start + t, &rd, &ri, &nnz)
-        e = E + t * L
-        for j in range(L):
-            e[j] = 0.0
-        for p in range(nnz):
-            v = rd[p]
-            if v == 0.0:
-                continue
-            w = W + (<Py_ssize_t> ri[p]) * L
-            for j in range(L):
-                e[j] += v * w[j]
-
-
-# ------------------------------------------------------------------ search
-cdef inline void select_beam(
-    const double *score, Py_ssize_t L, Py_ssize_t b, int *beam,
-    Py_ssize_t *n_beam, unsigned char *taken,
-) noexcept nogil:
-    """The ``b`` best labels, best first (ties: smaller label first)."""
-    cdef Py_ssize_t q, j, arg
-    cdef double m
-    if b >= L:
-        # keep everything, best first
-        arg = 0
-        for j in range(1, L):
-            if score[j] > score[arg]:
-                arg = j
-        beam[0] = <int> arg
-        q = 1
-        for j in range(L):
-            if j != arg:
-                beam[q] = <int> j
-                q += 1
-        n_beam[0] = L
-        return
-    for j in range(L):
-        taken[j] = 0
-    for q in range(b):
-        arg = -1
-        m = -INFINITY
-        for j in range(L):
-            if not taken[j] and (arg < 0 or score[j] > m):
-                m = score[j]
-                arg = j
-        taken[arg] = 1
-        beam[q] = <int> arg
-    n_beam[0] = b
-
-
-cdef void beam_search(
-    const double *E,
-    const double *Tr,
-    Py_ssize_t L,
-    Py_ssize_t T,
-    Py_ssize_t b,
-    const int *y,
-    bint stop_when_gold_falls,
-    double *delta,
-    int *bp,
-    unsigned char *gold,
-    int *beam,
-    Py_ssize_t *n_beam,
-    unsigned char *taken,
-    double *g_score,
-    unsigned char *gold_in,
-    Py_ssize_t *n_done,
-) noexcept nogil:
-    """Beam search with recombination over positions 0..T-1.
-
-    ``delta[t, j]``: best prefix score ending in label j at t (END included at
-    the last position); ``bp`` its predecessor; ``beam[t, :n_beam[t]]`` the
-    labels kept, best first.  With gold labels ``y``: ``gold[t, j]`` says the
-    kept hypothesis (t, j) is the gold prefix, ``gold_in[t]`` that the gold
-    prefix is in the beam, ``g_score[t]`` the gold prefix score.
-    """
-    cdef Py_ssize_t Ls = L + 1
-    cdef Py_ssize_t t, j, q, pn, arg, i
-    cdef double m, s, g
-    cdef double *cur
-    cdef const double *prev
-    cdef const int *pb
-    for j in range(L):
-        delta[j] = Tr[L * Ls + j] + E[j]
-        bp[j] = -1
-        if T == 1:
-            delta[j] += Tr[j * Ls + L]
-    select_beam(delta, L, b, beam, &n_beam[0], taken)
-    if y != NULL:
-        g = Tr[L * Ls + y[0]] + E[y[0]]
-        if T == 1:
-            g += Tr[y[0] * Ls + L]
-        g_score[0] = g
-        for j in range(L):
-            gold[j] = 0
-        gold_in[0] = 0
-        for q in range(n_beam[0]):
-            if beam[q] == y[0]:
-                gold_in[0] = 1
-                gold[y[0]] = 1
-    n_done[0] = 1
-    for t in range(1, T):
-        if y != NULL and stop_when_gold_falls and not gold_in[t - 1]:
-            return
-        prev = delta + (t - 1) * L
-        cur = delta + t * L
-        pb = beam + (t - 1) * L
-        pn = n_beam[t - 1]
-        for j in range(L):
-            m = -INFINITY
-            arg = -1
-            for q in range(pn):
-                i = pb[q]
-                s = prev[i] + Tr[i * Ls + j]
-                if arg < 0 or s > m:
-                    m = s
-                    arg = i
-            s = m + E[t * L + j]
-            if t == T - 1:
-                s += Tr[j * Ls + L]
-            cur[j] = s
-            bp[t * L + j] = <int> arg
-        select_beam(cur, L, b, beam + t * L, &n_beam[t], taken)
-        if y != NULL:
-            g = g_score[t - 1] + Tr[y[t - 1] * Ls + y[t]] + E[t * L + y[t]]
-            if t == T - 1:
-                g += Tr[y[t] * Ls + L]
-            g_score[t] = g
-            for j in range(L):
-                gold[t * L + j] = 0
-            gold_in[t] = 0
-            if gold_in[t - 1] and bp[t * L + y[t]] == y[t - 1]:
-                for q in range(n_beam[t]):
-                    if beam[t * L + q] == y[t]:
-                        gold_in[t] = 1
-                        gold[t * L + y[t]] = 1
-        n_done[0] = t + 1
-
-
-cdef inline void backtrace(
-    const int *bp, Py_ssize_t L, Py_ssize_t t, int j, int *path,
-) noexcept nogil:
-    """The prefix path[0..t] ending in label j at position t."""
-    cdef Py_ssize_t s = t
-    while s >= 0:
-        path[s] = j
-        if s > 0:
-            j = bp[s * L + j]
-        s -= 1
-
-
-cdef Py_ssize_t kbest_viterbi(
-    const double *E,
-    const double *Tr,
-    Py_ssize_t L,
-    Py_ssize_t T,
-    Py_ssize_t k,
-    double *dk,
-    int *bl,
-    int *br,
-    int *nk,
-    int *fj,
-    int *fr,
-    double *fs,
-    int *paths,
-) noexcept nogil:
-    """The k best label sequences (exact list Viterbi), best first.
-
-    ``paths[m * T + t]`` is the m-th sequence, ``fs[m]`` its score; returns how
-    many there are (``min(k, L ** T)``)."""
-    cdef Py_ssize_t Ls = L + 1
-    cdef Py_ssize_t t, j, i, r, n, pos, base, pbase, m, cnt
-    cdef int jj, rr, pj
-    cdef double s, tr, add
-    for j in range(L):
-        base = j * k
-        dk[base] = Tr[L * Ls + j] + E[j]
-        if T == 1:
-            dk[base] += Tr[j * Ls + L]
-        bl[base] = -1
-        br[base] = -1
-        nk[j] = 1
-    for t in range(1, T):
-        for j in range(L):
-            base = (t * L + j) * k
-            n = 0
-            for i in range(L):
-                pbase = ((t - 1) * L + i) * k
-                tr = Tr[i * Ls + j]
-                for r in range(nk[(t - 1) * L + i]):
-                    s = dk[pbase + r] + tr
-                    if n == k and not (s > dk[base + k - 1]):
-                        break  # the rest of this list is no better
-                    pos = n if n < k else k - 1
-                    while pos > 0 and dk[base + pos - 1] < s:
-                        dk[base + pos] = dk[base + pos - 1]
-                        bl[base + pos] = bl[base + pos - 1]
-                        br[base + pos] = br[base + pos - 1]
-                        pos -= 1
-                    dk[base + pos] = s
-                    bl[base + pos] = <int> i
-                    br[base + pos] = <int> r
-                    if n < k:
-                        n += 1
-            add = E[t * L + j]
-            if t == T - 1:
-                add += Tr[j * Ls + L]
-            for r in range(n):
-                dk[base + r] += add
-            nk[t * L + j] = <int> n
-    # the k best over the last position
-    cnt = 0
-    for j in range(L):
-        base = ((T - 1) * L + j) * k
-        for r in range(nk[(T - 1) * L + j]):
-            s = dk[base + r]
-            if cnt == k and not (s > fs[k - 1]):
-                break
-            pos = cnt if cnt < k else k - 1
-            while pos > 0 and fs[pos - 1] < s:
-                fs[pos] = fs[pos - 1]
-                fj[pos] = fj[pos - 1]
-                fr[pos] = fr[pos - 1]
-                pos -= 1
-            fs[pos] = s
-            fj[pos] = <int> j
-            fr[pos] = <int> r
-            if cnt < k:
-                cnt += 1
-    for m in range(cnt):
-        jj = fj[m]
-        rr = fr[m]
-        t = T - 1
-        while t >= 0:
-            paths[m * T + t] = jj
-            if t > 0:
-                base = (t * L + jj) * k + rr
-                pj = bl[base]
-                rr = br[base]
-                jj = pj
-            t -= 1
-    return cnt
+from ._dataset cimport check_length, get_row, index_t
+from ._rules cimport SequenceUpdate
+from ._sequence_search cimport backtrace, beam_search, emissions, kbest_viterbi
+from ._sequence_qp cimport solve_duals
+from ._sequence_checks cimport check_sentences, check_training
 
 
 # ----------------------------------------------------------------- updates
@@ -434,176 +168,6 @@ cdef void transition_counts(
     cnt[z[T - 1] * Ls + L] -= 1.0
 
 
-cdef Py_ssize_t solve_duals(
-    const double *G,
-    const double *ell,
-    Py_ssize_t k,
-    double C,
-    int loss,
-    double *alpha,
-    double *grad,
-    double tol,
-    Py_ssize_t max_iter,
-) noexcept nogil:
-    """Dual of the k-constraint PA problem, maximise
-    ``ell . a - 1/2 a' H a`` over ``a >= 0`` (and ``sum(a) <= C`` for the
-    hinge loss with finite C), ``H = G`` (+ ``1/(2C)`` everywhere for the squared
-    hinge).  Returns the number of iterations."""
-    cdef Py_ssize_t i, j, it, up, low
-    cdef double extra = 0.0
-    cdef double a_slack, g_up, g_low, eta, d, h, new, viol, pg
-    cdef bint hinge_box = loss == LOSS_HINGE and C < INFINITY
-    for j in range(k):
-        alpha[j] = 0.0
-        grad[j] = ell[j]
-    if loss == LOSS_SQUARED_HINGE:
-        extra = 0.5 / C
-    if hinge_box:
-        # pairwise steps on {a >= 0, a_slack >= 0, sum(a) + a_slack = C}; the
-        # slack coordinate has zero gain and zero curvature
-        a_slack = C
-        for it in range(max_iter):
-            up = -1  # -1 is the slack
-            g_up = 0.0
-            for j in range(k):
-                if grad[j] > g_up:
-                    g_up = grad[j]
-                    up = j
-            low = -2
-            g_low = INFINITY
-            if a_slack > 0.0:
-                low = -1
-                g_low = 0.0
-            for j in range(k):
-                if alpha[j] > 0.0 and grad[j] < g_low:
-                    g_low = grad[j]
-                    low = j
-            if low == -2 or up == low or g_up - g_low <= tol:
-                return it
-            eta = 0.0
-            if up >= 0:
-                eta += G[up * k + up]
-            if low >= 0:
-                eta += G[low * k + low]
-            if up >= 0 and low >= 0:
-                eta -= 2.0 * G[up * k + low]
-            h = a_slack if low == -1 else alpha[low]
-            if eta > 1e-300:
-                d = (g_up - g_low) / eta
-                if d > h:
-                    d = h
-            else:
-                d = h
-            if up >= 0:
-                alpha[up] += d
-            else:
-                a_slack += d
-            if low >= 0:
-                alpha[low] = 0.0 if d == h else alpha[low] - d
-            else:
-                a_slack = 0.0 if d == h else a_slack - d
-            for j in range(k):
-                if up >= 0:
-                    grad[j] -= d * G[j * k + up]
-                if low >= 0:
-                    grad[j] += d * G[j * k + low]
-        return max_iter
-    # Hildreth: exact coordinate ascent with a >= 0
-    for it in range(max_iter):
-        viol = 0.0
-        for j in range(k):
-            h = G[j * k + j] + extra
-            if h <= 0.0:
-                continue
-            new = alpha[j] + grad[j] / h
-            if new < 0.0:
-                new = 0.0
-            d = new - alpha[j]
-            if d != 0.0:
-                alpha[j] = new
-                for i in range(k):
-                    grad[i] -= d * (G[i * k + j] + extra)
-        for j in range(k):
-            pg = grad[j] if alpha[j] > 0.0 else (grad[j] if grad[j] > 0.0 else 0.0)
-            if fabs(pg) > viol:
-                viol = fabs(pg)
-        if viol <= tol:
-            return it + 1
-    return max_iter
-
-
-cdef int check_sentences(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
-    const long long[::1] offsets,
-    const double[:, ::1] W,
-    const double[:, ::1] Tr,
-) except -1:
-    """Raise ValueError unless every sentence's tokens are rows of the view
-    with feature indices in [0, n_features), and W, Tr fit the features and
-    labels (the loops below run without bounds checks)."""
-    cdef Py_ssize_t L = W.shape[1], m, i, n_rows, n_tokens
-    cdef int bad = 0
-    if W.shape[0] != n_features:
-        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
-    if Tr.shape[0] != L + 1 or Tr.shape[1] != L + 1:
-        raise ValueError(f"Tr must be ({L + 1}, {L + 1}) for {L} labels")
-    if offsets.shape[0] < 1 or offsets[0] < 0:
-        raise ValueError("offsets must start at a token index >= 0")
-    for m in range(offsets.shape[0] - 1):
-        if offsets[m + 1] < offsets[m]:
-            raise ValueError("offsets must not decrease")
-    n_tokens = offsets[offsets.shape[0] - 1]
-    if dense:
-        if indices.shape[0] < n_features:
-            raise ValueError(f"the dense row view needs {n_features} indices")
-        n_rows = data.shape[0] // n_features if n_features > 0 else n_tokens
-    else:
-        n_rows = indptr.shape[0] - 1
-    if n_tokens > n_rows:
-        raise ValueError(f"offsets name {n_tokens} tokens; the data has {n_rows}")
-    if not dense:
-        with nogil:
-            for i in range(n_tokens):
-                bad = csr_row_fault(data, indices, indptr, n_features, i)
-                if bad:
-                    break
-        raise_csr_fault(bad, n_features)
-    return 0
-
-
-cdef int check_training(
-    const long long[::1] offsets,
-    const long long[::1] order,
-    const int[::1] labels,
-    Py_ssize_t L,
-    const double[:, ::1] W,
-    const double[:, ::1] Tr,
-    const double[:, ::1] U,
-    const double[:, ::1] UT,
-    bint average,
-) except -1:
-    """The training epochs' extra arrays: sentence ids, labels, averages."""
-    cdef Py_ssize_t q, i, n_sent = offsets.shape[0] - 1
-    cdef Py_ssize_t n_tokens = offsets[n_sent]
-    for q in range(order.shape[0]):
-        if order[q] < 0 or order[q] >= n_sent:
-            raise ValueError(f"order names a sentence outside [0, {n_sent})")
-    check_length(labels.shape[0], n_tokens, "labels")
-    for i in range(n_tokens):
-        if labels[i] < 0 or labels[i] >= L:
-            raise ValueError(f"labels must lie in [0, {L})")
-    if average and (
-        U.shape[0] != W.shape[0] or U.shape[1] != W.shape[1]
-        or UT.shape[0] != Tr.shape[0] or UT.shape[1] != Tr.shape[1]
-    ):
-        raise ValueError("U and UT must have the shapes of W and Tr")
-    return 0
-
-
 def solve_kbest_qp(
     const double[:, ::1] G,
     const double[::1] ell,
@@ -630,7 +194,7 @@ def solve_kbest_qp(
 
 
 # ------------------------------------------------------------------ epochs
-def perceptron_epoch(
+def _perceptron_epoch(
     const double[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -721,10 +285,11 @@ def perceptron_epoch(
                 emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
                           &W[0, 0], L, E)
                 beam_search(E, &Tr[0, 0], L, T, b, &labels[start],
-                            update == UPDATE_EARLY, delta, bp, gold, beam, n_beam,
+                            update == SequenceUpdate.UPDATE_EARLY, delta, bp, gold,
+                            beam, n_beam,
                             taken, g_score, gold_in, &n_done)
                 upd_t = -1
-                if update == UPDATE_EARLY and n_done < T:
+                if update == SequenceUpdate.UPDATE_EARLY and n_done < T:
                     upd_t = n_done - 1
                     n_errors += 1
                 else:
@@ -732,7 +297,7 @@ def perceptron_epoch(
                     final_gold = gold_in[T - 1] and best_lab == labels[start + T - 1]
                     if not final_gold:
                         n_errors += 1
-                        if update == UPDATE_MAX_VIOLATION:
+                        if update == SequenceUpdate.UPDATE_MAX_VIOLATION:
                             vmax = -INFINITY
                             for t in range(T):
                                 best_lab = beam[t * L]
@@ -742,7 +307,7 @@ def perceptron_epoch(
                                 if v > vmax:
                                     vmax = v
                                     upd_t = t
-                        elif update == UPDATE_EARLY:
+                        elif update == SequenceUpdate.UPDATE_EARLY:
                             # the gold prefix was in the beam at every position
                             for t in range(T):
                                 if not gold_in[t]:
@@ -774,7 +339,7 @@ def perceptron_epoch(
     return tc, n_updates, n_invalid, n_errors
 
 
-def pa_epoch(
+def _pa_epoch(
     const double[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -1051,7 +616,7 @@ def pa_epoch(
     return tc, n_updates, n_errors, max_it
 
 
-def decode(
+def _decode(
     const double[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -1142,3 +707,49 @@ def kbest(
     finally:
         free(E); free(dk); free(bl); free(br); free(nk); free(fj); free(fr)
     return cnt
+
+
+# ------------------------------------------------- the calls from Python
+# Each takes the row view (``data``, ``indices``, ``indptr``, ``dense``,
+# ``n_features``: a ``SequenceBatch``), the sentence offsets, the order and
+# labels and the weights positionally, the options by keyword, and runs the
+# specialisation of its index dtype.
+
+def perceptron_epoch(
+    rows, offsets, order, labels, W, Tr, *, U, UT, average, t0, update,
+    beam_width, record, rec_margin, rec_length, rec_pred,
+):
+    """One structured-perceptron epoch over the sentences ``order``:
+    ``update`` a ``SequenceUpdate`` (``_rules.pxd``); see
+    :func:`_perceptron_epoch`."""
+    return _perceptron_epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        offsets, order, labels, W, Tr, U, UT, average, t0, update, beam_width,
+        record, rec_margin, rec_length, rec_pred,
+    )
+
+
+def pa_epoch(
+    rows, offsets, order, labels, W, Tr, *, U, UT, average, t0, C, loss,
+    k_best, beam_width, tol, max_qp_iter, record, rec_alpha, cost=None,
+    sqrt_margin=False, max_loss=False,
+):
+    """One structured PA / k-best MIRA epoch over the sentences ``order``:
+    ``loss`` a ``SequenceLoss`` (``_rules.pxd``); see :func:`_pa_epoch`."""
+    return _pa_epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        offsets, order, labels, W, Tr, U, UT, average, t0, C, loss, k_best,
+        beam_width, tol, max_qp_iter, record, rec_alpha, cost, sqrt_margin,
+        max_loss,
+    )
+
+
+def decode(rows, offsets, W, Tr, *, beam_width, out):
+    """The best label sequence of every sentence (beam search; exact Viterbi
+    when ``beam_width`` covers the labels) into ``out``; see
+    :func:`_decode`."""
+    return _decode(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        offsets, W, Tr, beam_width, out,
+    )
+

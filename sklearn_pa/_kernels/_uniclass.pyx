@@ -45,7 +45,7 @@ both layouts.  Nothing here calls back into Python.
 from libc.math cimport hypot, isfinite, sqrt
 
 from ._dataset cimport index_t, get_row, check_rows, check_length
-from ._rules cimport Slack
+from ._rules cimport Slack, check_param_names
 
 
 cdef inline double _step(double loss, double C, int slack) noexcept nogil:
@@ -56,7 +56,65 @@ cdef inline double _step(double loss, double C, int slack) noexcept nogil:
     return loss / (1.0 + 0.5 / C)
 
 
+cdef struct UniclassParams:
+    int slack        # a Slack (PA-I / PA-II)
+    double C         # step bound (C = inf is plain PA)
+    double epsilon   # the fixed radius (ignored when ``learn``)
+    bint learn       # learn the radius, with bound ``bound``
+    double bound     # B, the bound of the learned radius
+
+
 def epoch(
+    rows,
+    const long long[::1] order,
+    double[::1] w,
+    double[::1] extra,
+    *,
+    dict params,
+    sample_weight,
+    loss_out,
+):
+    """Run the uniclass rule over the rows ``order`` once, updating ``w``.
+
+    Parameters (all validated by the caller)
+    ----------------------------------------
+    rows
+        The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
+        ``n_features`` (see ``_dataset.pxd`` and ``_base._RowView``).
+    order : int64 row indices, in visiting order.
+    params : dict, ``UniclassParams``: ``slack``, ``C``, ``epsilon``,
+        ``learn`` and ``bound`` (see below), as the estimator's
+        ``_kernel_params()`` states them; a missing or unknown key is
+        refused.
+    sample_weight : per row; multiplies C.  A zero weight skips the row.
+    w : the centre (n_features,), updated in place.
+    extra : [g], the gap ``B - r`` between the bound and the extra coordinate
+        ``r`` of the learned-radius problem (read and written only when
+        ``learn``).
+    slack, C : the step rule (``C = inf`` is plain PA).
+    epsilon : the fixed radius (ignored when ``learn``).
+    learn, bound : learn the radius, with bound B.
+    (``slack`` to ``bound`` are the entries of ``params``.)
+    loss_out : [0] receives the loss summed over the rows, each measured
+        before its update.
+
+    Returns
+    -------
+    (outside, updates, skipped, overflow) : rows that fell outside the ball
+        before their update, rows that took a non-zero step, rows skipped
+        because their distance was not finite, and whether the centre
+        overflowed.
+    """
+    check_param_names(params, ("slack", "C", "epsilon", "learn", "bound"))
+    cdef UniclassParams p = params
+    return _epoch(
+        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
+        order, sample_weight, w, extra, p.slack, p.C, p.epsilon, p.learn, p.bound,
+        loss_out,
+    )
+
+
+def _epoch(
     const double[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -73,31 +131,8 @@ def epoch(
     double bound,
     double[::1] loss_out,
 ):
-    """Run the uniclass rule over the rows ``order`` once, updating ``w``.
-
-    Parameters (all validated by the caller)
-    ----------------------------------------
-    data, indices, indptr, dense, n_features
-        The row view (see ``_dataset.pxd``).
-    order : int64 row indices, in visiting order.
-    sample_weight : per row; multiplies C.  A zero weight skips the row.
-    w : the centre (n_features,), updated in place.
-    extra : [g], the gap ``B - r`` between the bound and the extra coordinate
-        ``r`` of the learned-radius problem (read and written only when
-        ``learn``).
-    slack, C : the step rule (``C = inf`` is plain PA).
-    epsilon : the fixed radius (ignored when ``learn``).
-    learn, bound : learn the radius, with bound B.
-    loss_out : [0] receives the loss summed over the rows, each measured
-        before its update.
-
-    Returns
-    -------
-    (outside, updates, skipped, overflow) : rows that fell outside the ball
-        before their update, rows that took a non-zero step, rows skipped
-        because their distance was not finite, and whether the centre
-        overflowed.
-    """
+    """:func:`epoch` on the arrays of the row view (one specialisation per
+    index dtype)."""
     cdef Py_ssize_t n_rows = order.shape[0]
     # the rows, the centre and every per-row array must fit the data
     cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)

@@ -11,12 +11,20 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import atomic_update, check_state_array
 from .._engine import EpochAdapter, EpochStats, run_epochs
 from .._kernels import _sequence
+from .._kernels._rules import SequenceLoss, SequenceUpdate
 from ._validation import stack_labels, stack_sequences
 
 __all__ = ["StructuredPassiveAggressive", "StructuredPerceptron"]
 
-_UPDATES = {"standard": 0, "early": 1, "max_violation": 2}
-_LOSSES = {"hinge": 0, "squared_hinge": 1}
+_UPDATES = {
+    "standard": SequenceUpdate.UPDATE_STANDARD,
+    "early": SequenceUpdate.UPDATE_EARLY,
+    "max_violation": SequenceUpdate.UPDATE_MAX_VIOLATION,
+}
+_LOSSES = {
+    "hinge": SequenceLoss.LOSS_HINGE,
+    "squared_hinge": SequenceLoss.LOSS_SQUARED_HINGE,
+}
 _PA_UPDATES = {"prediction": False, "max_loss": True}
 _MARGINS = {"linear": False, "sqrt": True}
 
@@ -382,7 +390,7 @@ class _BaseSequenceTagger(BaseEstimator):
         batch = self._batch_for_predict(X)
         W, Tr = self._decode_weights()
         out = np.zeros(batch.n_tokens, dtype=np.int32)
-        _sequence.decode(*batch.kernel_args(), batch.offsets, W, Tr, self._beam(), out)
+        _sequence.decode(batch, batch.offsets, W, Tr, beam_width=self._beam(), out=out)
         labels = self.classes_[out]
         return [
             labels[batch.offsets[i] : batch.offsets[i + 1]]
@@ -558,22 +566,22 @@ class StructuredPerceptron(_BaseSequenceTagger):
             rec_pred = np.zeros(1, dtype=np.int32)
         U, UT = self._averaging_arrays()
         t, n_updates, n_invalid, n_errors = _sequence.perceptron_epoch(
-            *batch.kernel_args(),
+            batch,
             batch.offsets,
             order,
             labels,
             self._W,
             self._Tr,
-            U,
-            UT,
-            self.average,
-            float(self.t_),
-            _UPDATES[self.update],
-            self._beam(),
-            record,
-            rec_margin,
-            rec_length,
-            rec_pred,
+            U=U,
+            UT=UT,
+            average=self.average,
+            t0=float(self.t_),
+            update=_UPDATES[self.update],
+            beam_width=self._beam(),
+            record=record,
+            rec_margin=rec_margin,
+            rec_length=rec_length,
+            rec_pred=rec_pred,
         )
         self.t_ = t
         self.n_updates_ += int(n_updates)
@@ -829,27 +837,27 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
             else _check_sequence_cost(self.cost, self.classes_)
         )
         t, n_updates, n_errors, _ = _sequence.pa_epoch(
-            *batch.kernel_args(),
+            batch,
             batch.offsets,
             order,
             labels,
             self._W,
             self._Tr,
-            U,
-            UT,
-            self.average,
-            float(self.t_),
-            float(self.C),
-            _LOSSES[self.loss],
-            k,
-            self._beam(),
-            1e-12,
-            100000,
-            record,
-            rec_alpha,
-            cost,
-            _MARGINS[self.margin],
-            _PA_UPDATES[self.update],
+            U=U,
+            UT=UT,
+            average=self.average,
+            t0=float(self.t_),
+            C=float(self.C),
+            loss=_LOSSES[self.loss],
+            k_best=k,
+            beam_width=self._beam(),
+            tol=1e-12,
+            max_qp_iter=100000,
+            record=record,
+            rec_alpha=rec_alpha,
+            cost=cost,
+            sqrt_margin=_MARGINS[self.margin],
+            max_loss=_PA_UPDATES[self.update],
         )
         self.t_ = t
         self.n_updates_ += int(n_updates)

@@ -108,9 +108,6 @@ class SequenceBatch:
             self.indices = np.arange(max(self.n_features, 1), dtype=np.int32)
             self.indptr = np.zeros(0, dtype=np.int32)
 
-    def kernel_args(self):
-        return (self.data, self.indices, self.indptr, self.dense, self.n_features)
-
 
 def _sequence_kind(seq):
     if sp.issparse(seq):

@@ -1,0 +1,253 @@
+"""The kernels' calling convention.
+
+Python calls a kernel with the row view, the visiting order and the state
+arrays positionally and everything else by keyword, the rule and its
+parameters as one dict that each estimator states in ``_kernel_params()``;
+the kernel refuses a dict with a missing or unknown key before any weight
+moves.  The sequence kernel's options are enums shared with the estimators.
+"""
+
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+from kernel_calls import row_view, rule_params
+from sklearn_pa._kernels._rules import Rule, SequenceLoss, SequenceUpdate, Slack
+
+from sklearn_pa import (
+    AROWClassifier,
+    ConfidenceWeightedClassifier,
+    ErrorProportionalRegressor,
+    ExponentiatedGradientRegressor,
+    GradientDescentRegressor,
+    MIRAClassifier,
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+    SCWClassifier,
+)
+from sklearn_pa._kernels import _first_order, _multiplicative, _rules, _second_order
+from sklearn_pa.sequence import _structured
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
+RULE_KEYS = {"rule", "slack", "C", "epsilon", "margin", "learning_rate", "total_weight"}
+SECOND_ORDER_KEYS = {"rule", "step", "phi", "param"}
+
+
+def _first_order_call(params):
+    X = np.array([[1.0, 2.0], [-1.0, 0.5]])
+    W, b = np.zeros((2, 1)), np.zeros(1)
+    one = np.ones(2)
+    _first_order.epoch(
+        row_view(
+            X.ravel(), np.arange(2, dtype=np.int32), np.zeros(1, np.int32), True, 2
+        ),
+        np.arange(2, dtype=np.int64),
+        W,
+        b,
+        np.zeros((0, 1)),
+        np.zeros(0),
+        params=params,
+        labels=np.array([1, 0], dtype=np.int32),
+        targets=np.zeros(2),
+        sample_weight=np.ones(2),
+        weight_pos=one,
+        weight_neg=one,
+        margins=np.ones((1, 1)),
+        active=np.ones(1, dtype=np.uint8),
+        intercept_sq=0.0,
+        t0=0,
+        average_start=0,
+        loss_out=np.zeros(1),
+    )
+    return W, b
+
+
+def test_first_order_kernel_runs_on_a_complete_parameter_dict():
+    W, _ = _first_order_call(rule_params(Rule.BINARY, Slack.HINGE, 1.0, 0.0))
+    assert np.any(W != 0.0)
+
+
+@pytest.mark.parametrize("broken", ["missing", "unknown"])
+def test_first_order_kernel_refuses_a_missing_or_unknown_parameter(broken):
+    params = rule_params(Rule.BINARY, Slack.HINGE, 1.0, 0.0)
+    if broken == "missing":
+        del params["C"]
+    else:
+        params["eta"] = 0.1
+    with pytest.raises(ValueError, match="kernel parameters"):
+        _first_order_call(params)
+
+
+def test_multiplicative_kernel_refuses_an_unknown_parameter():
+    params = rule_params(Rule.EXPONENTIATED, 1, 0.1, 0.0, total_weight=6.0)
+    params["total"] = 6.0
+    pos, neg = np.ones(3), np.ones(3)
+    with pytest.raises(ValueError, match="unknown \\['total'\\]"):
+        _multiplicative.epoch(
+            row_view(
+                np.ones(2), np.arange(2, dtype=np.int32), np.zeros(1, np.int32), True, 2
+            ),
+            np.zeros(1, dtype=np.int64),
+            pos,
+            neg,
+            params=params,
+            targets=np.ones(1),
+            sample_weight=np.ones(1),
+            intercept=True,
+            loss_out=np.zeros(1),
+        )
+    assert np.all(pos == 1.0) and np.all(neg == 1.0)
+
+
+def test_second_order_kernel_refuses_a_missing_parameter():
+    W, b = np.zeros((2, 1)), np.zeros(1)
+    with pytest.raises(ValueError, match="missing \\['param'\\]"):
+        _second_order.epoch(
+            row_view(
+                np.ones(2), np.arange(2, dtype=np.int32), np.zeros(1, np.int32), True, 2
+            ),
+            np.zeros(1, dtype=np.int64),
+            params={"rule": 40, "step": 45, "phi": 1.0},
+            labels=np.ones(1, dtype=np.int32),
+            sample_weight=np.ones(1),
+            class_weight=np.ones(2),
+            W=W,
+            b=b,
+            S_diag=np.ones((3, 1)),
+            S_full=np.zeros((0, 1, 1)),
+            U=np.zeros((0, 1)),
+            bu=np.zeros(0),
+            intercept=0.0,
+            t0=0,
+            average_start=0,
+            loss_out=np.zeros(1),
+        )
+    assert np.all(W == 0.0)
+
+
+def test_the_python_checkers_read_what_the_kernels_read():
+    params = rule_params(Rule.MIRA, Slack.HINGE, 1.0, 0.5)
+    assert _rules.check_rule_params(params) == params
+    with pytest.raises(ValueError, match="missing"):
+        _rules.check_second_order_params({"rule": 40})
+
+
+@pytest.mark.parametrize(
+    "est, expected",
+    [
+        (PassiveAggressiveRegressor(C=0.3, epsilon=0.2), {"C": 0.3, "epsilon": 0.2}),
+        (MIRAClassifier(margin=0.7), {"rule": Rule.MIRA, "C": 1.0, "margin": 0.7}),
+        (
+            GradientDescentRegressor(eta=0.05),
+            {"rule": Rule.NORMALIZED_GRADIENT, "learning_rate": 0.05, "C": 0.0},
+        ),
+        (
+            GradientDescentRegressor(eta=0.05, eta_scaling="constant"),
+            {"rule": Rule.GRADIENT, "learning_rate": 0.05},
+        ),
+        (
+            ExponentiatedGradientRegressor(eta=0.2, total_weight=3.0),
+            {"rule": Rule.EXPONENTIATED, "learning_rate": 0.2, "total_weight": 3.0},
+        ),
+        (
+            ErrorProportionalRegressor(C=0.5),
+            {"rule": Rule.NORMALIZED_GRADIENT, "learning_rate": 0.25},
+        ),
+        (
+            ErrorProportionalRegressor(C=0.5, update="multiplicative"),
+            {"rule": Rule.ERROR_PROPORTIONAL_MULT, "learning_rate": 0.5},
+        ),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, dict) else "",
+)
+def test_each_estimator_states_its_kernel_parameters(est, expected):
+    params = est._kernel_params()
+    assert set(params) == RULE_KEYS
+    for key, value in expected.items():
+        assert params[key] == value, key
+    # the kernel accepts exactly this dict
+    assert _rules.check_rule_params(params) == params
+
+
+def test_mira_no_longer_fakes_a_step_bound_or_epsilon():
+    est = MIRAClassifier()
+    assert "C" not in est.get_params() and not hasattr(est, "C")
+    assert not hasattr(est, "epsilon")
+
+
+def test_classifier_kernel_parameters_follow_the_fitted_problem():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    est = PassiveAggressiveClassifier(C=0.5, loss="squared_hinge").fit(X, [0, 1, 0])
+    params = est._kernel_params()
+    assert params["rule"] == Rule.BINARY and params["slack"] == Slack.SQUARED_HINGE
+    assert params["C"] == 0.5
+
+
+@pytest.mark.parametrize(
+    "est, step",
+    [
+        (ConfidenceWeightedClassifier(), _rules.SecondOrderRule.STEP_CW),
+        (AROWClassifier(regularization=2.0), _rules.SecondOrderRule.STEP_AROW),
+        (SCWClassifier(variant=2, C=0.3), _rules.SecondOrderRule.STEP_SCW2),
+    ],
+)
+def test_second_order_estimators_state_their_kernel_parameters(est, step):
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    est.fit(X, [0, 1, 2])
+    params = est._kernel_params()
+    assert set(params) == SECOND_ORDER_KEYS
+    assert params["step"] == step and params["rule"] == int(est._rule())
+    assert _rules.check_second_order_params(params) == params
+
+
+def test_sequence_options_are_the_kernel_enums():
+    assert _structured._UPDATES == {
+        "standard": SequenceUpdate.UPDATE_STANDARD,
+        "early": SequenceUpdate.UPDATE_EARLY,
+        "max_violation": SequenceUpdate.UPDATE_MAX_VIOLATION,
+    }
+    assert _structured._LOSSES == {
+        "hinge": SequenceLoss.LOSS_HINGE,
+        "squared_hinge": SequenceLoss.LOSS_SQUARED_HINGE,
+    }
+    for value in (*_structured._UPDATES.values(), *_structured._LOSSES.values()):
+        assert isinstance(value, (SequenceUpdate, SequenceLoss))
+
+
+def _kernel_modules():
+    return {p.stem for p in (PACKAGE / "_kernels").glob("*.pyx")}
+
+
+def _kernel_calls(tree, kernels):
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in kernels
+        ):
+            yield node
+
+
+def test_no_kernel_call_in_the_package_passes_a_long_positional_list():
+    kernels = _kernel_modules()
+    too_long, indexed, seen = [], [], 0
+    for path in PACKAGE.rglob("*.py"):
+        source = path.read_text()
+        tree = ast.parse(source)
+        for call in _kernel_calls(tree, kernels):
+            seen += 1
+            if len(call.args) > 6 or any(isinstance(a, ast.Starred) for a in call.args):
+                too_long.append(f"{path.name}:{call.lineno}")
+        for node in ast.walk(tree):
+            # ``args[17]``: picking kernel arguments out by position
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "args"
+            ):
+                indexed.append(f"{path.name}:{node.lineno}")
+    assert seen >= 5  # the check sees the call sites
+    assert not too_long, too_long
+    assert not indexed, indexed
