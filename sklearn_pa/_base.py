@@ -971,6 +971,19 @@ class BaseOnlineLinear(BaseEstimator):
     def _check_fitted_weights(self):
         check_is_fitted(self, ["coef_", "intercept_"])
 
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : sklearn_pa._state.LinearState
+            Initialises, prepares blocks for, runs bare epochs on, reads,
+            publishes and mixes the learned state of this estimator.
+        """
+        from ._state import LinearState
+
+        return LinearState(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

@@ -733,6 +733,19 @@ class OnlineBayesPointClassifier(
         with atomic_update(self):
             return self._partial_fit(X, y, classes, sample_weight)
 
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : sklearn_pa._state.BayesPointState
+            Initialises, prepares blocks for, runs bare epochs on, reads,
+            publishes and mixes the learned state of this estimator.
+        """
+        from ._state import BayesPointState
+
+        return BayesPointState(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

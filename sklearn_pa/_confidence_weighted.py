@@ -141,6 +141,19 @@ class _BaseSecondOrder(
         upper = np.triu(self._sigma)
         return upper + np.triu(upper, 1).transpose(0, 2, 1)
 
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : sklearn_pa._state.SecondOrderState
+            Initialises, prepares blocks for, runs bare epochs on, reads,
+            publishes and mixes the learned state of this estimator.
+        """
+        from ._state import SecondOrderState
+
+        return SecondOrderState(self)
+
     # ------------------------------------------------------------ epochs
     def _run(
         self,

@@ -551,6 +551,19 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         y[dec < 0] = -1
         return y
 
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : sklearn_pa._state.OneClassState
+            Initialises, prepares blocks for, runs bare epochs on, reads,
+            publishes and mixes the learned state of this estimator.
+        """
+        from ._state import OneClassState
+
+        return OneClassState(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
