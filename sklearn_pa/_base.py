@@ -29,6 +29,7 @@ from sklearn.utils.validation import (
 
 from ._kernels import _first_order
 from ._kernels._rules import Rule
+from ._state import LinearState
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
 
@@ -976,12 +977,10 @@ class BaseOnlineLinear(BaseEstimator):
 
         Returns
         -------
-        state : sklearn_pa._state.LinearState
+        state : LinearState
             Initialises, prepares blocks for, runs bare epochs on, reads,
             publishes and mixes the learned state of this estimator.
         """
-        from ._state import LinearState
-
         return LinearState(self)
 
     def __sklearn_tags__(self):

@@ -33,6 +33,7 @@ from ._base import (
 )
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
+from ._state import SecondOrderState
 from .exceptions import NoisyLabelsWarning
 from .utils._deprecation import renamed_parameter
 
@@ -146,12 +147,10 @@ class _BaseSecondOrder(
 
         Returns
         -------
-        state : sklearn_pa._state.SecondOrderState
+        state : SecondOrderState
             Initialises, prepares blocks for, runs bare epochs on, reads,
             publishes and mixes the learned state of this estimator.
         """
-        from ._state import SecondOrderState
-
         return SecondOrderState(self)
 
     # ------------------------------------------------------------ epochs

@@ -34,6 +34,7 @@ from ._base import (
 )
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
+from ._state import OneClassState
 
 __all__ = ["PassiveAggressiveOneClass"]
 
@@ -556,12 +557,10 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
 
         Returns
         -------
-        state : sklearn_pa._state.OneClassState
+        state : OneClassState
             Initialises, prepares blocks for, runs bare epochs on, reads,
             publishes and mixes the learned state of this estimator.
         """
-        from ._state import OneClassState
-
         return OneClassState(self)
 
     def __sklearn_tags__(self):

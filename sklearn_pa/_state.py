@@ -22,7 +22,8 @@ protocol for it; the distributed modules do not change.
 
 One implementation per family: :class:`LinearState` (the first-order linear
 learners, averaged or not), :class:`SecondOrderState` (CW, AROW, SCW, with
-Gaussian mixing), :class:`BayesPointState` and :class:`OneClassState`.
+Gaussian mixing) and :class:`OneClassState` here, and ``BayesPointState``
+beside the Bayes point machine (``sklearn_pa/_bayes_point.py``).
 """
 
 import copy
@@ -31,12 +32,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
-from sklearn.utils import check_array
 
+from ._kernels._rules import SecondOrderRule
 from ._mixing import linear_mix, mix_second_order_gaussian
 
 __all__ = [
-    "BayesPointState",
     "EpochStats",
     "LearnerState",
     "LinearState",
@@ -91,11 +91,11 @@ class PreparedBlock:
         return self.X.shape[0]
 
 
-def _zero_row(n_features):
+def zero_row(n_features):
     return sp.csr_matrix((1, n_features))
 
 
-def _scale_row(n_features, value):
+def scale_row(n_features, value):
     """A one-row CSR whose typical feature value is ``value``: lets the
     estimator run its own intercept-scaling check on the global value."""
     return sp.csr_matrix(
@@ -113,7 +113,7 @@ def _epoch_stats(estimator):
     return EpochStats(n_updates=n_updates, loss=loss, n_rows=n_rows)
 
 
-def _summed_count(prior, values):
+def summed_count(prior, values):
     """``prior + sum_i (v_i - prior)``: what every partition added."""
     return prior + sum(v - prior for v in values)
 
@@ -214,27 +214,14 @@ class LearnerState:
         block : PreparedBlock
             What :meth:`epoch` reads.
         """
-        X = check_array(
-            X, accept_sparse="csr", dtype=np.float64, order="C", ensure_min_samples=0
-        )
-        from ._base import canonical_csr, check_batch_sample_weight
-
-        X = canonical_csr(X)
-        n_features = getattr(self.estimator, "n_features_in_", X.shape[1])
-        if X.shape[1] != n_features:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self.estimator).__name__} "
-                f"is expecting {n_features} features as input."
-            )
-        sample_weight = check_batch_sample_weight(sample_weight, X)
-        if y is not None:
-            y = np.asarray(y)
-            if y.shape[0] != X.shape[0]:
-                raise ValueError(
-                    f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one "
-                    "target per row."
-                )
+        X, y, sample_weight = self._validate(X, y, sample_weight)
         return PreparedBlock(X, self._encode(y), sample_weight, self._extra(X))
+
+    def _validate(self, X, y, sample_weight):
+        """The estimator's own validation of a batch, as ``partial_fit``
+        runs it on a fitted model (float64 C-ordered or canonical CSR rows,
+        checked targets and sample weights)."""
+        return self.estimator._validate_batch(X, y, sample_weight, reset=False)
 
     def _encode(self, y):
         return y
@@ -355,14 +342,14 @@ class LinearState(LearnerState):
         est = self.estimator
         scale = 1.0 if scale is None else float(scale)
         y0 = classes[:1] if classes is not None else np.zeros(1)
-        est._validate_batch(_zero_row(n_features), y0, None, reset=True)
+        est._validate_batch(zero_row(n_features), y0, None, reset=True)
         if classes is not None:
             est._prepare_targets(
                 classes, classes=classes, first_call=True, fitting=False
             )
         else:
             est._prepare_targets(y0, classes=None, first_call=True, fitting=False)
-        est._set_intercept_scaling(_scale_row(n_features, scale))
+        est._set_intercept_scaling(scale_row(n_features, scale))
         if getattr(est, "intercept_scaling", None) == "auto":
             est.intercept_scaling_ = scale
         W, b = est._allocate(n_features, est._n_columns(), None, None)
@@ -444,7 +431,7 @@ class LinearState(LearnerState):
                 f"mixing={rule!r} is not one of {self.mixing_rules} for "
                 f"{type(self.estimator).__name__}."
             )
-        t_new = _summed_count(float(prior["t"]), [float(s["t"]) for s in states])
+        t_new = summed_count(float(prior["t"]), [float(s["t"]) for s in states])
         W, b, extra = self._mix_means(states, weights, prior, rule)
         if rule == "gaussian":
             weights = np.full(len(states), 1.0 / len(states))  # for the averages
@@ -476,8 +463,6 @@ class SecondOrderState(LinearState):
     default_mixing = "gaussian"
 
     def _initial_extra(self, est, n_features, state):
-        from ._kernels._rules import SecondOrderRule
-
         binary = est.classes_.shape[0] == 2
         rule = SecondOrderRule.SO_BINARY if binary else est._rule()
         state["sigma"] = est._new_sigma(n_features, est._n_groups(rule))
@@ -507,101 +492,6 @@ class SecondOrderState(LinearState):
         return W, b, {"sigma": linear_mix([s["sigma"] for s in states], weights)}
 
 
-class BayesPointState(LearnerState):
-    """The online Bayes point machine: the copies' weights ``W`` (features x
-    copies * columns), intercepts ``b``, ``n_mistakes`` per copy and ``t``.
-    ``-1`` marks an unlabeled row."""
-
-    unlabeled_marker = -1
-
-    def initialise(self, n_features, classes=None, scale=None, random_state=None):
-        est = self.estimator
-        scale = 1.0 if scale is None else float(scale)
-        base = est._make_base()
-        est._validate_batch(_zero_row(n_features), classes[:1], None, reset=True)
-        base = est._prepare_classes(
-            base,
-            classes,
-            np.zeros(classes.shape[0], dtype=bool),
-            classes,
-            first_call=True,
-            fitting=False,
-        )
-        est._check_rule(base)
-        n_columns = 1 if base.classes_.shape[0] == 2 else base.classes_.shape[0]
-        est.classes_ = base.classes_
-        est._class_weight = base._expanded_class_weight
-        est._start(base, _scale_row(n_features, scale), n_columns)
-        if base.fit_intercept and base.intercept_scaling == "auto":
-            est.intercept_scaling_ = scale
-        est._rng = random_state
-        est.n_iter_ = 0
-        state = self._get_from(est)
-        self._set_on(est, state)
-        return state
-
-    def _base(self):
-        """The base learner as the copies' kernel reads it."""
-        est = self.estimator
-        base = est._make_base()
-        base.classes_ = est.classes_
-        base._expanded_class_weight = est._class_weight
-        base.intercept_scaling_ = est.intercept_scaling_
-        return base
-
-    def _encode(self, y):
-        from ._bayes_point import _unlabeled_mask
-
-        y = np.asarray(y)
-        unlabeled = _unlabeled_mask(y)
-        unknown = np.setdiff1d(np.unique(y[~unlabeled]), self.estimator.classes_)
-        if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown.tolist()!r} that are not in classes "
-                f"{self.estimator.classes_.tolist()!r}."
-            )
-        return self.estimator._labels(y, unlabeled)
-
-    def _extra(self, X):
-        return {"base": self._base()}
-
-    def _set_on(self, est, state):
-        est._W, est._b = state["W"], state["b"]
-        est.n_mistakes_ = state["n_mistakes"]
-        est.t_ = float(state["t"])
-        est._publish()
-
-    def _get_from(self, est):
-        return {
-            "W": est._W,
-            "b": est._b,
-            "n_mistakes": est.n_mistakes_,
-            "t": float(est.t_),
-        }
-
-    def _run_epoch(self, est, block, rng):
-        est._run(
-            block.X,
-            block.y,
-            block.sample_weight,
-            block.extra["base"],
-            max_iter=1,
-            stopping=False,
-            rng=rng,
-        )
-        est._publish()
-
-    def mix(self, states, weights, *, prior, rule="uniform"):
-        return {
-            "W": np.ascontiguousarray(linear_mix([s["W"] for s in states], weights)),
-            "b": linear_mix([s["b"] for s in states], weights),
-            "n_mistakes": _summed_count(
-                prior["n_mistakes"], [s["n_mistakes"] for s in states]
-            ),
-            "t": _summed_count(float(prior["t"]), [float(s["t"]) for s in states]),
-        }
-
-
 class OneClassState(LearnerState):
     """The one-class PA: the centre, the kernel's extra state (the gap of a
     learned radius), the fixed ``radius`` (``None`` until measured, with
@@ -609,10 +499,14 @@ class OneClassState(LearnerState):
 
     needs_y = False
 
+    def _validate(self, X, y, sample_weight):
+        X, sample_weight = self.estimator._validate_batch(X, sample_weight, reset=False)
+        return X, None, sample_weight
+
     def initialise(self, n_features, classes=None, scale=None, random_state=None):
         est = self.estimator
         est._check_bound()
-        est._validate_batch(_zero_row(n_features), None, reset=True)
+        est._validate_batch(zero_row(n_features), None, reset=True)
         center, extra = est._initial_state(n_features)
         est._rng = random_state
         est._learned = est._learn()
@@ -665,5 +559,5 @@ class OneClassState(LearnerState):
             ),
             "extra": linear_mix([s["extra"] for s in states], weights),
             "radius": float(linear_mix([s["radius"] for s in states], weights)),
-            "t": _summed_count(float(prior["t"]), [float(s["t"]) for s in states]),
+            "t": summed_count(float(prior["t"]), [float(s["t"]) for s in states]),
         }

@@ -183,7 +183,6 @@ def _count_validation(monkeypatch, est):
     """Count the calls of every validation entry point an epoch could reach."""
     counter = {}
     _count_calls(monkeypatch, sklearn.utils.validation, "check_array", counter)
-    _count_calls(monkeypatch, sklearn_pa._state, "check_array", counter)
     _count_calls(monkeypatch, sklearn_pa._base, "canonical_csr", counter)
     _count_calls(monkeypatch, sklearn_pa._base, "check_batch_sample_weight", counter)
     _count_calls(monkeypatch, type(est), "_validate_batch", counter)
