@@ -5,6 +5,8 @@ the threaded mode against Dask, no validation per epoch."""
 import ast
 import copy
 import pathlib
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -271,6 +273,21 @@ def test_history_reports_the_epochs():
             epoch["wall_time"] - epoch["kernel_time"]
         )
     assert history[0]["n_updates"] > 0
+
+
+def test_threaded_mode_does_not_import_dask():
+    code = (
+        "import sys, numpy as np, sklearn_pa; "
+        "from sklearn_pa.distributed import fit_parameter_mixing; "
+        "X = np.random.RandomState(0).randn(60, 3); y = (X[:, 0] > 0).astype(int); "
+        "fit_parameter_mixing(sklearn_pa.PassiveAggressiveClassifier(), X, y, "
+        "n_epochs=2, n_partitions=2); "
+        "fit_parameter_mixing(sklearn_pa.PassiveAggressiveClassifier(), X, y, "
+        "n_epochs=2, n_jobs=2); "
+        "bad = [m for m in ('dask', 'distributed') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_n_jobs_and_client_are_exclusive():

@@ -17,6 +17,7 @@ lets partitions go and ``close`` ends the executor.
 """
 
 import os
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -199,12 +200,13 @@ def executor_for(client, n_jobs):
             )
         return ThreadExecutor(n_jobs)
     if client is None:
-        try:
-            from distributed import default_client
-        except ImportError:
+        # no default client without the distributed package imported: the
+        # threaded mode does not import Dask
+        distributed = sys.modules.get("distributed")
+        if distributed is None:
             return ThreadExecutor()
         try:
-            client = default_client()
+            client = distributed.default_client()
         except ValueError:
             return ThreadExecutor()
     return ClientExecutor(client)

@@ -1,6 +1,8 @@
 """Partitions: cut the data into blocks, convert and check each block where
 it lives, and summarise it (rows, features, labels, the intercept's scale)."""
 
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
@@ -64,7 +66,8 @@ def _summarize_partition(part, index, classifier, unlabeled_marker):
         "n_features": X.shape[1],
         "nnz": int(np.count_nonzero(data)),
         "sumsq": float(np.dot(data, data)) if data.size else 0.0,
-        "max_abs": float(np.max(np.abs(data))) if data.size else 0.0,
+        # (max, -min): no temporary array of absolute values
+        "max_abs": max(float(data.max()), -float(data.min())) if data.size else 0.0,
         "labels": None,
     }
     scale = summary["max_abs"]
@@ -138,6 +141,20 @@ def _blocks_of_dask_array(X, y, index_name="X"):
     return x_blocks, y_blocks
 
 
+def _row_block(X, start, stop):
+    """Rows ``start:stop`` of a dense array or a CSR matrix, cut by the
+    index pointers (a slice of a CSR matrix copies and checks every block;
+    here scipy copies a block's values only when they are a small part of
+    the matrix's)."""
+    if not sp.issparse(X):
+        return X[start:stop]
+    first, last = X.indptr[start], X.indptr[stop]
+    return sp.csr_matrix(
+        (X.data[first:last], X.indices[first:last], X.indptr[start : stop + 1] - first),
+        shape=(stop - start, X.shape[1]),
+    )
+
+
 def _split_rows(X, y, n_partitions):
     n = X.shape[0]
     if n_partitions > n:
@@ -147,7 +164,7 @@ def _split_rows(X, y, n_partitions):
     bounds = np.linspace(0, n, n_partitions + 1).astype(int)
     if sp.issparse(X):
         X = X.tocsr()
-    x_blocks = [X[bounds[i] : bounds[i + 1]] for i in range(n_partitions)]
+    x_blocks = [_row_block(X, bounds[i], bounds[i + 1]) for i in range(n_partitions)]
     if y is None:
         return x_blocks, [None] * n_partitions
     y = np.asarray(y)
@@ -159,11 +176,10 @@ def _split_rows(X, y, n_partitions):
 def _blocks(X, y, n_partitions, n_workers):
     """(x_blocks, y_blocks, feature_names): delayed objects for dask
     collections, in-memory slices for a plain array."""
-    try:
-        import dask.array as da
-        import dask.dataframe as dd
-    except ImportError:  # pragma: no cover - dask is a requirement here
-        da = dd = None
+    # a dask collection means dask is imported already: no import (seconds)
+    # for the plain arrays of the threaded mode
+    da = sys.modules.get("dask.array")
+    dd = sys.modules.get("dask.dataframe")
     feature_names = None
     if dd is not None and isinstance(X, dd.DataFrame):
         columns = np.asarray(X.columns, dtype=object)
