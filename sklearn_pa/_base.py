@@ -6,7 +6,6 @@ weights live feature-major, ``W[n_features, n_columns]``; ``coef_`` is the
 transposed view, in scikit-learn's shape.
 """
 
-import time
 import warnings
 from contextlib import contextmanager
 from numbers import Integral, Real
@@ -27,6 +26,13 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._engine import (
+    CONVERGENCE_MESSAGE,
+    EpochAdapter,
+    EpochStats,
+    run_epochs,
+    validation_scorer,
+)
 from ._kernels import _first_order
 from ._kernels._rules import Rule
 from ._state import LinearState
@@ -90,11 +96,7 @@ _LATE_WARNINGS = (
         "1 rows were skipped at epoch 1 because their squared norm, scores or "
         "step overflowed; scale the input (StandardScaler, MaxAbsScaler).",
     ),
-    (
-        ConvergenceWarning,
-        "Maximum number of iteration reached before convergence. Consider "
-        "increasing max_iter to improve the fit.",
-    ),
+    (ConvergenceWarning, CONVERGENCE_MESSAGE),
 )
 
 
@@ -103,7 +105,7 @@ def _package_warnings_raise(estimator):
     :data:`_LATE_WARNINGS`, issued from this module or the estimator's, into
     an exception.  Asked by issuing each one under ``catch_warnings`` with
     nothing shown and nothing recorded."""
-    modules = {__name__, type(estimator).__module__}
+    modules = {__name__, "sklearn_pa._engine", type(estimator).__module__}
     once = dict(warnings.onceregistry)
     try:
         with warnings.catch_warnings():
@@ -286,13 +288,31 @@ def typical_feature_value(X):
     return float(scale * np.sqrt(np.dot(scaled, scaled) / n_nonzero))
 
 
-def record_epoch(estimator, n_updates, loss, n_rows):
-    """Report one epoch's number of updates and summed loss to parameter
-    mixing (``sklearn_pa.distributed``), which asks for them by setting
-    ``estimator._epoch_stats`` to a list; nothing is stored otherwise."""
-    stats = estimator.__dict__.get("_epoch_stats")
-    if stats is not None:
-        stats.append((int(n_updates), float(np.sum(loss)), int(n_rows)))
+def validation_split(estimator, y, sample_weight):
+    """(train_idx, val_idx) of a ``fit`` with ``early_stopping``: a
+    ``validation_fraction`` held out (stratified for a classifier, seeded
+    by ``random_state``); (all rows, None) without early stopping."""
+    n_samples = y.shape[0]
+    if not estimator.early_stopping:
+        return np.arange(n_samples), None
+    splitter = StratifiedShuffleSplit if is_classifier(estimator) else ShuffleSplit
+    cv = splitter(
+        test_size=estimator.validation_fraction, random_state=estimator.random_state
+    )
+    idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1)), y))
+    if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
+        raise ValueError(
+            f"Splitting {n_samples} samples with validation_fraction="
+            f"{estimator.validation_fraction!r} leaves an empty training or "
+            "validation set; change validation_fraction, add samples, or "
+            "set early_stopping=False."
+        )
+    if not np.any(sample_weight[idx_val]):
+        raise ValueError(
+            "The sample weights of the validation set are all zero; use a "
+            "different random_state."
+        )
+    return idx_train, idx_val
 
 
 class _RowView:
@@ -324,85 +344,156 @@ class _RowView:
             self.indices = np.zeros(1, dtype=self.indptr.dtype)
 
 
-class _EpochMonitor:
-    """The end-of-epoch bookkeeping shared by every epoch loop.
+class _LinearEpochs(EpochAdapter):
+    """The epoch adapter of the first-order linear learners (PA family,
+    gradient regressors): one pass is one ``_kernel_epoch`` call, split over
+    column blocks run in threads for one-vs-rest with ``n_jobs``.
 
-    After each epoch :meth:`epoch_done` scores the validation split (with
-    ``early_stopping``), prints the ``verbose`` line and applies the stopping
-    rule: ``n_iter_no_change`` epochs whose objective (one per column for
-    one-vs-rest, else one) is not ``tol`` below the best, or whose validation
-    score is not ``tol`` above the best.
+    It updates ``W``, ``b`` (and the averaging accumulators ``U``, ``bu``)
+    in place.  One-vs-rest columns stop on their own (``n_loss`` is the
+    number of columns): a frozen column is ``active == 0`` for the kernel
+    and remembers in ``t_stop`` the sample count at which it froze.
     """
 
-    def __init__(self, estimator, *, n_loss, n_train, stopping, validation):
-        self.estimator = estimator
-        self.n_train = n_train
-        self.stopping = stopping
-        self.validation = validation  # (X, y, sample_weight, val_idx)
-        self.best = np.full(n_loss, np.inf)
-        self.no_improve = np.zeros(n_loss, dtype=np.int64)
-        self.best_score, self.score_no_improve = -np.inf, 0
-        self.tic = time.perf_counter()
+    def __init__(self, estimator, X, y, sample_weight, W, b, U, bu, scores_out):
+        est = self.estimator = estimator
+        self.X, self.y, self.sample_weight = X, y, sample_weight
+        self.W, self.b, self.U, self.bu = W, b, U, bu
+        self.scores_out = scores_out
+        self.rows = _RowView(X)
+        self.labels, self.targets = est._targets(y)
+        n_columns = self.n_columns = W.shape[1]
+        self.weight_pos, self.weight_neg, self.margins = est._kernel_extras(n_columns)
+        label_arrays = est._kernel_label_arrays(y)
+        if scores_out is not None and U is not None:
+            label_arrays = dict(label_arrays, score_average=True)
+        self.label_arrays = label_arrays
+        self.rule, self.slack = int(est._rule()), int(est._slack())
+        self.ovr = self.rule == Rule.OVR
+        self.n_loss = n_columns if self.ovr else 1
+        self.active = np.ones(n_columns, dtype=np.uint8)
+        self.t_stop = np.full(n_columns, -1, dtype=np.int64)  # when a column froze
+        self.C = est._kernel_C()
+        self.epsilon = float(getattr(est, "epsilon", 0.0))
+        self.intercept_sq = est.intercept_scaling_**2 if est.fit_intercept else 0.0
+        self.avg_start = est._average_start() if U is not None else 0
+        self.U_ = U if U is not None else np.zeros((0, n_columns))
+        self.bu_ = bu if bu is not None else np.zeros(0)
+        n_jobs = effective_n_jobs(getattr(est, "n_jobs", None)) if self.ovr else 1
+        self.n_jobs = max(1, min(n_jobs, n_columns))
+        self.t_end = 0
 
-    def epoch_done(self, epoch, objective, mistakes, n_updates, W, b, t, publish):
-        """Report one epoch; return which loss columns have stopped.
-
-        ``publish()`` exposes the current weights as the fitted attributes
-        (needed to score the validation split).  Without ``stopping`` nothing
-        ever stops; with ``early_stopping`` every column stops together.
-        """
+    def run(self, order, t):
         est = self.estimator
-        objective = np.atleast_1d(objective)
-        val_score = None
-        if self.stopping and est.early_stopping:
-            est.t_ = float(t) + 1.0
-            publish()
-            X, y, sample_weight, val_idx = self.validation
-            # X is the validated array: the names of the DataFrame the
-            # estimator was fitted on would make scoring warn that X has none
-            names = est.__dict__.pop("feature_names_in_", None)
-            try:
-                val_score = est._score_for_stopping(
-                    X[val_idx], y[val_idx], sample_weight[val_idx]
-                )
-            finally:
-                if names is not None:
-                    est.feature_names_in_ = names
-        if est.verbose:
-            est._report(
-                epoch,
-                objective,
-                mistakes,
-                self.n_train,
-                n_updates,
+        rows, labels, targets = self.rows, self.labels, self.targets
+        sample_weight, W, b, U_, bu_ = (
+            self.sample_weight,
+            self.W,
+            self.b,
+            self.U_,
+            self.bu_,
+        )
+        weight_pos, weight_neg, margins = (
+            self.weight_pos,
+            self.weight_neg,
+            self.margins,
+        )
+        active, rule, slack, C, epsilon = (
+            self.active,
+            self.rule,
+            self.slack,
+            self.C,
+            self.epsilon,
+        )
+        intercept_sq, avg_start = self.intercept_sq, self.avg_start
+        scores_out, label_arrays = self.scores_out, self.label_arrays
+        n_columns, n_jobs = self.n_columns, self.n_jobs
+        loss = np.zeros(self.n_loss)
+
+        def run(c0, c1):
+            return est._kernel_epoch(
+                rows.data,
+                rows.indices,
+                rows.indptr,
+                rows.dense,
+                rows.n_features,
+                order,
+                labels,
+                targets,
+                sample_weight,
                 W,
                 b,
-                t,
-                val_score,
-                time.perf_counter() - self.tic,
+                U_,
+                bu_,
+                weight_pos,
+                weight_neg,
+                margins,
+                active,
+                rule,
+                slack,
+                C,
+                epsilon,
+                intercept_sq,
+                int(t),
+                int(avg_start),
+                loss,
+                c0,
+                c1,
+                scores_out,
+                **label_arrays,
             )
-        if not self.stopping:
-            return np.zeros(objective.shape, dtype=bool)
-        if est.early_stopping:
-            if est.tol is not None and val_score < self.best_score + est.tol:
-                self.score_no_improve += 1
-            else:
-                self.score_no_improve = 0
-            self.best_score = max(self.best_score, val_score)
-            done = self.score_no_improve >= est.n_iter_no_change
-            return np.full(objective.shape, done)
-        if est.tol is not None:
-            worse = objective > self.best - est.tol
-            self.no_improve = np.where(worse, self.no_improve + 1, 0)
-        self.best = np.minimum(self.best, objective)
-        return self.no_improve >= est.n_iter_no_change
 
-    def converged(self, n_iter):
-        if self.estimator.verbose:
-            print(
-                f"Convergence after {n_iter} epochs took "
-                f"{time.perf_counter() - self.tic:.2f} seconds"
+        if n_jobs > 1:
+            bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
+            results = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
             )
+            mistakes = -1
+            n_updates = sum(r[1] for r in results)
+            n_skipped = max(r[2] for r in results)
+            overflow = any(r[3] for r in results)
+        else:
+            mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
+        self.t_end = int(t) + order.shape[0]
+        return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def publish(self):
+        est = self.estimator
+        est.t_ = float(self.t_end) + 1.0
+        est._publish(self.W, self.b, self.U, self.bu)
+
+    def summary(self):
+        W, b = self.W, self.b
+        bias = (
+            {"Bias": f"{float(b[0]):.6f}"}
+            if b.size == 1
+            else {"Bias norm": f"{np.linalg.norm(b):.6f}"}
+        )
+        return {
+            "Norm": f"{np.linalg.norm(W):.2f}",
+            "NNZs": int(np.count_nonzero(W)),
+            **bias,
+        }
+
+    def freeze(self, columns):
+        self.t_stop[columns & (self.active == 1)] = self.t_end
+        self.active[columns] = 0
+        return not self.active.any()
+
+    def rescale_averages(self, t):
+        """A one-vs-rest column that converged early is averaged over its own
+        steps, as an independent binary model would be: rescale its lazy
+        accumulator so that ``W - U / (t - start + 1)`` gives that average."""
+        U, bu = self.U, self.bu
+        if U is None:
+            return
+        t_stop, avg_start = self.t_stop, self.avg_start
+        n_avg = t - avg_start + 1
+        for k in np.flatnonzero((t_stop >= 0) & (t_stop < t)):
+            n_avg_k = t_stop[k] - avg_start + 1
+            if n_avg_k >= 1:
+                U[:, k] *= n_avg / n_avg_k
+                bu[k] *= n_avg / n_avg_k
 
 
 class BaseOnlineLinear(BaseEstimator):
@@ -619,27 +710,7 @@ class BaseOnlineLinear(BaseEstimator):
             )
 
     def _validation_split(self, y, sample_weight):
-        n_samples = y.shape[0]
-        if not self.early_stopping:
-            return np.arange(n_samples), None
-        splitter = StratifiedShuffleSplit if is_classifier(self) else ShuffleSplit
-        cv = splitter(
-            test_size=self.validation_fraction, random_state=self.random_state
-        )
-        idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1)), y))
-        if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
-            raise ValueError(
-                f"Splitting {n_samples} samples with validation_fraction="
-                f"{self.validation_fraction!r} leaves an empty training or "
-                "validation set; change validation_fraction, add samples, or "
-                "set early_stopping=False."
-            )
-        if not np.any(sample_weight[idx_val]):
-            raise ValueError(
-                "The sample weights of the validation set are all zero; use a "
-                "different random_state."
-            )
-        return idx_train, idx_val
+        return validation_split(self, y, sample_weight)
 
     def _run(
         self,
@@ -659,167 +730,32 @@ class BaseOnlineLinear(BaseEstimator):
         t_start,
         scores_out=None,
     ):
-        """Run up to ``max_iter`` epochs; returns (n_iter, t_end).
+        """Run up to ``max_iter`` epochs through the epoch driver
+        (:func:`sklearn_pa._engine.run_epochs`); returns (n_iter, t_end).
 
-        ``scores_out`` (one epoch, no shuffling) receives each row's scores
-        computed before the update on it: those of the averaged model when
-        averaging (the model ``predict`` uses), else of the current iterate."""
-        rows = _RowView(X)
-        labels, targets = self._targets(y)
-        n_columns = W.shape[1]
-        weight_pos, weight_neg, margins = self._kernel_extras(n_columns)
-        label_arrays = self._kernel_label_arrays(y)
-        if scores_out is not None and U is not None:
-            label_arrays = dict(label_arrays, score_average=True)
-        rule, slack = int(self._rule()), int(self._slack())
-        ovr = rule == Rule.OVR
-        n_loss = n_columns if ovr else 1
-        active = np.ones(n_columns, dtype=np.uint8)
-        t_stop = np.full(n_columns, -1, dtype=np.int64)  # OVR: when a column froze
-        C = self._kernel_C()
-        epsilon = float(getattr(self, "epsilon", 0.0))
-        intercept_sq = self.intercept_scaling_**2 if self.fit_intercept else 0.0
-        avg_start = self._average_start() if U is not None else 0
-        U_ = U if U is not None else np.zeros((0, n_columns))
-        bu_ = bu if bu is not None else np.zeros(0)
-        n_train = train_idx.shape[0]
-        n_jobs = effective_n_jobs(getattr(self, "n_jobs", None)) if ovr else 1
-        n_jobs = max(1, min(n_jobs, n_columns))
-        monitor = _EpochMonitor(
+        ``stopping`` is true in ``fit`` (the stopping rule applies) and false
+        in ``partial_fit`` (one epoch).  ``scores_out`` (one epoch, no
+        shuffling) receives each row's scores computed before the update on
+        it: those of the averaged model when averaging (the model
+        ``predict`` uses), else of the current iterate."""
+        adapter = _LinearEpochs(self, X, y, sample_weight, W, b, U, bu, scores_out)
+        validation = None
+        if stopping and self.early_stopping:
+            validation = validation_scorer(self, X, y, sample_weight, val_idx)
+        run = run_epochs(
             self,
-            n_loss=n_loss,
-            n_train=n_train,
+            adapter,
+            train_idx=train_idx,
+            max_iter=max_iter,
+            rng=rng,
+            shuffle=self.shuffle and scores_out is None,
             stopping=stopping,
-            validation=(X, y, sample_weight, val_idx),
+            validation=validation,
+            t_start=t_start,
+            partial_fit=not stopping,
         )
-        t = t_start
-        n_iter = 0
-        for epoch in range(max_iter):
-            shuffle = self.shuffle and scores_out is None
-            order = rng.permutation(train_idx) if shuffle else train_idx
-            order = np.ascontiguousarray(order, dtype=np.int64)
-            loss = np.zeros(n_loss)
-
-            def run(c0, c1, loss=loss, order=order, t=t):
-                return self._kernel_epoch(
-                    rows.data,
-                    rows.indices,
-                    rows.indptr,
-                    rows.dense,
-                    rows.n_features,
-                    order,
-                    labels,
-                    targets,
-                    sample_weight,
-                    W,
-                    b,
-                    U_,
-                    bu_,
-                    weight_pos,
-                    weight_neg,
-                    margins,
-                    active,
-                    rule,
-                    slack,
-                    C,
-                    epsilon,
-                    intercept_sq,
-                    int(t),
-                    int(avg_start),
-                    loss,
-                    c0,
-                    c1,
-                    scores_out,
-                    **label_arrays,
-                )
-
-            if n_jobs > 1:
-                bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
-                results = Parallel(n_jobs=n_jobs, prefer="threads")(
-                    delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
-                )
-                mistakes = -1
-                n_updates = sum(r[1] for r in results)
-                n_skipped = max(r[2] for r in results)
-                overflow = any(r[3] for r in results)
-            else:
-                mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
-            record_epoch(self, n_updates, loss, n_train)
-            if n_skipped:
-                warnings.warn(
-                    f"{n_skipped} rows were skipped at epoch {epoch + 1} because "
-                    "their squared norm, scores or step overflowed; scale the input "
-                    "(StandardScaler, MaxAbsScaler).",
-                    RuntimeWarning,
-                )
-            t += n_train
-            n_iter = epoch + 1
-            if overflow:
-                raise ValueError(
-                    f"Floating-point overflow at epoch {n_iter}: the weights are "
-                    "no longer finite. Scale the input (StandardScaler, "
-                    "MaxAbsScaler) or lower C."
-                )
-            stopped = monitor.epoch_done(
-                epoch,
-                loss / max(n_train, 1),
-                mistakes,
-                n_updates,
-                W,
-                b,
-                t,
-                publish=lambda: self._publish(W, b, U, bu),
-            )
-            if ovr and not self.early_stopping:
-                t_stop[stopped & (active == 1)] = t
-                active[stopped] = 0
-                done = not active.any()
-            else:
-                done = bool(stopped.all())
-            if done:
-                monitor.converged(n_iter)
-                break
-        if U is not None:
-            # A one-vs-rest column that converged early is averaged over its own
-            # steps, as an independent binary model would be: rescale its lazy
-            # accumulator so that ``W - U / (t - start + 1)`` gives that average.
-            n_avg = t - avg_start + 1
-            for k in np.flatnonzero((t_stop >= 0) & (t_stop < t)):
-                n_avg_k = t_stop[k] - avg_start + 1
-                if n_avg_k >= 1:
-                    U[:, k] *= n_avg / n_avg_k
-                    bu[k] *= n_avg / n_avg_k
-        return n_iter, t
-
-    def _report(
-        self,
-        epoch,
-        objective,
-        mistakes,
-        n_train,
-        n_updates,
-        W,
-        b,
-        t,
-        val_score,
-        elapsed,
-    ):
-        parts = [f"-- Epoch {epoch + 1}", f"Avg. loss: {float(np.sum(objective)):.6f}"]
-        if mistakes >= 0:
-            parts.append(f"Mistakes: {mistakes}/{n_train}")
-        parts += [
-            f"Updates: {n_updates}",
-            f"Norm: {np.linalg.norm(W):.2f}",
-            f"NNZs: {np.count_nonzero(W)}",
-            f"Bias: {float(b[0]):.6f}"
-            if b.size == 1
-            else f"Bias norm: {np.linalg.norm(b):.6f}",
-            f"T: {t}",
-        ]
-        if val_score is not None:
-            parts.append(f"Validation score: {val_score:.6f}")
-        parts.append(f"Time: {elapsed:.2f} s")
-        print(", ".join(parts), flush=True)
+        adapter.rescale_averages(run.t)
+        return run.n_iter, run.t
 
     def _fit(self, X, y, coef_init, intercept_init, sample_weight):
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
@@ -866,12 +802,6 @@ class BaseOnlineLinear(BaseEstimator):
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(W, b, U, bu)
-        if self.tol is not None and n_iter == self.max_iter:
-            warnings.warn(
-                "Maximum number of iteration reached before convergence. Consider "
-                "increasing max_iter to improve the fit.",
-                ConvergenceWarning,
-            )
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):

@@ -1,13 +1,10 @@
 """Online Bayes Point Machines and the semi-supervised ss-PA / ss-SPA."""
 
 import os
-import time
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context, clone, is_classifier
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -22,8 +19,8 @@ from ._base import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
-    record_epoch,
 )
+from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels import _bayes_point
 from ._kernels._rules import Rule
 from ._mixing import linear_mix
@@ -64,6 +61,79 @@ def _unlabeled_mask(y):
             count=y.shape[0],
         )
     return np.zeros(y.shape[0], dtype=bool)
+
+
+class _BayesPointEpochs(EpochAdapter):
+    """The epoch adapter of the online Bayes point machine: one pass is one
+    call of the Bayes point kernel, which updates the ``n_estimators``
+    copies (``_W``, ``_b``, each drawing its own subset of the rows) and
+    their mistake counts in place.  The draws of the copies come from the
+    same generator, after the permutation of the rows."""
+
+    skipped_reason = (
+        "their squared norm or scores overflowed; scale the input "
+        "(StandardScaler, MaxAbsScaler)."
+    )
+
+    def __init__(self, estimator, **arrays):
+        self.estimator = estimator
+        self.__dict__.update(arrays)
+        self.counts = (0, 0)  # labeled, unlabeled rows of the last pass
+
+    def run(self, order, t):
+        est = self.estimator
+        rng, rows, labels, sample_weight = (
+            self.rng,
+            self.rows,
+            self.labels,
+            self.sample_weight,
+        )
+        weight_pos, weight_neg, margins = (
+            self.weight_pos,
+            self.weight_neg,
+            self.margins,
+        )
+        rule, slack, C, intercept_sq = self.rule, self.slack, self.C, self.intercept_sq
+        M, n_rows = self.M, self.n_rows
+        draws = rng.random_sample((n_rows, M)) < est.update_probability
+        draws = np.ascontiguousarray(draws, dtype=np.uint8)
+        loss = np.zeros(1)
+        mistakes_before = int(est.n_mistakes_.sum())
+        n_lab, n_unlab, n_updates, n_skipped, overflow = _bayes_point.epoch(
+            rows.data,
+            rows.indices,
+            rows.indptr,
+            rows.dense,
+            rows.n_features,
+            order,
+            labels,
+            sample_weight,
+            draws,
+            est._W,
+            est._b,
+            M,
+            weight_pos,
+            weight_neg,
+            margins,
+            rule,
+            slack,
+            C,
+            intercept_sq,
+            float(est.unlabeled_step),
+            est.n_mistakes_,
+            loss,
+        )
+        est.t_ += n_rows
+        self.counts = (int(n_lab), int(n_unlab))
+        mistakes = int(est.n_mistakes_.sum()) - mistakes_before
+        return EpochStats(loss, int(n_updates), mistakes, int(n_skipped), overflow)
+
+    def summary(self):
+        return {
+            "Copies": int(self.M),
+            "Labeled": self.counts[0],
+            "Unlabeled": self.counts[1],
+        }
 
 
 class OnlineBayesPointClassifier(
@@ -151,8 +221,10 @@ class OnlineBayesPointClassifier(
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch: average loss, mistakes over the
-        copies, updates, labeled and unlabeled samples, time.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, time; ``partial_fit`` prints ``partial_fit call n``).  From 2
+        on the line adds the mistakes over the copies, updates, labeled and
+        unlabeled samples and samples seen.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and the Bernoulli draws (drawn per batch in numpy,
         so results are reproducible).
@@ -187,6 +259,9 @@ class OnlineBayesPointClassifier(
         The constant feature behind the intercept (see the base learner).
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 
@@ -476,82 +551,35 @@ class OnlineBayesPointClassifier(
         M = self.n_estimators
         n_rows = X.shape[0]
         n_labeled_rows = int(np.count_nonzero(labels >= 0))
-        best, no_improve = np.inf, 0
-        tic = time.perf_counter()
-        n_iter = 0
-        for epoch in range(max_iter):
-            if self.shuffle:
-                order = rng.permutation(n_rows)
-            else:
-                order = np.arange(n_rows)
-            order = np.ascontiguousarray(order, dtype=np.int64)
-            draws = rng.random_sample((n_rows, M)) < self.update_probability
-            draws = np.ascontiguousarray(draws, dtype=np.uint8)
-            loss = np.zeros(1)
-            mistakes_before = int(self.n_mistakes_.sum())
-            n_lab, n_unlab, n_updates, n_skipped, overflow = _bayes_point.epoch(
-                rows.data,
-                rows.indices,
-                rows.indptr,
-                rows.dense,
-                rows.n_features,
-                order,
-                labels,
-                sample_weight,
-                draws,
-                self._W,
-                self._b,
-                M,
-                weight_pos,
-                weight_neg,
-                margins,
-                rule,
-                slack,
-                C,
-                intercept_sq,
-                float(self.unlabeled_step),
-                self.n_mistakes_,
-                loss,
-            )
-            self.t_ += n_rows
-            n_iter = epoch + 1
-            record_epoch(self, n_updates, loss, n_labeled_rows * M)
-            if n_skipped:
-                warnings.warn(
-                    f"{n_skipped} rows were skipped at epoch {n_iter} because "
-                    "their squared norm or scores overflowed; scale the input "
-                    "(StandardScaler, MaxAbsScaler).",
-                    RuntimeWarning,
-                )
-            if overflow:
-                raise ValueError(
-                    f"Floating-point overflow at epoch {n_iter}: the weights are "
-                    "no longer finite. Scale the input (StandardScaler, "
-                    "MaxAbsScaler) or lower C."
-                )
-            objective = float(loss[0]) / max(n_labeled_rows * M, 1)
-            if self.verbose:
-                print(
-                    f"-- Epoch {n_iter}, Avg. loss: {objective:.6f}, Mistakes: "
-                    f"{int(self.n_mistakes_.sum()) - mistakes_before}/"
-                    f"{n_lab * M} (over {M} copies), Updates: {n_updates}, "
-                    f"Labeled: {n_lab}, Unlabeled: {n_unlab}, "
-                    f"T: {int(self.t_) - 1}, "
-                    f"Time: {time.perf_counter() - tic:.2f} s",
-                    flush=True,
-                )
-            if not stopping or self.tol is None:
-                continue
-            no_improve = no_improve + 1 if objective > best - self.tol else 0
-            best = min(best, objective)
-            if no_improve >= self.n_iter_no_change:
-                if self.verbose:
-                    print(
-                        f"Convergence after {n_iter} epochs took "
-                        f"{time.perf_counter() - tic:.2f} seconds"
-                    )
-                break
-        return n_iter
+        adapter = _BayesPointEpochs(
+            self,
+            rng=rng,
+            rows=rows,
+            labels=labels,
+            sample_weight=sample_weight,
+            weight_pos=weight_pos,
+            weight_neg=weight_neg,
+            margins=margins,
+            rule=rule,
+            slack=slack,
+            C=C,
+            intercept_sq=intercept_sq,
+            M=M,
+            n_rows=n_rows,
+        )
+        run = run_epochs(
+            self,
+            adapter,
+            train_idx=np.arange(n_rows),
+            max_iter=max_iter,
+            rng=rng,
+            shuffle=self.shuffle,
+            stopping=stopping,
+            t_start=int(self.t_) - 1,
+            n_rows_per_epoch=n_labeled_rows * M,
+            partial_fit=not stopping,
+        )
+        return run.n_iter
 
     def _publish(self):
         M = self.n_estimators
@@ -635,12 +663,6 @@ class OnlineBayesPointClassifier(
             rng=self._rng,
         )
         self._publish()
-        if self.tol is not None and self.n_iter_ == self.max_iter:
-            warnings.warn(
-                "Maximum number of iteration reached before convergence. Consider "
-                "increasing max_iter to improve the fit.",
-                ConvergenceWarning,
-            )
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight):

@@ -26,11 +26,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import (
     BaseOnlineLinear,
     OnlineLinearClassifierMixin,
-    _EpochMonitor,
     _RowView,
     atomic_update,
-    record_epoch,
 )
+from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
 from ._state import SecondOrderState
@@ -63,6 +62,123 @@ def _base_constraints():
     constraints["covariance"] = [StrOptions({"diagonal", "full"})]
     constraints["class_weight"] = [StrOptions({"balanced"}), dict, None]
     return constraints
+
+
+class _SecondOrderEpochs(EpochAdapter):
+    """The epoch adapter of CW, AROW, SCW and SCCW: one pass is one call of
+    the second-order kernel, which updates the mean ``W``, ``b``, the
+    covariance ``sigma`` (diagonal or full) and the averaging accumulators
+    in place.  An overflow restores ``W``, ``b``, ``U`` and ``bu`` as they
+    were before the first epoch."""
+
+    skipped_reason = (
+        "their squared norm or scores overflowed; scale the input "
+        "(StandardScaler, MaxAbsScaler)."
+    )
+    overflow_message = (
+        "the weights are no longer finite. Scale the input (StandardScaler, "
+        "MaxAbsScaler)."
+    )
+
+    def __init__(
+        self, estimator, sample_weight, W, b, U, bu, *, sigma, rows, labels, rule
+    ):
+        est = self.estimator = estimator
+        self.sample_weight = sample_weight
+        self.W, self.b, self.U, self.bu = W, b, U, bu
+        self.sigma, self.rows, self.labels, self.rule = sigma, rows, labels, rule
+        if sigma.ndim == 3:
+            self.S_diag, self.S_full = np.zeros((0, 1)), sigma
+        else:
+            self.S_diag, self.S_full = sigma, np.zeros((0, 1, 1))
+        self.backup = [a.copy() for a in (W, b, U, bu) if a is not None]
+        self.U_ = U if U is not None else np.zeros((0, W.shape[1]))
+        self.bu_ = bu if bu is not None else np.zeros(0)
+        self.step, self.phi = int(est._step()), float(est._phi())
+        self.param = est._step_param()
+        self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
+        self.avg_start = est._average_start() if U is not None else 0
+        # one BLAS call per row on a D x D matrix: threads only add overhead
+        # (and oversubscribe a busy machine)
+        self.full = sigma.ndim == 3
+        self.t_end = 0
+
+    def run(self, order, t):
+        est = self.estimator
+        rows, labels, sample_weight = self.rows, self.labels, self.sample_weight
+        W, b, S_diag, S_full, U_, bu_ = (
+            self.W,
+            self.b,
+            self.S_diag,
+            self.S_full,
+            self.U_,
+            self.bu_,
+        )
+        rule, step, phi, param = self.rule, self.step, self.phi, self.param
+        intercept, avg_start = self.intercept, self.avg_start
+        loss = np.zeros(1)
+        blas_limit = (
+            _get_threadpool_controller().limit(limits=1, user_api="blas")
+            if self.full
+            else nullcontext()
+        )
+        with blas_limit:
+            result = _second_order.epoch(
+                rows.data,
+                rows.indices,
+                rows.indptr,
+                rows.dense,
+                rows.n_features,
+                order,
+                labels,
+                sample_weight,
+                W,
+                b,
+                S_diag,
+                S_full,
+                U_,
+                bu_,
+                est._expanded_class_weight,
+                int(rule),
+                step,
+                phi,
+                float(param),
+                intercept,
+                int(t),
+                int(avg_start),
+                loss,
+            )
+        mistakes, n_updates, n_skipped, overflow = result
+        est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
+        self.t_end = int(t) + order.shape[0]
+        overflow = bool(overflow) or not np.all(np.isfinite(self.sigma))
+        return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def failed(self):
+        arrays = (a for a in (self.W, self.b, self.U, self.bu) if a is not None)
+        for saved, a in zip(self.backup, arrays):
+            a[...] = saved
+
+    def publish(self):
+        est = self.estimator
+        est.t_ = float(self.t_end) + 1.0
+        est._sigma = self.sigma
+        est._publish(self.W, self.b, self.U, self.bu)
+
+    def summary(self):
+        W, b = self.W, self.b
+        return {
+            "Norm": f"{np.linalg.norm(W):.2f}",
+            "Bias norm": f"{np.linalg.norm(b):.6f}",
+            "Mean variance": f"{float(np.mean(_variances(self.sigma))):.6g}",
+        }
+
+
+def _variances(sigma):
+    """The variances (the diagonal of each covariance block)."""
+    if sigma.ndim == 3:
+        return np.diagonal(sigma, axis1=1, axis2=2)
+    return sigma
 
 
 class _BaseSecondOrder(
@@ -188,106 +304,35 @@ class _BaseSecondOrder(
             sigma = self._new_sigma(X.shape[1], n_groups)
         else:
             sigma = sigma.copy()
-        if sigma.ndim == 3:
-            S_diag, S_full = np.zeros((0, 1)), sigma
-        else:
-            S_diag, S_full = sigma, np.zeros((0, 1, 1))
-        backup = [a.copy() for a in (W, b, U, bu) if a is not None]
-        U_ = U if U is not None else np.zeros((0, W.shape[1]))
-        bu_ = bu if bu is not None else np.zeros(0)
-        step, phi, param = int(self._step()), float(self._phi()), self._step_param()
-        intercept = float(self.intercept_scaling_) if self.fit_intercept else 0.0
-        avg_start = self._average_start() if U is not None else 0
-        n_train = train_idx.shape[0]
-        monitor = _EpochMonitor(
+        adapter = _SecondOrderEpochs(
             self,
-            n_loss=1,
-            n_train=n_train,
-            stopping=stopping,
-            validation=(X, y, sample_weight, val_idx),
+            sample_weight,
+            W,
+            b,
+            U,
+            bu,
+            sigma=sigma,
+            rows=rows,
+            labels=labels,
+            rule=rule,
         )
-        # one BLAS call per row on a D x D matrix: threads only add overhead
-        # (and oversubscribe a busy machine)
-        full = sigma.ndim == 3
-        t = t_start
-        n_iter = 0
-        for epoch in range(max_iter):
-            order = rng.permutation(train_idx) if self.shuffle else train_idx
-            order = np.ascontiguousarray(order, dtype=np.int64)
-            loss = np.zeros(1)
-            blas_limit = (
-                _get_threadpool_controller().limit(limits=1, user_api="blas")
-                if full
-                else nullcontext()
-            )
-            with blas_limit:
-                result = _second_order.epoch(
-                    rows.data,
-                    rows.indices,
-                    rows.indptr,
-                    rows.dense,
-                    rows.n_features,
-                    order,
-                    labels,
-                    sample_weight,
-                    W,
-                    b,
-                    S_diag,
-                    S_full,
-                    U_,
-                    bu_,
-                    self._expanded_class_weight,
-                    int(rule),
-                    step,
-                    phi,
-                    float(param),
-                    intercept,
-                    int(t),
-                    int(avg_start),
-                    loss,
-                )
-            mistakes, n_updates, n_skipped, overflow = result
-            self._last_epoch_mistakes = (int(mistakes), int(n_train))
-            record_epoch(self, n_updates, loss, n_train)
-            if n_skipped:
-                warnings.warn(
-                    f"{n_skipped} rows were skipped at epoch {epoch + 1} because "
-                    "their squared norm or scores overflowed; scale the input "
-                    "(StandardScaler, MaxAbsScaler).",
-                    RuntimeWarning,
-                )
-            t += n_train
-            n_iter = epoch + 1
-            if overflow or not np.all(np.isfinite(sigma)):
-                for saved, a in zip(
-                    backup, (x for x in (W, b, U, bu) if x is not None)
-                ):
-                    a[...] = saved
-                raise ValueError(
-                    f"Floating-point overflow at epoch {n_iter}: the weights are "
-                    "no longer finite. Scale the input (StandardScaler, "
-                    "MaxAbsScaler)."
-                )
-
-            def publish(sigma=sigma):
-                self._sigma = sigma
-                self._publish(W, b, U, bu)
-
-            stopped = monitor.epoch_done(
-                epoch,
-                loss / max(n_train, 1),
-                mistakes,
-                n_updates,
-                W,
-                b,
-                t,
-                publish=publish,
-            )
-            if stopped.all():
-                monitor.converged(n_iter)
-                break
+        validation = None
+        if stopping and self.early_stopping:
+            validation = validation_scorer(self, X, y, sample_weight, val_idx)
+        run = run_epochs(
+            self,
+            adapter,
+            train_idx=train_idx,
+            max_iter=max_iter,
+            rng=rng,
+            shuffle=self.shuffle,
+            stopping=stopping,
+            validation=validation,
+            t_start=t_start,
+            partial_fit=not stopping,
+        )
         self._sigma = sigma
-        return n_iter, t
+        return run.n_iter, run.t
 
     # ------------------------------------------------------------ public
     @_fit_context(prefer_skip_nested_validation=True)
@@ -651,7 +696,10 @@ _COMMON_DOC = """
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the online mistakes, updates,
+        the mean's norm and the mean variance.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and the early-stopping split.
     warm_start : bool, default=False
@@ -686,6 +734,13 @@ _ATTRIBUTES_DOC = """
         The constant feature behind the intercept.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 """

@@ -361,7 +361,9 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the updates and the norms.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and the early-stopping split.
     warm_start : bool, default=False
@@ -384,6 +386,13 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit``.
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
     t_ : float
         Number of samples seen plus one.
 
@@ -551,7 +560,9 @@ class ExponentiatedGradientRegressor(
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the updates and the norms.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and the early-stopping split.
     warm_start : bool, default=False
@@ -570,6 +581,13 @@ class ExponentiatedGradientRegressor(
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit``.
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
     t_ : float
         Number of samples seen plus one.
 
@@ -745,7 +763,9 @@ class ErrorProportionalRegressor(
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the updates and the norms.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and the early-stopping split.
     warm_start : bool, default=False
@@ -766,6 +786,13 @@ class ErrorProportionalRegressor(
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit``.
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
     t_ : float
         Number of samples seen plus one.
 

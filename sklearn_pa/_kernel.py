@@ -15,8 +15,6 @@ loop runs the steps in order from those two matrices.  The block size keeps
 both matrices within a fixed memory (about 16 MB).
 """
 
-import time
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -27,7 +25,6 @@ from sklearn.base import (
     RegressorMixin,
     _fit_context,
 )
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -46,7 +43,9 @@ from ._base import (
     check_state_array,
     check_warm_start_shape,
     checked_class_weight,
+    validation_split,
 )
+from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _kernel_pa
 from ._kernels._rules import Rule, Slack
 from .utils._probability import NoProbabilityMixin
@@ -81,6 +80,167 @@ def _scaled_variance(X):
     return scale, float(max(var, 0.0))
 
 
+class _KernelEpochs(EpochAdapter):
+    """The epoch adapter of kernel PA: one pass goes over the rows in
+    blocks; per block, the kernel values against the current support set
+    are computed in Python (one ``pairwise_kernels`` call) and the
+    compiled ``_kernel_pa.block`` makes the updates, growing, and within a
+    ``budget`` shrinking, the support set held in the slot arrays."""
+
+    skipped_reason = (
+        "their kernel values or scores were not finite; scale the input "
+        "(StandardScaler) or change the kernel parameters."
+    )
+    overflow_message = (
+        "the dual coefficients are no longer finite. Scale the input "
+        "(StandardScaler) or lower C."
+    )
+
+    def __init__(self, estimator, **arrays):
+        self.estimator = estimator
+        self.__dict__.update(arrays)
+        self.last = (-1, 0, 0)  # mistakes, updates, removed of the last pass
+        self.t_end = 0
+
+    def run(self, order, t):
+        est = self.estimator
+        (X, old_sv, n_old, n_cols, labels, targets, sample_weight) = (
+            self.X,
+            self.old_sv,
+            self.n_old,
+            self.n_cols,
+            self.labels,
+            self.targets,
+            self.sample_weight,
+        )
+        (alpha, alive, kdiag, stamp, row_slot, src_row, pos_S, pos_R) = (
+            self.alpha,
+            self.alive,
+            self.kdiag,
+            self.stamp,
+            self.row_slot,
+            self.src_row,
+            self.pos_S,
+            self.pos_R,
+        )
+        (alive_list, alive_pos, counters, budget, policy) = (
+            self.alive_list,
+            self.alive_pos,
+            self.counters,
+            self.budget,
+            self.policy,
+        )
+        rule, slack, C, epsilon = self.rule, self.slack, self.C, self.epsilon
+        n = order.shape[0]
+        loss = np.zeros(1)
+        mistakes = updates = skipped = removed = 0
+        start = 0
+        while start < n:
+            n_alive = int(counters[1])
+            # K(R, R) costs |R| kernel values per row and K(R, S) |S|: keep
+            # |R| near |S| (at least 64 rows, so that per-block overhead
+            # stays small), and both matrices within _BLOCK_ELEMENTS
+            size = min(_MAX_BLOCK_ROWS, max(_MIN_BLOCK_ROWS, n_alive))
+            size = max(1, min(size, _BLOCK_ELEMENTS // (n_alive + size)))
+            rows = order[start : start + size]
+            start += rows.shape[0]
+            XR = X[rows]
+            S = np.sort(alive_list[:n_alive])
+            old = S[S < n_old]
+            new = S[S >= n_old]
+            parts = []
+            if old.shape[0]:
+                parts.append(
+                    est._kernel(XR, old_sv if old.shape[0] == n_old else old_sv[old])
+                )
+            if new.shape[0]:
+                parts.append(est._kernel(XR, X[src_row[new]]))
+            if parts:
+                K_RS = parts[0] if len(parts) == 1 else np.hstack(parts)
+                F = np.ascontiguousarray(K_RS @ alpha[S])
+            else:
+                K_RS = np.zeros((rows.shape[0], 1))
+                F = np.zeros((rows.shape[0], n_cols))
+            pos_S[S] = np.arange(S.shape[0])
+            K_RR = est._kernel(XR, XR)
+            m, u, s, r = _kernel_pa.block(
+                K_RS,
+                K_RR,
+                F,
+                rows,
+                labels,
+                targets,
+                sample_weight,
+                rule,
+                slack,
+                C,
+                epsilon,
+                alpha,
+                alive,
+                kdiag,
+                stamp,
+                row_slot,
+                src_row,
+                pos_S,
+                pos_R,
+                alive_list,
+                alive_pos,
+                counters,
+                budget,
+                policy,
+                loss,
+            )
+            pos_S[S] = -1  # O(|S|) reset, not O(cap) per block
+            mistakes, updates = mistakes + m, updates + u
+            skipped, removed = skipped + s, removed + r
+        if rule == Rule.REGRESSION:
+            mistakes = -1
+        self.last = (mistakes, updates, removed)
+        self.t_end = int(t) + n
+        return EpochStats(
+            loss,
+            int(updates),
+            int(mistakes),
+            int(skipped),
+            not np.all(np.isfinite(alpha)),
+        )
+
+    def state(self):
+        """The learned state after the passes so far: the live support
+        vectors and their dual coefficients."""
+        X, old_sv, n_old = self.X, self.old_sv, self.n_old
+        alpha, stamp, kdiag = self.alpha, self.stamp, self.kdiag
+        src_row, alive_list, counters = self.src_row, self.alive_list, self.counters
+        est = self.estimator
+        keep = np.sort(alive_list[: int(counters[1])])
+        old_keep, new_keep = keep[keep < n_old], keep[keep >= n_old]
+        kept_old = old_sv if old_keep.shape[0] == n_old else old_sv[old_keep]
+        sv = (
+            est._stack(kept_old, X[src_row[new_keep]])
+            if n_old
+            else X[src_row[new_keep]]
+        )
+        state = {
+            "sv": sv,
+            "alpha": np.ascontiguousarray(alpha[keep]),
+            "stamp": stamp[keep],
+            "kdiag": kdiag[keep],
+            "next_stamp": int(counters[2]),
+        }
+        return state
+
+    def publish(self):
+        est = self.estimator
+        est.t_ = float(self.t_end) + 1.0
+        est._publish(self.state())
+
+    def summary(self):
+        return {
+            "Support vectors": int(self.counters[1]),
+            "Removed": int(self.last[2]),
+        }
+
+
 class _BaseKernelPA(BaseEstimator):
     """Shared machinery: kernel parameters, the block loop, the support set."""
 
@@ -98,6 +258,8 @@ class _BaseKernelPA(BaseEstimator):
         "budget_policy": [StrOptions(set(_POLICIES))],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "verbose": ["verbose"],
@@ -182,6 +344,9 @@ class _BaseKernelPA(BaseEstimator):
         X = canonical_csr(X)
         sample_weight = check_batch_sample_weight(sample_weight, X)
         return X, y, sample_weight
+
+    def _score_for_stopping(self, X, y, sample_weight):
+        return self.score(X, y, sample_weight=sample_weight)
 
     # ---------------------------------------------------------- the state
     def _empty_state(self, X, n_cols):
@@ -291,8 +456,13 @@ class _BaseKernelPA(BaseEstimator):
         rng,
         stopping,
         t_start,
+        train_idx=None,
+        validation=None,
     ):
-        """Run up to ``max_iter`` epochs over X; returns (state, n_iter, t)."""
+        """Run up to ``max_iter`` epochs over the rows ``train_idx`` of X
+        (all by default) through the epoch driver; returns (state, n_iter,
+        t).  ``validation`` scores the published model for early
+        stopping."""
         state = self._enforce_budget(state)
         X = self._as_storage(X, state["sv"]) if state["sv"].shape[0] else X
         old_sv = state["sv"]
@@ -321,126 +491,47 @@ class _BaseKernelPA(BaseEstimator):
         rule, slack = int(self._rule()), int(self._slack())
         C = float(self.C)
         epsilon = float(getattr(self, "epsilon", 0.0))
-        best, no_improve = np.inf, 0
-        t = t_start
-        tic = time.perf_counter()
-        n_iter = 0
-        for epoch in range(max_iter):
-            order = rng.permutation(n) if self.shuffle else np.arange(n)
-            order = np.ascontiguousarray(order, dtype=np.int64)
-            loss = np.zeros(1)
-            mistakes = updates = skipped = removed = 0
-            start = 0
-            while start < n:
-                n_alive = int(counters[1])
-                # K(R, R) costs |R| kernel values per row and K(R, S) |S|: keep
-                # |R| near |S| (at least 64 rows, so that per-block overhead
-                # stays small), and both matrices within _BLOCK_ELEMENTS
-                size = min(_MAX_BLOCK_ROWS, max(_MIN_BLOCK_ROWS, n_alive))
-                size = max(1, min(size, _BLOCK_ELEMENTS // (n_alive + size)))
-                rows = order[start : start + size]
-                start += rows.shape[0]
-                XR = X[rows]
-                S = np.sort(alive_list[:n_alive])
-                old = S[S < n_old]
-                new = S[S >= n_old]
-                parts = []
-                if old.shape[0]:
-                    parts.append(
-                        self._kernel(
-                            XR, old_sv if old.shape[0] == n_old else old_sv[old]
-                        )
-                    )
-                if new.shape[0]:
-                    parts.append(self._kernel(XR, X[src_row[new]]))
-                if parts:
-                    K_RS = parts[0] if len(parts) == 1 else np.hstack(parts)
-                    F = np.ascontiguousarray(K_RS @ alpha[S])
-                else:
-                    K_RS = np.zeros((rows.shape[0], 1))
-                    F = np.zeros((rows.shape[0], n_cols))
-                pos_S[S] = np.arange(S.shape[0])
-                K_RR = self._kernel(XR, XR)
-                m, u, s, r = _kernel_pa.block(
-                    K_RS,
-                    K_RR,
-                    F,
-                    rows,
-                    labels,
-                    targets,
-                    sample_weight,
-                    rule,
-                    slack,
-                    C,
-                    epsilon,
-                    alpha,
-                    alive,
-                    kdiag,
-                    stamp,
-                    row_slot,
-                    src_row,
-                    pos_S,
-                    pos_R,
-                    alive_list,
-                    alive_pos,
-                    counters,
-                    budget,
-                    policy,
-                    loss,
-                )
-                pos_S[S] = -1  # O(|S|) reset, not O(cap) per block
-                mistakes, updates = mistakes + m, updates + u
-                skipped, removed = skipped + s, removed + r
-            t += n
-            n_iter = epoch + 1
-            if skipped:
-                warnings.warn(
-                    f"{skipped} rows were skipped at epoch {n_iter} because their "
-                    "kernel values or scores were not finite; scale the input "
-                    "(StandardScaler) or change the kernel parameters.",
-                    RuntimeWarning,
-                )
-            if not np.all(np.isfinite(alpha)):
-                raise ValueError(
-                    f"Floating-point overflow at epoch {n_iter}: the dual "
-                    "coefficients are no longer finite. Scale the input "
-                    "(StandardScaler) or lower C."
-                )
-            objective = float(loss[0]) / max(n, 1)
-            if self.verbose:
-                parts = [f"-- Epoch {n_iter}", f"Avg. loss: {objective:.6f}"]
-                if rule != Rule.REGRESSION:
-                    parts.append(f"Mistakes: {mistakes}/{n}")
-                parts += [
-                    f"Updates: {updates}",
-                    f"Support vectors: {int(counters[1])}",
-                    f"Removed: {removed}",
-                    f"T: {t}",
-                    f"Time: {time.perf_counter() - tic:.2f} s",
-                ]
-                print(", ".join(parts), flush=True)
-            if not stopping or self.tol is None:
-                continue
-            no_improve = no_improve + 1 if objective > best - self.tol else 0
-            best = min(best, objective)
-            if no_improve >= self.n_iter_no_change:
-                break
-
-        keep = np.sort(alive_list[: int(counters[1])])
-        old_keep, new_keep = keep[keep < n_old], keep[keep >= n_old]
-        kept_old = old_sv if old_keep.shape[0] == n_old else old_sv[old_keep]
-        sv = (
-            self._stack(kept_old, X[src_row[new_keep]])
-            if n_old
-            else X[src_row[new_keep]]
+        adapter = _KernelEpochs(
+            self,
+            X=X,
+            old_sv=old_sv,
+            n_old=n_old,
+            n_cols=n_cols,
+            labels=labels,
+            targets=targets,
+            sample_weight=sample_weight,
+            alpha=alpha,
+            alive=alive,
+            kdiag=kdiag,
+            stamp=stamp,
+            row_slot=row_slot,
+            src_row=src_row,
+            pos_S=pos_S,
+            pos_R=pos_R,
+            alive_list=alive_list,
+            alive_pos=alive_pos,
+            counters=counters,
+            budget=budget,
+            policy=policy,
+            rule=rule,
+            slack=slack,
+            C=C,
+            epsilon=epsilon,
         )
-        state = {
-            "sv": sv,
-            "alpha": np.ascontiguousarray(alpha[keep]),
-            "stamp": stamp[keep],
-            "kdiag": kdiag[keep],
-            "next_stamp": int(counters[2]),
-        }
+        run = run_epochs(
+            self,
+            adapter,
+            train_idx=np.arange(n) if train_idx is None else train_idx,
+            max_iter=max_iter,
+            rng=rng,
+            shuffle=self.shuffle,
+            stopping=stopping,
+            validation=validation,
+            t_start=t_start,
+            partial_fit=not stopping,
+        )
+        n_iter, t = run.n_iter, run.t
+        state = adapter.state()
         return state, n_iter, t
 
     def _fit(self, X, y, sample_weight):
@@ -462,6 +553,10 @@ class _BaseKernelPA(BaseEstimator):
         else:
             state = self._empty_state(X, n_cols)
         rng = check_random_state(self.random_state)
+        train_idx, val_idx = validation_split(self, y, sample_weight)
+        validation = None
+        if val_idx is not None:
+            validation = validation_scorer(self, X, y, sample_weight, val_idx)
         labels, targets = self._targets(y)
         sample_weight = self._effective_sample_weight(y, sample_weight)
         state, n_iter, t = self._run(
@@ -474,17 +569,13 @@ class _BaseKernelPA(BaseEstimator):
             rng=rng,
             stopping=True,
             t_start=0,
+            train_idx=train_idx,
+            validation=validation,
         )
         self._rng = rng
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(state)
-        if self.tol is not None and n_iter == self.max_iter:
-            warnings.warn(
-                "Maximum number of iteration reached before convergence. Consider "
-                "increasing max_iter to improve the fit.",
-                ConvergenceWarning,
-            )
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight):
@@ -594,15 +685,24 @@ _COMMON_PARAMS_DOC = r"""
         ``partial_fit`` always makes one pass.
     tol : float or None, default=None
         Stop when the average online loss of an epoch is not below
-        ``best_loss - tol`` for ``n_iter_no_change`` consecutive epochs.
-        ``None`` runs ``max_iter`` epochs.
+        ``best_loss - tol`` for ``n_iter_no_change`` consecutive epochs (or,
+        with ``early_stopping``, when the validation score does not exceed
+        ``best_score + tol``).  ``None`` runs ``max_iter`` epochs.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training data (stratified
+        for a classifier) and stop when its score (accuracy, or R^2 for
+        the regressor) stops improving.  ``fit`` only.
+    validation_fraction : float, default=0.1
+        Fraction of the training data held out for early stopping.
     n_iter_no_change : int, default=5
         Number of epochs with no improvement to wait before stopping.
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch (average loss, mistakes,
-        updates, support vectors, removals, samples seen, time).
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the mistakes, updates, support
+        vectors, removals and samples seen.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling.
     warm_start : bool, default=False
@@ -662,6 +762,9 @@ class KernelPassiveAggressiveClassifier(
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 
@@ -707,6 +810,8 @@ class KernelPassiveAggressiveClassifier(
         budget_policy="smallest",
         max_iter=5,
         tol=None,
+        early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         shuffle=True,
         verbose=0,
@@ -726,6 +831,8 @@ class KernelPassiveAggressiveClassifier(
         self.budget_policy = budget_policy
         self.max_iter = max_iter
         self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.verbose = verbose
@@ -926,6 +1033,9 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
     t_ : float
         Number of samples seen plus one.
 
@@ -972,6 +1082,8 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         budget_policy="smallest",
         max_iter=5,
         tol=None,
+        early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         shuffle=True,
         verbose=0,
@@ -990,6 +1102,8 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         self.budget_policy = budget_policy
         self.max_iter = max_iter
         self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.verbose = verbose

@@ -7,14 +7,11 @@ the way (PA-I), or damped (PA-II).  The radius is fixed, or learned under a
 bound ``B`` through one extra coordinate.
 """
 
-import time
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
@@ -30,8 +27,8 @@ from ._base import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
-    record_epoch,
 )
+from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
 from ._state import OneClassState
@@ -45,6 +42,72 @@ def _learned_radius(bound, gap):
     of B, and no overflow of ``B**2`` (nor of ``2 B``) for a huge bound."""
     gap = min(max(gap, 0.0), bound)
     return float(np.sqrt(2.0 * gap) * np.sqrt(bound - 0.5 * gap))
+
+
+class _UniclassEpochs(EpochAdapter):
+    """The epoch adapter of the one-class PA: one pass is one call of the
+    uniclass kernel, which moves the centre ``w`` (and the learned radius in
+    ``extra``) in place."""
+
+    skipped_reason = (
+        "their distance to the centre overflowed; scale the input "
+        "(StandardScaler, MaxAbsScaler)."
+    )
+    overflow_message = (
+        "the centre is no longer finite. Scale the input (StandardScaler, "
+        "MaxAbsScaler)."
+    )
+
+    def __init__(self, estimator, X, sample_weight, w, extra):
+        self.estimator = estimator
+        self.rows = _RowView(X)
+        self.sample_weight, self.w, self.extra = sample_weight, w, extra
+        self.slack = Slack.HINGE if estimator.loss == "hinge" else Slack.SQUARED_HINGE
+        self.learn = learn = estimator._learn()
+        self.bound = float(estimator.epsilon_bound) if learn else 0.0
+        self.epsilon = 0.0 if learn else float(estimator._radius)
+        self.outside = (0, 0)
+
+    def run(self, order, t):
+        est = self.estimator
+        rows, sample_weight, w, extra = (
+            self.rows,
+            self.sample_weight,
+            self.w,
+            self.extra,
+        )
+        slack, epsilon, learn, bound = self.slack, self.epsilon, self.learn, self.bound
+        loss = np.zeros(1)
+        outside, updates, skipped, overflow = _uniclass.epoch(
+            rows.data,
+            rows.indices,
+            rows.indptr,
+            rows.dense,
+            rows.n_features,
+            order,
+            sample_weight,
+            w,
+            extra,
+            int(slack),
+            float(est.C),
+            epsilon,
+            learn,
+            bound,
+            loss,
+        )
+        self.outside = (int(outside), int(order.shape[0]))
+        return EpochStats(loss, int(updates), -1, int(skipped), bool(overflow))
+
+    def summary(self):
+        if self.learn:
+            radius = _learned_radius(self.bound, float(self.extra[0]))
+        else:
+            radius = self.epsilon
+        return {
+            "Outside": f"{self.outside[0]}/{self.outside[1]}",
+            "Radius": f"{radius:.6f}",
+            "Centre norm": f"{np.linalg.norm(self.w):.6g}",
+        }
 
 
 class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
@@ -117,8 +180,10 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch: average loss, samples outside
-        the ball, updates, radius, samples seen, time.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, time; ``partial_fit`` prints ``partial_fit call n``).  From 2
+        on the line adds the updates, samples outside the ball, the radius
+        and samples seen.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling.
     warm_start : bool, default=False
@@ -141,6 +206,9 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 
@@ -284,72 +352,20 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         self.offset_ = -self.epsilon_
 
     def _run(self, X, sample_weight, w, extra, *, max_iter, rng, stopping, t_start):
-        rows = _RowView(X)
-        n = X.shape[0]
-        slack = Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE
-        learn = self._learn()
-        bound = float(self.epsilon_bound) if learn else 0.0
-        epsilon = 0.0 if learn else float(self._radius)
-        best, no_improve = np.inf, 0
-        t = t_start
-        tic = time.perf_counter()
-        n_iter = 0
-        for epoch in range(max_iter):
-            order = rng.permutation(n) if self.shuffle else np.arange(n)
-            order = np.ascontiguousarray(order, dtype=np.int64)
-            loss = np.zeros(1)
-            outside, updates, skipped, overflow = _uniclass.epoch(
-                rows.data,
-                rows.indices,
-                rows.indptr,
-                rows.dense,
-                rows.n_features,
-                order,
-                sample_weight,
-                w,
-                extra,
-                int(slack),
-                float(self.C),
-                epsilon,
-                learn,
-                bound,
-                loss,
-            )
-            t += n
-            n_iter = epoch + 1
-            record_epoch(self, updates, loss, n)
-            if skipped:
-                warnings.warn(
-                    f"{skipped} rows were skipped at epoch {n_iter} because their "
-                    "distance to the centre overflowed; scale the input "
-                    "(StandardScaler, MaxAbsScaler).",
-                    RuntimeWarning,
-                )
-            if overflow:
-                raise ValueError(
-                    f"Floating-point overflow at epoch {n_iter}: the centre is no "
-                    "longer finite. Scale the input (StandardScaler, MaxAbsScaler)."
-                )
-            objective = float(loss[0]) / max(n, 1)
-            if self.verbose:
-                if learn:
-                    radius = _learned_radius(bound, float(extra[0]))
-                else:
-                    radius = epsilon
-                print(
-                    f"-- Epoch {n_iter}, Avg. loss: {objective:.6f}, "
-                    f"Outside: {outside}/{n}, Updates: {updates}, "
-                    f"Radius: {radius:.6f}, T: {t}, "
-                    f"Time: {time.perf_counter() - tic:.2f} s",
-                    flush=True,
-                )
-            if not stopping or self.tol is None:
-                continue
-            no_improve = no_improve + 1 if objective > best - self.tol else 0
-            best = min(best, objective)
-            if no_improve >= self.n_iter_no_change:
-                break
-        return n_iter, t
+        """Run up to ``max_iter`` epochs through the epoch driver; returns
+        (n_iter, t_end)."""
+        run = run_epochs(
+            self,
+            _UniclassEpochs(self, X, sample_weight, w, extra),
+            train_idx=np.arange(X.shape[0]),
+            max_iter=max_iter,
+            rng=rng,
+            shuffle=self.shuffle,
+            stopping=stopping,
+            t_start=t_start,
+            partial_fit=not stopping,
+        )
+        return run.n_iter, run.t
 
     # ------------------------------------------------------------ fitting
     def _continued_state(self):
@@ -410,12 +426,6 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             self.n_iter_ = n_iter
             self.t_ = float(t) + 1.0
             self._publish(w, extra)
-            if self.tol is not None and n_iter == self.max_iter:
-                warnings.warn(
-                    "Maximum number of iteration reached before convergence. "
-                    "Consider increasing max_iter to improve the fit.",
-                    ConvergenceWarning,
-                )
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -126,8 +126,10 @@ class PassiveAggressiveClassifier(
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch: average loss, online mistakes,
-        updates, weight norm, non-zeros, intercept, samples seen, time.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the online mistakes, updates,
+        weight norm, non-zeros, intercept and samples seen.
     loss : {"hinge", "squared_hinge"}, default="hinge"
         ``"hinge"`` is PA-I, ``"squared_hinge"`` is PA-II.
     n_jobs : int, default=None
@@ -202,6 +204,13 @@ class PassiveAggressiveClassifier(
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 
@@ -656,8 +665,10 @@ class MIRAClassifier(
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch (loss, online mistakes,
-        updates, norms, time).
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the online mistakes, updates
+        and norms.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and the early-stopping split.
     warm_start : bool, default=False
@@ -688,6 +699,13 @@ class MIRAClassifier(
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
     t_ : float
         Number of samples seen (over all epochs and calls) plus one.
 
@@ -859,7 +877,9 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
     shuffle : bool, default=True
         Whether to shuffle the training data before each epoch.
     verbose : int, default=0
-        If positive, print one line per epoch.
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the updates and norms.
     loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, \
             default="epsilon_insensitive"
         PA-I or PA-II.
@@ -887,6 +907,13 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         names.
     n_iter_ : int
         Number of epochs run by the last ``fit``.
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
     t_ : float
         Number of samples seen plus one.
 

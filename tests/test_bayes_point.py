@@ -479,7 +479,7 @@ def test_verbose_pickle_and_model_selection(data, capsys):
     y = y.copy()
     y[::2] = -1
     clf = OnlineBayesPointClassifier(
-        n_estimators=3, max_iter=2, tol=None, verbose=1, random_state=0
+        n_estimators=3, max_iter=2, tol=None, verbose=2, random_state=0
     ).fit(X, y)
     out = capsys.readouterr().out
     assert out.count("-- Epoch") == 2 and "Unlabeled: 150" in out

@@ -284,7 +284,7 @@ def test_zero_rows_make_no_nan():
 
 def test_verbose_and_cross_val_score(capsys):
     X, y = _xor(n=200)
-    KernelPassiveAggressiveClassifier(gamma=3.0, max_iter=2, verbose=1).fit(X, y)
+    KernelPassiveAggressiveClassifier(gamma=3.0, max_iter=2, verbose=2).fit(X, y)
     out = capsys.readouterr().out
     assert out.count("-- Epoch") == 2 and "Support vectors" in out
     scores = cross_val_score(

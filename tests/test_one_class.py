@@ -326,7 +326,7 @@ def test_zero_rows_and_zero_weights():
 
 def test_verbose_prints_one_line_per_epoch(capsys):
     X = np.random.RandomState(0).normal(size=(40, 2))
-    PassiveAggressiveOneClass(max_iter=3, verbose=1).fit(X)
+    PassiveAggressiveOneClass(max_iter=3, verbose=2).fit(X)
     out = capsys.readouterr().out
     assert out.count("-- Epoch") == 3 and "Radius" in out
 

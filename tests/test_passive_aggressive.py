@@ -410,7 +410,15 @@ def test_verbose_prints_one_line_per_epoch(multiclass_data, capsys):
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if line.startswith("-- Epoch")]
     assert len(lines) == 3
-    for word in ("Avg. loss", "Mistakes", "Norm", "Time"):
+    assert lines[0].startswith("-- Epoch 1/3, ")
+    for word in ("Avg. loss", "Time"):
+        assert word in lines[0]
+    # the mistakes, updates and norms are the details of verbose >= 2
+    PassiveAggressiveClassifier(verbose=2, max_iter=3, tol=None).fit(X, y)
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("-- Epoch")]
+    assert len(lines) == 3
+    for word in ("Avg. loss", "Mistakes", "Updates", "Norm", "Time"):
         assert word in lines[0]
 
 

@@ -1,6 +1,5 @@
 """Structured perceptron and structured Passive-Aggressive sequence taggers."""
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,6 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import atomic_update, check_state_array
+from .._engine import EpochAdapter, EpochStats, run_epochs
 from .._kernels import _sequence
 from ._validation import stack_labels, stack_sequences
 
@@ -66,6 +66,30 @@ def _pa_workspace_bytes(n_tokens, n_classes, k):
         + 18 * T
         + L
     )
+
+
+class _SequenceEpochs(EpochAdapter):
+    """The epoch adapter of the sequence taggers: one pass is the tagger's
+    ``_run_epoch`` (one call of its sequence kernel) over the sequences
+    ``order``.  The kernels return no loss: the pass's loss is the number
+    of mispredicted sequences (the 0-1 sequence loss), so that
+    ``loss_curve_`` is the fraction of training sequences the tagger got
+    wrong in each pass."""
+
+    def __init__(self, estimator, batch, labels):
+        self.estimator, self.batch, self.labels = estimator, batch, labels
+
+    def run(self, order, t):
+        stats = self.estimator._run_epoch(self.batch, self.labels, order)
+        errors = stats["errors"]
+        return EpochStats(np.array([float(errors)]), stats["updates"], errors)
+
+    def summary(self):
+        est = self.estimator
+        return {
+            "Norm": f"{np.linalg.norm(est._W):.2f}",
+            "T": f"{est.t_:.0f} tokens",
+        }
 
 
 class _BaseSequenceTagger(BaseEstimator):
@@ -239,27 +263,22 @@ class _BaseSequenceTagger(BaseEstimator):
         return empty, empty
 
     # --------------------------------------------------------------- fitting
-    def _epochs(self, batch, labels, n_epochs, rng):
+    def _epochs(self, batch, labels, n_epochs, rng, *, partial_fit=False):
+        """Run ``n_epochs`` passes over the sequences through the epoch
+        driver (:func:`sklearn_pa._engine.run_epochs`); ``loss_curve_``
+        receives each pass's fraction of mispredicted sequences."""
         n_seq = batch.offsets.shape[0] - 1
-        for _ in range(n_epochs):
-            start = time.perf_counter()
-            if self.shuffle:
-                order = rng.permutation(n_seq).astype(np.int64)
-            else:
-                order = np.arange(n_seq, dtype=np.int64)
-            stats = self._run_epoch(batch, labels, order)
-            self.n_iter_ += 1
-            if self.verbose:
-                self._report(stats, n_seq, time.perf_counter() - start)
-
-    def _report(self, stats, n_seq, elapsed):
-        print(
-            f"-- Epoch {self.n_iter_}, Sequences: {n_seq}, "
-            f"Errors: {stats['errors']}/{n_seq}, Updates: {stats['updates']}, "
-            f"Norm: {np.linalg.norm(self._W):.2f}, T: {self.t_:.0f}, "
-            f"Time: {elapsed:.2f} s",
-            flush=True,
+        run = run_epochs(
+            self,
+            _SequenceEpochs(self, batch, labels),
+            train_idx=np.arange(n_seq, dtype=np.int64),
+            max_iter=n_epochs,
+            rng=rng,
+            shuffle=self.shuffle,
+            stopping=False,
+            partial_fit=partial_fit,
         )
+        self.n_iter_ += run.n_iter
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -345,7 +364,7 @@ class _BaseSequenceTagger(BaseEstimator):
                 self._continue_from_public()
             if not hasattr(self, "_rng"):
                 self._rng = check_random_state(self.random_state)
-            self._epochs(batch, labels, 1, self._rng)
+            self._epochs(batch, labels, 1, self._rng, partial_fit=True)
             self._set_public()
         return self
 
@@ -441,7 +460,11 @@ class StructuredPerceptron(_BaseSequenceTagger):
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
     verbose : int, default=0
-        Print a progress line per pass when positive.
+        If positive, print one line per pass (``Epoch i/max_iter``, the
+        fraction of mispredicted sequences as the average loss, time;
+        ``partial_fit`` prints ``partial_fit call n``).  From 2 on the line
+        adds the mispredicted sequences, updates, weight norm and tokens
+        seen.
 
     Attributes
     ----------
@@ -462,6 +485,9 @@ class StructuredPerceptron(_BaseSequenceTagger):
         Number of features per token.
     n_iter_ : int
         Passes made.
+    loss_curve_ : list of float
+        Fraction of the training sequences mispredicted in each pass of the
+        last ``fit``; each ``partial_fit`` call appends that of its pass.
     t_ : float
         Sequences seen (the averaging counter).
     n_updates_ : int
@@ -617,7 +643,11 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
     verbose : int, default=0
-        Print a progress line per pass when positive.
+        If positive, print one line per pass (``Epoch i/max_iter``, the
+        fraction of mispredicted sequences as the average loss, time;
+        ``partial_fit`` prints ``partial_fit call n``).  From 2 on the line
+        adds the mispredicted sequences, updates, weight norm and tokens
+        seen.
     margin : {"linear", "sqrt"}, default="linear"
         The margin required against a sequence of cost :math:`\rho`:
         :math:`\rho` itself, or :math:`\sqrt{\rho}` as eq. 46 of Crammer et
@@ -656,6 +686,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         Number of features per token.
     n_iter_ : int
         Passes made.
+    loss_curve_ : list of float
+        Fraction of the training sequences mispredicted in each pass of the
+        last ``fit``; each ``partial_fit`` call appends that of its pass.
     t_ : float
         Sequences seen (the averaging counter).
     n_updates_ : int

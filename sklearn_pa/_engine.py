@@ -1,0 +1,416 @@
+"""The one epoch driver: every estimator of the package trains through it.
+
+An online learner makes passes ("epochs") over its training rows.  What one
+pass does is the family's own business (a compiled kernel updating weights,
+a covariance, dual coefficients, ...); everything around the passes is the
+same for every family and lives here, once:
+
+- the order of the rows (a fresh ``rng.permutation`` of the training rows
+  per epoch when ``shuffle``, else their given order);
+- the per-epoch statistics (mean loss, updates, mistakes) and the training
+  history ``loss_curve_`` / ``validation_scores_`` (named as in
+  scikit-learn's ``MLPClassifier``);
+- the stopping rule: ``n_iter_no_change`` epochs whose mean loss is not
+  ``tol`` below the best so far, or, with ``early_stopping``, whose score on
+  the held-out ``validation_fraction`` is not ``tol`` above the best;
+- the ``ConvergenceWarning`` when ``max_iter`` epochs ran without meeting
+  that rule, the ``RuntimeWarning`` for rows a kernel skipped because their
+  values overflowed, and the ``ValueError`` when the learned state is no
+  longer finite;
+- the ``verbose`` lines (``-- Epoch i/max_iter, Avg. loss: ...``; with
+  ``verbose >= 2`` also the updates, mistakes and the adapter's norms;
+  ``partial_fit`` prints ``-- partial_fit call n`` instead of an epoch).
+
+A family plugs in with an *adapter*: a small object whose :meth:`~EpochAdapter.run`
+makes one pass over the rows it is given and returns an :class:`EpochStats`.
+See :class:`EpochAdapter` for the rest of its (optional) methods, and
+:func:`run_epochs` for the loop itself.
+
+The driver is plain Python, called once per epoch: it never touches a row.
+"""
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+__all__ = [
+    "EpochAdapter",
+    "EpochRun",
+    "EpochStats",
+    "run_epochs",
+    "validation_scorer",
+]
+
+#: The ConvergenceWarning's text, as scikit-learn's SGD estimators word it.
+CONVERGENCE_MESSAGE = (
+    "Maximum number of iteration reached before convergence. Consider "
+    "increasing max_iter to improve the fit."
+)
+
+_BIG = float(np.finfo(np.float64).max)
+
+
+@dataclass
+class EpochStats:
+    """What one pass over the rows reports to the driver.
+
+    Attributes
+    ----------
+    loss : ndarray of shape (n_loss,)
+        The summed loss of the pass: one entry per one-vs-rest column (each
+        column then stops on its own), else one.
+    n_updates : int
+        Number of (row, model) updates made.
+    mistakes : int, default=-1
+        Number of mispredicted rows; -1 when the family does not count them
+        (regression, one-class).
+    n_skipped : int, default=0
+        Rows skipped because their squared norm, scores or step were not
+        finite; the driver warns about them.
+    overflow : bool, default=False
+        True when the learned state is no longer finite; the driver raises.
+    """
+
+    loss: np.ndarray
+    n_updates: int
+    mistakes: int = -1
+    n_skipped: int = 0
+    overflow: bool = False
+
+
+@dataclass
+class EpochRun:
+    """What :func:`run_epochs` returns.
+
+    Attributes
+    ----------
+    n_iter : int
+        Number of epochs run.
+    t : int
+        The sample counter after the last epoch (``t_start`` plus the rows
+        of every epoch).
+    history : list of float
+        Mean loss of each epoch of this run (what ``loss_curve_`` receives,
+        or, for ``partial_fit``, what is appended to it); an epoch
+        whose loss does not fit in a float64 records the largest float.
+    validation_scores : list of float or None
+        Validation score after each epoch, with early stopping.
+    converged : bool
+        Whether the stopping rule ended the run before ``max_iter``.
+    """
+
+    n_iter: int
+    t: int
+    history: list = field(default_factory=list)
+    validation_scores: list | None = None
+    converged: bool = False
+
+
+class EpochAdapter:
+    """Base class of the family adapters: one pass over rows, and a few hooks.
+
+    A subclass implements :meth:`run`; the other methods have defaults.  An
+    adapter holds whatever its kernel needs (the row view, the labels, the
+    learned arrays it updates in place) and is built once per ``fit`` or
+    ``partial_fit`` call.
+
+    Attributes
+    ----------
+    n_loss : int
+        Length of :attr:`EpochStats.loss` (the number of one-vs-rest columns
+        when each stops on its own, else 1).
+    skipped_reason : str
+        Completes the skipped-row warning: "N rows were skipped at epoch i
+        because <skipped_reason>".
+    overflow_message : str
+        Completes the overflow error: "Floating-point overflow at epoch i:
+        <overflow_message>".
+    """
+
+    n_loss = 1
+    skipped_reason = (
+        "their squared norm, scores or step overflowed; scale the input "
+        "(StandardScaler, MaxAbsScaler)."
+    )
+    overflow_message = (
+        "the weights are no longer finite. Scale the input (StandardScaler, "
+        "MaxAbsScaler) or lower C."
+    )
+
+    def run(self, order, t):
+        """Make one pass over the rows ``order`` (int64 indices), the sample
+        counter being ``t`` before the first of them; return an
+        :class:`EpochStats`."""
+        raise NotImplementedError
+
+    def publish(self):
+        """Expose the current state as the estimator's fitted attributes
+        (the driver calls it before scoring the validation split)."""
+
+    def summary(self):
+        """Extra ``name: value`` items for the ``verbose >= 2`` line (norms,
+        bias, number of support vectors, ...).  A ``"T"`` item replaces the
+        driver's sample count (a tagger counts tokens, not sequences)."""
+        return {}
+
+    def freeze(self, columns):
+        """Stop updating the one-vs-rest columns where ``columns`` (bool,
+        shape ``(n_loss,)``) is true; called after each epoch of ``fit``
+        with every column whose loss stopped improving.  Returns whether
+        every column is now frozen (the run then ends)."""
+        return bool(np.all(columns))
+
+    def failed(self):
+        """Called before the overflow error is raised: undo what must not
+        survive it (the estimator's state is restored by the caller)."""
+
+
+def validation_scorer(estimator, X, y, sample_weight, val_idx):
+    """A function scoring ``estimator`` on the held-out rows ``val_idx``.
+
+    It calls ``estimator._score_for_stopping`` (accuracy for a classifier,
+    R^2 for a regressor, unless the estimator says otherwise).  ``X`` is the
+    validated array: the feature names of a DataFrame the estimator was
+    fitted on are set aside while scoring, so that it does not warn that
+    ``X`` has none.
+    """
+    X_val, y_val, w_val = X[val_idx], y[val_idx], sample_weight[val_idx]
+
+    def score():
+        names = estimator.__dict__.pop("feature_names_in_", None)
+        try:
+            return float(estimator._score_for_stopping(X_val, y_val, w_val))
+        finally:
+            if names is not None:
+                estimator.feature_names_in_ = names
+
+    return score
+
+
+def run_epochs(
+    estimator,
+    adapter,
+    *,
+    train_idx,
+    max_iter,
+    rng,
+    shuffle,
+    stopping,
+    validation=None,
+    t_start=0,
+    n_rows_per_epoch=None,
+    partial_fit=False,
+    warn_convergence=None,
+):
+    """Run up to ``max_iter`` epochs of ``adapter`` over ``train_idx``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being trained.  The driver reads its ``tol``,
+        ``n_iter_no_change``, ``early_stopping`` and ``verbose`` (each
+        optional) and writes its training history, ``loss_curve_`` and,
+        when it has an ``early_stopping`` parameter, ``validation_scores_``
+        (``None`` unless early stopping ran).
+    adapter : EpochAdapter
+        The family's pass over rows.
+    train_idx : ndarray of int
+        The training rows.  Each epoch passes over ``rng.permutation(train_idx)``
+        when ``shuffle``, else over ``train_idx`` in its order.
+    max_iter : int
+        The most epochs to run.
+    rng : numpy.random.RandomState or None
+        The generator of the permutations (only used when ``shuffle``).
+    shuffle : bool
+        Whether each epoch visits the rows in a fresh random order.
+    stopping : bool
+        Whether the stopping rule applies (``fit``); ``partial_fit`` runs its
+        one epoch with ``stopping=False``.
+    validation : callable or None, default=None
+        With early stopping, returns the score of the published state on the
+        validation split (see :func:`validation_scorer`).
+    t_start : int, default=0
+        The sample counter before the first epoch.
+    n_rows_per_epoch : int, default=None
+        The divisor of the mean loss and of the mistake rate (default: the
+        number of training rows).
+    partial_fit : bool, default=False
+        A ``partial_fit`` call: its loss is appended to ``loss_curve_`` (a
+        ``fit`` starts a new history) and the verbose line says
+        ``partial_fit call n``.
+    warn_convergence : bool, default=None
+        Whether to issue the ``ConvergenceWarning`` when ``max_iter`` epochs
+        ran without the stopping rule ending the run (default: when
+        ``stopping`` and ``tol`` is not None).
+
+    Returns
+    -------
+    run : EpochRun
+        The number of epochs, the sample counter after them and the
+        history.
+    """
+    est = estimator
+    verbose = int(getattr(est, "verbose", 0) or 0)
+    tol = getattr(est, "tol", None)
+    n_iter_no_change = getattr(est, "n_iter_no_change", 1)
+    early = bool(stopping and getattr(est, "early_stopping", False))
+    n_train = int(train_idx.shape[0])
+    n_rows = n_train if n_rows_per_epoch is None else int(n_rows_per_epoch)
+    n_loss = int(adapter.n_loss)
+
+    history = []  # this run's epochs
+    if partial_fit:
+        call = int(est.__dict__.get("_n_partial_fit_calls", 0)) + 1
+    else:
+        call = 0
+    scores = [] if early else None
+    run = EpochRun(n_iter=0, t=int(t_start), history=history, validation_scores=scores)
+
+    best = np.full(n_loss, np.inf)
+    no_improve = np.zeros(n_loss, dtype=np.int64)
+    best_score, score_no_improve = -np.inf, 0
+    per_column = n_loss > 1 and not early
+    tic = time.perf_counter()
+
+    for epoch in range(max_iter):
+        order = rng.permutation(train_idx) if shuffle else train_idx
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        stats = adapter.run(order, run.t)
+        loss = stats.loss
+        if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
+            loss = np.atleast_1d(np.asarray(loss, dtype=np.float64))
+        _record_epoch(est, stats.n_updates, loss, n_rows)
+        run.n_iter = epoch + 1
+        run.t += n_train
+        if stats.n_skipped:
+            warnings.warn(
+                f"{stats.n_skipped} rows were skipped at epoch {run.n_iter} "
+                f"because {adapter.skipped_reason}",
+                RuntimeWarning,
+            )
+        if stats.overflow:
+            adapter.failed()
+            raise ValueError(
+                f"Floating-point overflow at epoch {run.n_iter}: "
+                f"{adapter.overflow_message}"
+            )
+        objective = loss / max(n_rows, 1)
+        # a loss too large for float64 (rows that overflowed) is recorded as
+        # the largest float, so that the history stays finite
+        mean_loss = float(objective.sum())
+        history.append(mean_loss if math.isfinite(mean_loss) else _BIG)
+
+        val_score = None
+        if early:
+            adapter.publish()
+            val_score = validation()
+            scores.append(val_score)
+
+        if verbose:
+            _print_line(
+                adapter,
+                verbose,
+                epoch=run.n_iter,
+                max_iter=max_iter,
+                call=call,
+                objective=mean_loss,
+                stats=stats,
+                n_rows=n_rows,
+                t=run.t,
+                val_score=val_score,
+                elapsed=time.perf_counter() - tic,
+            )
+        if not stopping:
+            continue
+        if early:
+            if tol is not None and val_score < best_score + tol:
+                score_no_improve += 1
+            else:
+                score_no_improve = 0
+            best_score = max(best_score, val_score)
+            stopped = np.full(n_loss, score_no_improve >= n_iter_no_change)
+        else:
+            if tol is not None:
+                worse = objective > best - tol
+                no_improve = np.where(worse, no_improve + 1, 0)
+            best = np.minimum(best, objective)
+            stopped = no_improve >= n_iter_no_change
+        done = adapter.freeze(stopped) if per_column else bool(stopped.all())
+        if done:
+            run.converged = True
+            if verbose:
+                print(
+                    f"Convergence after {run.n_iter} epochs took "
+                    f"{time.perf_counter() - tic:.2f} seconds",
+                    flush=True,
+                )
+            break
+
+    previous = est.__dict__.get("loss_curve_")
+    if partial_fit and isinstance(previous, list):
+        # appended in place: a long stream of calls costs O(1) per call
+        previous.extend(history)
+    else:
+        est.loss_curve_ = history
+    est._n_partial_fit_calls = call
+    if hasattr(est, "early_stopping") and not (
+        partial_fit and "validation_scores_" in est.__dict__
+    ):
+        # (a partial_fit call leaves the scores of the last fit as they are)
+        est.validation_scores_ = scores
+    if warn_convergence is None:
+        warn_convergence = stopping and tol is not None
+    if warn_convergence and run.n_iter == max_iter:
+        warnings.warn(CONVERGENCE_MESSAGE, ConvergenceWarning)
+    return run
+
+
+def _record_epoch(estimator, n_updates, loss, n_rows):
+    """Report one epoch's number of updates and summed loss to parameter
+    mixing (``sklearn_pa.distributed``), which asks for them by setting
+    ``estimator._epoch_stats`` to a list; nothing is stored otherwise."""
+    stats = estimator.__dict__.get("_epoch_stats")
+    if stats is not None:
+        stats.append((int(n_updates), float(np.sum(loss)), int(n_rows)))
+
+
+def _format(value):
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, int, np.integer)):
+        return str(int(value))
+    return f"{float(value):.6g}"
+
+
+def _print_line(
+    adapter,
+    verbose,
+    *,
+    epoch,
+    max_iter,
+    call,
+    objective,
+    stats,
+    n_rows,
+    t,
+    val_score,
+    elapsed,
+):
+    head = f"-- partial_fit call {call}" if call else f"-- Epoch {epoch}/{max_iter}"
+    parts = [head, f"Avg. loss: {objective:.6f}"]
+    if val_score is not None:
+        parts.append(f"Validation score: {val_score:.6f}")
+    if verbose >= 2:
+        if stats.mistakes >= 0:
+            parts.append(f"Mistakes: {int(stats.mistakes)}/{n_rows}")
+        parts.append(f"Updates: {int(stats.n_updates)}")
+        summary = adapter.summary()
+        parts += [f"{name}: {_format(v)}" for name, v in summary.items()]
+        if "T" not in summary:  # an adapter may count samples its own way
+            parts.append(f"T: {t}")
+    parts.append(f"Time: {elapsed:.2f} s")
+    print(", ".join(parts), flush=True)
