@@ -250,7 +250,9 @@ class LearnerState:
             The epoch's number of updates and loss.
         """
         est = copy.copy(self.estimator)
-        est.__dict__.pop("_average_coef_buffer", None)  # shared with the template
+        # the template's buffers and lists are not the copy's to write into
+        est.__dict__.pop("_average_coef_buffer", None)
+        est.__dict__.pop("loss_curve_", None)
         est._epoch_stats = []
         self._set_on(est, _copy_state(state))
         self._run_epoch(est, block, rng)

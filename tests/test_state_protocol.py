@@ -254,6 +254,25 @@ def test_threads_equal_dask_for_the_same_partitions_and_seeds(client, case):
     assert on_threads.n_iter_ == on_dask.n_iter_ == 2
 
 
+@pytest.mark.parametrize(
+    "est",
+    [
+        S.PassiveAggressiveClassifier(random_state=0),
+        S.AROWClassifier(random_state=0),
+        S.PassiveAggressiveRegressor(random_state=0),
+    ],
+    ids=lambda est: type(est).__name__,
+)
+def test_loss_curve_of_one_partition_is_the_serial_one(est):
+    X, y = (XR, YR) if type(est).__name__.endswith("Regressor") else (X3, Y3)
+    mixed = fit_parameter_mixing(est, X, y, n_epochs=3, n_partitions=1, n_jobs=1)
+    serial = clone(est).set_params(max_iter=3, tol=None).fit(X, y)
+    assert len(mixed.loss_curve_) == 3
+    np.testing.assert_allclose(mixed.loss_curve_, serial.loss_curve_, rtol=1e-12)
+    # the partitions' partial_fit calls left the template's history alone
+    assert fit_parameter_mixing(est, X, y, n_epochs=2, n_jobs=2).loss_curve_[0] > 0
+
+
 def test_history_reports_the_epochs():
     model, history = fit_parameter_mixing(
         S.PassiveAggressiveClassifier(random_state=0),

@@ -204,8 +204,9 @@ def fit_parameter_mixing(
     estimator : estimator instance
         A fitted clone of ``estimator``, of the same class, whose
         ``predict``, ``partial_fit`` etc. work as after a serial ``fit``.
-        ``n_iter_`` is the number of epochs and ``t_`` counts the rows seen
-        by every partition.
+        ``n_iter_`` is the number of epochs, ``t_`` counts the rows seen
+        by every partition and ``loss_curve_`` holds the mean training loss
+        of each epoch over all the partitions.
     history : list of dict
         Only with ``return_history=True``: one dict per epoch with ``loss``
         (the mean training loss over the partitions), ``n_updates``,
@@ -448,6 +449,7 @@ def _fit_parts(executor, held, learner, classes, n_epochs, mixing, verbose):
                 break
     model = learner.set(state, random_state=rngs[0])
     model.n_iter_ = n_iter
+    model.loss_curve_ = [epoch["loss"] for epoch in history]
     if stopping and n_iter == max_epochs:
         warnings.warn(
             "Maximum number of iteration reached before convergence. Consider "
