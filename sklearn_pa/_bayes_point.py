@@ -19,8 +19,9 @@ from ._base import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
+    validation_split,
 )
-from ._engine import EpochAdapter, EpochStats, run_epochs
+from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _bayes_point
 from ._kernels._rules import Rule
 from ._mixing import linear_mix
@@ -123,10 +124,13 @@ class _BayesPointEpochs(EpochAdapter):
             est.n_mistakes_,
             loss,
         )
-        est.t_ += n_rows
+        est.t_ += order.shape[0]
         self.counts = (int(n_lab), int(n_unlab))
         mistakes = int(est.n_mistakes_.sum()) - mistakes_before
         return EpochStats(loss, int(n_updates), mistakes, int(n_skipped), overflow)
+
+    def publish(self):
+        self.estimator._publish()
 
     def summary(self):
         return {
@@ -215,7 +219,15 @@ class OnlineBayesPointClassifier(
     tol : float or None, default=1e-3
         Stop ``fit`` when the average online loss on the labeled samples (over
         the copies) is not below ``best_loss - tol`` for ``n_iter_no_change``
-        consecutive epochs.  ``None`` runs ``max_iter`` epochs.
+        consecutive epochs (or, with ``early_stopping``, when the validation
+        accuracy does not exceed ``best_score + tol``).  ``None`` runs
+        ``max_iter`` epochs.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the labeled samples
+        (unlabeled ones all stay in training) and stop ``fit`` when the
+        accuracy of the Bayes point on them stops improving.
+    validation_fraction : float, default=0.1
+        Fraction of the labeled samples held out for early stopping.
     n_iter_no_change : int, default=5
         Number of epochs with no improvement to wait before stopping.
     shuffle : bool, default=True
@@ -315,6 +327,8 @@ class OnlineBayesPointClassifier(
         "unlabeled_step": [Interval(Real, 0, 2, closed="both")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "verbose": ["verbose"],
@@ -332,6 +346,8 @@ class OnlineBayesPointClassifier(
         unlabeled_step=0.0,
         max_iter=1000,
         tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         shuffle=True,
         verbose=0,
@@ -345,6 +361,8 @@ class OnlineBayesPointClassifier(
         self.unlabeled_step = unlabeled_step
         self.max_iter = max_iter
         self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.verbose = verbose
@@ -408,8 +426,9 @@ class OnlineBayesPointClassifier(
         if base.early_stopping:
             raise ValueError(
                 "early_stopping on the base estimator is not supported: the "
-                "copies share one stream. Set early_stopping=False and use "
-                "max_iter / tol of OnlineBayesPointClassifier."
+                "copies share one stream. Set early_stopping=False on it and "
+                "use early_stopping / max_iter / tol of "
+                "OnlineBayesPointClassifier."
             )
         return base
 
@@ -535,7 +554,38 @@ class OnlineBayesPointClassifier(
         )
         check_sample_count(self)
 
-    def _run(self, X, labels, sample_weight, base, *, max_iter, stopping, rng):
+    def _validation_split(self, y, unlabeled, sample_weight):
+        """(train_idx, val_idx): with ``early_stopping``, a stratified
+        ``validation_fraction`` of the labeled rows is held out; unlabeled
+        rows always train."""
+        n = y.shape[0]
+        if not self.early_stopping:
+            return np.arange(n), None
+        labeled = np.flatnonzero(~unlabeled)
+        _, held = validation_split(self, y[labeled], sample_weight[labeled])
+        val_idx = labeled[held]
+        return np.setdiff1d(np.arange(n), val_idx), val_idx
+
+    def _score_for_stopping(self, X, y, sample_weight):
+        return self.score(X, y, sample_weight=sample_weight)
+
+    def _run(
+        self,
+        X,
+        labels,
+        sample_weight,
+        base,
+        *,
+        max_iter,
+        stopping,
+        rng,
+        train_idx=None,
+        validation=None,
+    ):
+        """Run up to ``max_iter`` epochs over the rows ``train_idx`` (all by
+        default) through the epoch driver; returns the number of epochs.
+        ``validation`` scores the published Bayes point for early
+        stopping."""
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         self._check_copies(X.shape[1], n_columns)
         rows = _RowView(X)
@@ -550,7 +600,9 @@ class OnlineBayesPointClassifier(
         intercept_sq = self.intercept_scaling_**2 if base.fit_intercept else 0.0
         M = self.n_estimators
         n_rows = X.shape[0]
-        n_labeled_rows = int(np.count_nonzero(labels >= 0))
+        if train_idx is None:
+            train_idx = np.arange(n_rows)
+        n_labeled_rows = int(np.count_nonzero(labels[train_idx] >= 0))
         adapter = _BayesPointEpochs(
             self,
             rng=rng,
@@ -570,11 +622,12 @@ class OnlineBayesPointClassifier(
         run = run_epochs(
             self,
             adapter,
-            train_idx=np.arange(n_rows),
+            train_idx=train_idx,
             max_iter=max_iter,
             rng=rng,
             shuffle=self.shuffle,
             stopping=stopping,
+            validation=validation,
             t_start=int(self.t_) - 1,
             n_rows_per_epoch=n_labeled_rows * M,
             partial_fit=not stopping,
@@ -653,6 +706,10 @@ class OnlineBayesPointClassifier(
         if not warm:
             self._start(base, X, n_columns)
         self._rng = check_random_state(self.random_state)
+        train_idx, val_idx = self._validation_split(y, unlabeled, sample_weight)
+        validation = None
+        if val_idx is not None:
+            validation = validation_scorer(self, X, y, sample_weight, val_idx)
         self.n_iter_ = self._run(
             X,
             self._labels(y, unlabeled),
@@ -661,6 +718,8 @@ class OnlineBayesPointClassifier(
             max_iter=self.max_iter,
             stopping=True,
             rng=self._rng,
+            train_idx=train_idx,
+            validation=validation,
         )
         self._publish()
         return self

@@ -26,6 +26,17 @@ makes one pass over the rows it is given and returns an :class:`EpochStats`.
 See :class:`EpochAdapter` for the rest of its (optional) methods, and
 :func:`run_epochs` for the loop itself.
 
+The adapters, one per family:
+
+- ``_base._LinearEpochs``: the first-order linear learners (the PA family,
+  MIRA, multilabel ranking, the gradient regressors), one compiled epoch,
+  one-vs-rest columns that stop one by one, column blocks in threads;
+- ``_confidence_weighted._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
+- ``_bayes_point._BayesPointEpochs``: the copies of the Bayes point machine;
+- ``_kernel._KernelEpochs``: kernel PA and its support set;
+- ``_one_class._UniclassEpochs``: the one-class PA ball;
+- ``sequence._structured._SequenceEpochs``: the sequence taggers.
+
 The driver is plain Python, called once per epoch: it never touches a row.
 """
 

@@ -114,7 +114,7 @@ FAMILIES = {
 }
 
 #: The families with a ``tol`` (a stopping rule and its ConvergenceWarning).
-WITH_TOL = [name for name in FAMILIES if "structured" not in name]
+WITH_TOL = [name for name in FAMILIES if "tol" in FAMILIES[name]().get_params()]
 
 #: The families with ``early_stopping``.
 WITH_EARLY_STOPPING = [
@@ -167,6 +167,10 @@ def test_no_convergence_warning_without_tol(name):
         est.fit(*_fit_args(est))
 
 
+def test_every_family_has_a_stopping_rule():
+    assert WITH_TOL == list(FAMILIES)
+
+
 def test_early_stopping_families():
     # every family that can hold out a labelled split offers early stopping
     assert set(WITH_EARLY_STOPPING) >= {
@@ -179,7 +183,22 @@ def test_early_stopping_families():
         "scw",
         "kernel-pa-classifier",
         "kernel-pa-regressor",
+        "bayes-point",
     }
+
+
+def test_bayes_point_holds_out_labeled_rows_only():
+    X, y = _classification()
+    y = y.copy()
+    y[::3] = -1  # unlabeled
+    clf = FAMILIES["bayes-point"](early_stopping=True, validation_fraction=0.25)
+    train_idx, val_idx = clf._validation_split(y, y == -1, np.ones(len(y)))
+    assert np.all(y[val_idx] >= 0)
+    assert len(val_idx) == round(0.25 * np.count_nonzero(y >= 0))
+    assert np.array_equal(np.union1d(train_idx, val_idx), np.arange(len(y)))
+    assert set(np.flatnonzero(y == -1)) <= set(train_idx)
+    clf.set_params(tol=None, max_iter=3).fit(X, y)
+    assert len(clf.validation_scores_) == 3
 
 
 @pytest.mark.parametrize("name", WITH_EARLY_STOPPING)
@@ -270,6 +289,78 @@ def test_one_vs_rest_columns_stop_on_their_own():
         assert len(clf.loss_curve_) == clf.n_iter_
         n_iters.append(clf.n_iter_)
     assert n_iters[0] == n_iters[1]
+
+
+@pytest.mark.parametrize(
+    "name", ["pa-regressor", "gradient-descent", "kernel-pa-regressor"]
+)
+def test_targets_that_overflow_keep_the_history_finite(name):
+    # targets near the largest double: the loss overflows, and a step not
+    # bounded by C (gradient descent) too, so that its rows are skipped
+    # with the driver's warning
+    est = FAMILIES[name]()
+    X, y = _regression()
+    est.partial_fit(X, y)
+    first = list(est.loss_curve_)
+    yb = np.where(np.arange(len(y)) % 2, 1.7e308, -1.7e308)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.partial_fit(X * 1e-5, yb)
+    skipped = [w for w in caught if "rows were skipped" in str(w.message)]
+    if name == "gradient-descent":
+        assert re.match(
+            r"\d+ rows were skipped at epoch 1 because", str(skipped[0].message)
+        )
+        assert skipped[0].category is RuntimeWarning
+    assert est.loss_curve_[:1] == first
+    assert est.loss_curve_[1] == np.finfo(np.float64).max
+
+
+@pytest.mark.parametrize("name", ["pa-classifier", "cw"])
+def test_rows_whose_norm_overflows_are_skipped_with_the_drivers_warning(name):
+    # feature values whose squared norms overflow: those rows are skipped,
+    # the driver warns once for the epoch, and the model stays finite
+    clf = FAMILIES[name]()
+    X, y = _classification()
+    clf.partial_fit(X, y, classes=np.unique(y))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf.partial_fit(X * 1e200, y)
+    skipped = [str(w.message) for w in caught if "rows were skipped" in str(w.message)]
+    assert len(skipped) == 1
+    assert re.match(r"90 rows were skipped at epoch 1 because", skipped[0])
+    assert np.all(np.isfinite(clf.coef_))
+    assert len(clf.loss_curve_) == 2
+
+
+# package RuntimeWarnings as errors make atomic_update copy every array; the
+# adapter's own restore is what this test checks
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_overflow_error_restores_the_second_order_model(monkeypatch):
+    # a pass that leaves non-finite weights: the driver raises, the
+    # adapter puts the mean back, and the estimator is as it was
+    import sklearn_pa._confidence_weighted as cw_module
+
+    clf = ConfidenceWeightedClassifier(random_state=0)
+    X, y = _classification()
+    clf.partial_fit(X, y, classes=np.unique(y))
+    coef, history = clf.coef_.copy(), list(clf.loss_curve_)
+
+    class Overflowing:
+        @staticmethod
+        def epoch(*args, **kwargs):
+            # every float array the kernel may write becomes non-finite
+            for a in (*args, *kwargs.values()):
+                if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.size:
+                    if a.flags.writeable and a.ndim >= 1:
+                        a[...] = np.inf
+            return 0, 0, 0, True
+
+    monkeypatch.setattr(cw_module, "_second_order", Overflowing)
+    with pytest.raises(ValueError, match="Floating-point overflow at epoch 1: "):
+        clf.partial_fit(X, y)
+    np.testing.assert_array_equal(clf.coef_, coef)
+    assert clf.loss_curve_ == history
 
 
 # ------------------------------------------------------------- the driver

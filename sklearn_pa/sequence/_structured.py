@@ -110,6 +110,8 @@ class _BaseSequenceTagger(BaseEstimator):
         "beam_width": [Interval(Integral, 1, 2**53, closed="both"), None],
         "average": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, None, None, closed="neither"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -275,7 +277,7 @@ class _BaseSequenceTagger(BaseEstimator):
             max_iter=n_epochs,
             rng=rng,
             shuffle=self.shuffle,
-            stopping=False,
+            stopping=not partial_fit,
             partial_fit=partial_fit,
         )
         self.n_iter_ += run.n_iter
@@ -454,7 +456,8 @@ class StructuredPerceptron(_BaseSequenceTagger):
     average : bool, default=True
         Average the weights over every sequence seen (the averaged perceptron).
     max_iter : int, default=10
-        Passes over the training sequences in :meth:`fit`.
+        Passes over the training sequences in :meth:`fit` (at most, with
+        ``tol``).
     shuffle : bool, default=True
         Shuffle the sequences before each pass.
     random_state : int, RandomState instance or None, default=None
@@ -465,6 +468,13 @@ class StructuredPerceptron(_BaseSequenceTagger):
         ``partial_fit`` prints ``partial_fit call n``).  From 2 on the line
         adds the mispredicted sequences, updates, weight norm and tokens
         seen.
+    tol : float or None, default=None
+        Stop :meth:`fit` when the fraction of training sequences mispredicted
+        in a pass is not below ``best - tol`` for ``n_iter_no_change``
+        consecutive passes (a ``ConvergenceWarning`` when ``max_iter`` passes
+        run first).  ``None`` makes ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Number of passes with no improvement to wait before stopping.
 
     Attributes
     ----------
@@ -484,7 +494,8 @@ class StructuredPerceptron(_BaseSequenceTagger):
     n_features_in_ : int
         Number of features per token.
     n_iter_ : int
-        Passes made.
+        Passes made (by every ``fit`` and ``partial_fit`` call since the
+        last ``fit`` started over).
     loss_curve_ : list of float
         Fraction of the training sequences mispredicted in each pass of the
         last ``fit``; each ``partial_fit`` call appends that of its pass.
@@ -532,6 +543,8 @@ class StructuredPerceptron(_BaseSequenceTagger):
         shuffle=True,
         random_state=None,
         verbose=0,
+        tol=None,
+        n_iter_no_change=5,
     ):
         self.update = update
         self.beam_width = beam_width
@@ -540,6 +553,8 @@ class StructuredPerceptron(_BaseSequenceTagger):
         self.shuffle = shuffle
         self.random_state = random_state
         self.verbose = verbose
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
 
     def _reset(self, classes, n_features, vectorizer):
         super()._reset(classes, n_features, vectorizer)
@@ -637,7 +652,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     average : bool, default=True
         Average the weights over every sequence seen.
     max_iter : int, default=10
-        Passes over the training sequences in :meth:`fit`.
+        Passes over the training sequences in :meth:`fit` (at most, with
+        ``tol``).
     shuffle : bool, default=True
         Shuffle the sequences before each pass.
     random_state : int, RandomState instance or None, default=None
@@ -666,6 +682,13 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         max-loss search adds the per-position cost to the emissions, so it
         needs ``margin="linear"`` (:math:`\sqrt{\rho}` does not add up over
         positions).
+    tol : float or None, default=None
+        Stop :meth:`fit` when the fraction of training sequences mispredicted
+        in a pass is not below ``best - tol`` for ``n_iter_no_change``
+        consecutive passes (a ``ConvergenceWarning`` when ``max_iter`` passes
+        run first).  ``None`` makes ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Number of passes with no improvement to wait before stopping.
 
     Attributes
     ----------
@@ -685,7 +708,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     n_features_in_ : int
         Number of features per token.
     n_iter_ : int
-        Passes made.
+        Passes made (by every ``fit`` and ``partial_fit`` call since the
+        last ``fit`` started over).
     loss_curve_ : list of float
         Fraction of the training sequences mispredicted in each pass of the
         last ``fit``; each ``partial_fit`` call appends that of its pass.
@@ -750,6 +774,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         margin="linear",
         cost=None,
         update="prediction",
+        tol=None,
+        n_iter_no_change=5,
     ):
         self.C = C
         self.loss = loss
@@ -763,6 +789,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         self.margin = margin
         self.cost = cost
         self.update = update
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
 
     def _check_params(self, classes):
         if self.update == "max_loss" and self.margin == "sqrt":
