@@ -34,6 +34,7 @@ from ._engine import (
 )
 from ._kernels import _first_order
 from ._kernels._rules import Rule
+from ._state import LinearState
 from ._targets import (
     BinaryTargets,
     is_indicator_matrix,
@@ -876,6 +877,17 @@ class BaseOnlineLinear(BaseEstimator):
 
     def _check_fitted_weights(self):
         check_is_fitted(self, ["coef_", "intercept_"])
+
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : LinearState
+            Initialises, prepares blocks for, runs bare epochs on, reads,
+            publishes and mixes the learned state of this estimator.
+        """
+        return LinearState(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

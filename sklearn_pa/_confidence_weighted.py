@@ -32,6 +32,7 @@ from ._base import (
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
+from ._state import SecondOrderState
 from .exceptions import NoisyLabelsWarning
 from .utils._deprecation import renamed_parameter
 
@@ -244,6 +245,17 @@ class _BaseSecondOrder(
             return self._sigma.T.copy()
         upper = np.triu(self._sigma)
         return upper + np.triu(upper, 1).transpose(0, 2, 1)
+
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : SecondOrderState
+            Initialises, prepares blocks for, runs bare epochs on, reads,
+            publishes and mixes the learned state of this estimator.
+        """
+        return SecondOrderState(self)
 
     # ------------------------------------------------------------ epochs
     def _run(

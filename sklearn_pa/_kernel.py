@@ -633,6 +633,23 @@ class _BaseKernelPA(BaseEstimator):
             out[start:stop] = self._kernel(X[start:stop], sv) @ alpha
         return out
 
+    def __sklearn_pa_state__(self):
+        """Refuse the state protocol: this model cannot be mixed.
+
+        Raises
+        ------
+        TypeError
+            Always, saying what to use instead.
+        """
+        raise TypeError(
+            f"parameter mixing does not support {type(self).__name__}: "
+            "a kernel model is a growing set of support vectors, not a weight "
+            "vector that can be averaged; approximate the kernel with explicit "
+            "features (sklearn.kernel_approximation.Nystroem or RBFSampler) and "
+            f"train {type(self).__name__.replace('Kernel', '')} on them, which "
+            "is supported."
+        )
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

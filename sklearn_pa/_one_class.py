@@ -31,6 +31,7 @@ from ._base import (
 from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
+from ._state import OneClassState
 
 __all__ = ["PassiveAggressiveOneClass"]
 
@@ -556,6 +557,17 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         y = np.ones(dec.shape[0], dtype=int)
         y[dec < 0] = -1
         return y
+
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : OneClassState
+            Initialises, prepares blocks for, runs bare epochs on, reads,
+            publishes and mixes the learned state of this estimator.
+        """
+        return OneClassState(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -280,16 +280,32 @@ def _stream_memory_cells(rows):
     return header, body
 
 
+#: The stream-dask columns: header, width, row key, format.
+_STREAM_DASK_COLUMNS = [
+    ("wall time (s)", 13, "wall_time", ".1f"),
+    ("speed-up", 8, "speedup", ".2f"),
+    ("kernel (s)", 10, "kernel_time", ".2f"),
+    ("overhead/epoch (s)", 18, "overhead_per_epoch", ".3f"),
+    ("driver/epoch (s)", 16, "driver_per_epoch", ".4f"),
+]
+
+
+def _stream_dask_value(row, key, spec):
+    """A timing cell; ``-`` where it does not apply (the serial fit has no
+    mixing overhead) or the row predates the column."""
+    value = row.get(key)
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "-"
+    return format(value, spec)
+
+
 def _stream_dask_cells(rows):
-    header = ["estimator", "training", "workers", "wall time (s)", "accuracy"]
+    header = ["estimator", "training", "workers"]
+    header += [c[0] for c in _STREAM_DASK_COLUMNS] + ["accuracy"]
     body = [
-        [
-            row["estimator"],
-            row["training"],
-            str(row["workers"]),
-            f"{row['wall_time']:.1f}",
-            f"{row['accuracy']:.4f}",
-        ]
+        [row["estimator"], row["training"], str(row["workers"])]
+        + [_stream_dask_value(row, k, f) for _, _, k, f in _STREAM_DASK_COLUMNS]
+        + [f"{row['accuracy']:.4f}"]
         for row in rows
     ]
     return header, body
@@ -345,15 +361,19 @@ def _aligned(header, body, left=(0,)):
 
 def _stream_dask_text(rows):
     """The layout of the Dask stream report (fixed widths)."""
+    columns = " ".join(f"{h:>{w}}" for h, w, _, _ in _STREAM_DASK_COLUMNS)
     lines = [
         _title(rows),
-        f"{'estimator':<10} {'training':<18} {'workers':>7} "
-        f"{'wall time (s)':>13} {'accuracy':>9}",
+        f"{'estimator':<10} {'training':<18} {'workers':>7} {columns} {'accuracy':>9}",
     ]
     for row in rows:
+        cells = " ".join(
+            f"{_stream_dask_value(row, k, f):>{w}}"
+            for _, w, k, f in _STREAM_DASK_COLUMNS
+        )
         lines.append(
             f"{row['estimator']:<10} {row['training']:<18} {row['workers']:>7} "
-            f"{row['wall_time']:>13.1f} {row['accuracy']:>9.4f}"
+            f"{cells} {row['accuracy']:>9.4f}"
         )
     return "\n".join(lines)
 
@@ -585,6 +605,9 @@ def plot_results(rows, path):
         raise ImportError(
             "--plot needs matplotlib: pip install matplotlib (or the 'benchmark' extra)"
         ) from exc
+    if _task(rows) == "stream-dask" and _n_worker_counts(rows) > 1:
+        _plot_scaling(rows, path, Figure)
+        return
     labels, values, errors, markers, marker_label, xlabel, notes = _plot_values(rows)
     values = np.asarray(values, dtype=float)
     err = np.zeros_like(values) if errors is None else np.asarray(errors, float)
@@ -618,6 +641,38 @@ def plot_results(rows, path):
         ax.text(value + e + 0.05 * span, pos, note, va="center", fontsize=8)
     ax.set_yticks(positions, labels)
     ax.set_xlabel(xlabel)
+    ax.set_title(_title(rows), fontsize=8, wrap=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def _n_worker_counts(rows):
+    return len({row["workers"] for row in rows if row["training"] != "serial fit"})
+
+
+def _plot_scaling(rows, path, Figure):
+    """The scaling curve of a stream-dask run over several numbers of
+    workers: the speed-up over the serial fit of each way of mixing, and
+    the ideal linear speed-up."""
+    fig = Figure(figsize=(6, 4.5))
+    ax = fig.subplots()
+    mixed = [row for row in rows if row["training"] != "serial fit"]
+    workers = sorted({row["workers"] for row in mixed})
+    ax.plot(workers, workers, color="0.6", linestyle="--", label="linear")
+    for name in dict.fromkeys(row["estimator"] for row in mixed):
+        for how in dict.fromkeys(row["training"] for row in mixed):
+            points = sorted(
+                (row["workers"], row["speedup"])
+                for row in mixed
+                if row["estimator"] == name and row["training"] == how
+            )
+            if points:
+                x, y = zip(*points)
+                ax.plot(x, y, marker="o", label=f"{name} {how}")
+    ax.set_xlabel("workers (partitions)")
+    ax.set_ylabel("speed-up over the serial fit")
+    ax.set_xticks(workers)
+    ax.legend(loc="best", fontsize=8)
     ax.set_title(_title(rows), fontsize=8, wrap=True)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -14,10 +14,20 @@ rows of the same distribution.  The wall times are those of ``fit`` and of
 includes generating the data, and the workers have imported the package
 before the clock starts.
 
+Every parameter-mixing row also reports the speed-up over the serial fit
+of the same rows, the time inside the partitions' epochs (per epoch the
+slowest partition's, summed over the epochs) and the per-epoch overhead (the
+epoch's wall time minus that kernel time: scheduling, transfers and the
+driver's broadcast and mixing) with the driver's own share of it.
+
 Needs the ``dask`` extra.  ``--scheduler ADDRESS`` runs on an existing
-cluster instead of a ``LocalCluster`` of ``--workers`` processes.
+cluster instead of a ``LocalCluster`` of ``--workers`` processes;
+``--workers 1 2 4`` runs each number of workers in turn (a fresh
+``LocalCluster`` each, the scaling curve); ``--threads`` also runs the
+threaded single-machine mode (``n_jobs``) with as many partitions.
 """
 
+import contextlib
 import time
 
 import numpy as np
@@ -63,6 +73,17 @@ def _warm_up():
     import sklearn_pa.distributed  # noqa: F401
 
 
+def _mixing_row(history, elapsed):
+    """The timing fields of a parameter-mixing row from its history."""
+    n = max(len(history), 1)
+    return {
+        "wall_time": elapsed,
+        "kernel_time": sum(h["kernel_time"] for h in history),
+        "overhead_per_epoch": sum(h["overhead"] for h in history) / n,
+        "driver_per_epoch": sum(h["driver_time"] for h in history) / n,
+    }
+
+
 def run_stream_dask(
     n_rows=2_000_000,
     workers=2,
@@ -72,17 +93,20 @@ def run_stream_dask(
     scheduler=None,
     random_state=0,
     *,
+    threads=False,
     params=None,
     verbose=False,
 ):
-    """Rows of the comparison: one per (estimator, setting).
+    """Rows of the comparison: one per (estimator, setting, workers).
 
     Parameters
     ----------
     n_rows : int, default=2_000_000
         Rows of the stream.
-    workers : int, default=2
-        Partitions (one per worker of the ``LocalCluster``).
+    workers : int or list of int, default=2
+        Partitions (one per worker of the ``LocalCluster``); a list runs
+        every number of workers in turn (a scaling curve), each against the
+        serial fit of the same rows.
     estimators : list of str, default=None
         Classifiers of the registry (``PA-I`` and ``AROW`` when None).
     epochs : int, default=3
@@ -93,6 +117,9 @@ def run_stream_dask(
         Address of a running Dask scheduler (a ``LocalCluster`` when None).
     random_state : int, default=0
         Seed of the stream and of the estimators.
+    threads : bool, default=False
+        Also run parameter mixing on threads of this process (no Dask), with
+        as many partitions and threads as workers.
     params : dict, default=None
         Hyper-parameters set on every estimator.
     verbose : bool or int, default=False
@@ -101,21 +128,22 @@ def run_stream_dask(
     Returns
     -------
     rows : list of dict
-        ``estimator``, ``training`` (``"serial fit"`` or ``"parameter
-        mixing"``), ``workers``, ``wall_time`` (s) and ``accuracy`` on the
-        held-out rows.
+        ``estimator``, ``training`` (``"serial fit"``, ``"parameter
+        mixing"`` on Dask or ``"mixing on threads"``), ``workers``,
+        ``wall_time`` (s), ``speedup`` (the serial fit's wall time over this
+        one's), ``kernel_time`` (s, summed over the epochs: the slowest
+        partition's epoch where it ran), ``overhead_per_epoch`` (s, the
+        epoch's wall time minus that kernel time, averaged over the epochs),
+        ``driver_per_epoch`` (s, the driver's own work per epoch) and
+        ``accuracy`` on the held-out rows.
     """
-    from distributed import Client, LocalCluster, futures_of, wait
-
-    from ..distributed import fit_parameter_mixing
-
     names = list(
         DEFAULT_ESTIMATORS_BY_DATASET["stream-2m"] if estimators is None else estimators
     )
+    counts = [int(workers)] if np.isscalar(workers) else [int(w) for w in workers]
     check_estimator_names(names, "classification")
     build_estimators(names, epochs, random_state, params)  # checks the params
-    progress = Progress(2 * len(names), verbose=verbose)
-    log = progress.log
+    progress = Progress((2 + bool(threads)) * len(names) * len(counts), verbose=verbose)
     common = {
         "task": "stream-dask",
         "dataset": "stream-2m",
@@ -126,22 +154,80 @@ def run_stream_dask(
         "random_state": random_state,
         "n_test": TEST_ROWS,
     }
+    nan = float("nan")
 
-    def row(name, how, n_workers, elapsed, accuracy):
+    def row(name, how, n_workers, timing, accuracy, serial):
         return {
             **common,
             "estimator": name,
             "training": how,
             "workers": n_workers,
-            "wall_time": elapsed,
+            "wall_time": timing["wall_time"],
+            "speedup": serial / timing["wall_time"],
+            "kernel_time": timing.get("kernel_time", nan),
+            "overhead_per_epoch": timing.get("overhead_per_epoch", nan),
+            "driver_per_epoch": timing.get("driver_per_epoch", nan),
             "accuracy": float(accuracy),
         }
 
     X_test, y_test = make_stream_block(10**6, TEST_ROWS, N_FEATURES, nnz)
     rows = []
+    for n_workers in counts:
+        with _client(scheduler, n_workers) as client:
+            rows += _run_workers(
+                client,
+                n_workers,
+                names,
+                (n_rows, nnz, epochs, random_state, params, threads),
+                (X_test, y_test),
+                row,
+                progress,
+            )
+    return rows
+
+
+@contextlib.contextmanager
+def _client(scheduler, n_workers):
+    """A client of the running scheduler, or of a fresh ``LocalCluster`` of
+    ``n_workers`` single-threaded worker processes, the package imported on
+    every worker before the clock starts."""
+    from distributed import Client, LocalCluster
+
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            host="127.0.0.1",
+        )
+        client = Client(cluster, set_as_default=False)
+    else:
+        client = Client(scheduler, set_as_default=False)
+    try:
+        client.run(_warm_up)
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _run_workers(client, n_workers, names, settings, test, row, progress):
+    """The serial fit, parameter mixing on ``n_workers`` Dask workers and,
+    with ``threads``, on as many threads, of the same rows."""
+    from distributed import futures_of, wait
+
+    from ..distributed import fit_parameter_mixing
+
+    n_rows, nnz, epochs, random_state, params, threads = settings
+    log = progress.log
+    X_test, y_test = test
+    rows = []
     tic = time.perf_counter()
     # the serial reference: the same rows (the workers' blocks), one process
-    bounds = block_bounds(n_rows, workers)
+    bounds = block_bounds(n_rows, n_workers)
     blocks = [
         make_stream_block(random_state + 1 + i, int(b - a), N_FEATURES, nnz)
         for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))
@@ -153,53 +239,70 @@ def run_stream_dask(
         f"generated {X.shape[0]} x {X.shape[1]} serially in "
         f"{time.perf_counter() - tic:.1f} s ({X.nnz / X.shape[0]:.1f} nnz/row)"
     )
+    serial = {}
     for name in names:
         est = build_estimators([name], epochs, random_state, params)[name]
         tic = time.perf_counter()
         est.fit(X, y)
-        elapsed = time.perf_counter() - tic
-        rows.append(row(name, "serial fit", 1, elapsed, est.score(X_test, y_test)))
+        serial[name] = time.perf_counter() - tic
+        timing = {"wall_time": serial[name]}
+        rows.append(
+            row(name, "serial fit", 1, timing, est.score(X_test, y_test), serial[name])
+        )
         progress.step(f"{name} serial fit")
         log(
-            f"  {name}: serial fit {elapsed:.1f} s, accuracy {rows[-1]['accuracy']:.4f}"
+            f"  {name}: serial fit {serial[name]:.1f} s, accuracy "
+            f"{rows[-1]['accuracy']:.4f}"
         )
-    del X, y
-    if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            host="127.0.0.1",
-        )
-        client = Client(cluster, set_as_default=False)
-    else:
-        cluster = None
-        client = Client(scheduler, set_as_default=False)
-    try:
-        client.run(_warm_up)
-        tic = time.perf_counter()
-        Xd, yd = dask_stream(n_rows, workers, nnz, seed=random_state, client=client)
-        with client.as_current():
-            wait(futures_of([Xd, yd]))
-        log(
-            f"generated the same rows on {workers} workers in "
-            f"{time.perf_counter() - tic:.1f} s"
-        )
+    if threads:
         for name in names:
             est = build_estimators([name], epochs, random_state, params)[name]
             tic = time.perf_counter()
-            model = fit_parameter_mixing(est, Xd, yd, n_epochs=epochs, client=client)
-            elapsed = time.perf_counter() - tic
-            accuracy = model.score(X_test, y_test)
-            rows.append(row(name, "parameter mixing", workers, elapsed, accuracy))
-            progress.step(f"{name} parameter mixing")
-            log(
-                f"  {name}: parameter mixing on {workers} workers {elapsed:.1f} s, "
-                f"accuracy {accuracy:.4f}"
+            model, history = fit_parameter_mixing(
+                est,
+                X,
+                y,
+                n_epochs=epochs,
+                n_partitions=n_workers,
+                n_jobs=n_workers,
+                return_history=True,
             )
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+            timing = _mixing_row(history, time.perf_counter() - tic)
+            accuracy = model.score(X_test, y_test)
+            rows.append(
+                row(
+                    name, "mixing on threads", n_workers, timing, accuracy, serial[name]
+                )
+            )
+            progress.step(f"{name} mixing on threads")
+            log(
+                f"  {name}: parameter mixing on {n_workers} threads "
+                f"{timing['wall_time']:.1f} s, accuracy {accuracy:.4f}"
+            )
+    del X, y
+    tic = time.perf_counter()
+    Xd, yd = dask_stream(n_rows, n_workers, nnz, seed=random_state, client=client)
+    with client.as_current():
+        wait(futures_of([Xd, yd]))
+    log(
+        f"generated the same rows on {n_workers} workers in "
+        f"{time.perf_counter() - tic:.1f} s"
+    )
+    for name in names:
+        est = build_estimators([name], epochs, random_state, params)[name]
+        tic = time.perf_counter()
+        model, history = fit_parameter_mixing(
+            est, Xd, yd, n_epochs=epochs, client=client, return_history=True
+        )
+        timing = _mixing_row(history, time.perf_counter() - tic)
+        accuracy = model.score(X_test, y_test)
+        rows.append(
+            row(name, "parameter mixing", n_workers, timing, accuracy, serial[name])
+        )
+        progress.step(f"{name} parameter mixing")
+        log(
+            f"  {name}: parameter mixing on {n_workers} workers "
+            f"{timing['wall_time']:.1f} s, accuracy {accuracy:.4f}"
+        )
+    del Xd, yd
     return rows

@@ -125,6 +125,21 @@ class _BaseSequenceTagger(BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    def __sklearn_pa_state__(self):
+        """Refuse the state protocol: this model cannot be mixed.
+
+        Raises
+        ------
+        TypeError
+            Always, saying what to use instead.
+        """
+        raise TypeError(
+            f"parameter mixing does not support {type(self).__name__}: "
+            "sequence taggers take lists of sentences, not rows of a matrix; train "
+            "them on one machine, or run several with different seeds and compare "
+            "them with joblib's Dask backend."
+        )
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False

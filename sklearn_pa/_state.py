@@ -1,0 +1,565 @@
+"""The state protocol: what parameter mixing needs from a learner.
+
+Every estimator that :mod:`sklearn_pa.distributed` can train exposes its
+learned state through one object, returned by the public dunder method
+``estimator.__sklearn_pa_state__()`` (as scikit-learn's
+``__sklearn_tags__``): a :class:`LearnerState`.  It can
+
+- :meth:`~LearnerState.initialise` the state of a model before its first
+  update, for the dimensions, classes and intercept scale of the whole data;
+- :meth:`~LearnerState.prepare` a block of rows once (validated and converted
+  to the kernel's row view, labels encoded as the kernel reads them);
+- run one bare kernel :meth:`~LearnerState.epoch` over a prepared block from
+  a given state, without validating the block again and without copying
+  anything larger than the model;
+- :meth:`~LearnerState.get` the state of a fitted estimator and
+  :meth:`~LearnerState.set` a state as its fitted attributes;
+- :meth:`~LearnerState.mix` several states into one.
+
+A state is a plain ``dict`` of arrays and numbers (picklable, of the size of
+the model).  Adding a learner to parameter mixing means implementing this
+protocol for it; the distributed modules do not change.
+
+One implementation per family: :class:`LinearState` (the first-order linear
+learners, averaged or not), :class:`SecondOrderState` (CW, AROW, SCW, with
+Gaussian mixing) and :class:`OneClassState` here, and ``BayesPointState``
+beside the Bayes point machine (``sklearn_pa/_bayes_point.py``).
+"""
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import is_classifier
+
+from ._kernels._rules import SecondOrderRule
+from ._mixing import linear_mix, mix_second_order_gaussian
+
+__all__ = [
+    "EpochStats",
+    "LearnerState",
+    "LinearState",
+    "OneClassState",
+    "PreparedBlock",
+    "SecondOrderState",
+]
+
+
+@dataclass
+class EpochStats:
+    """What one bare epoch over a block reports.
+
+    Attributes
+    ----------
+    n_updates : int
+        Rows (or copies of rows) that moved the model.
+    loss : float
+        Summed loss of the epoch.
+    n_rows : int
+        Number of terms in ``loss`` (the mean loss is ``loss / n_rows``).
+    """
+
+    n_updates: int
+    loss: float
+    n_rows: int
+
+
+@dataclass
+class PreparedBlock:
+    """A block of rows validated and converted once for the kernel.
+
+    Attributes
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix
+        float64 C-ordered dense rows, or a canonical CSR matrix.
+    y : ndarray or None
+        The targets as the learner's epoch reads them.
+    sample_weight : ndarray
+        float64 weights, one per row.
+    extra : dict
+        Anything else the family computes once per block.
+    """
+
+    X: object
+    y: object
+    sample_weight: np.ndarray
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_rows(self):
+        return self.X.shape[0]
+
+
+def zero_row(n_features):
+    return sp.csr_matrix((1, n_features))
+
+
+def scale_row(n_features, value):
+    """A one-row CSR whose typical feature value is ``value``: lets the
+    estimator run its own intercept-scaling check on the global value."""
+    return sp.csr_matrix(
+        (np.array([value]), np.array([0]), np.array([0, 1])),
+        shape=(1, max(n_features, 1)),
+    )
+
+
+def _copy_state(state):
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in state.items()}
+
+
+def _epoch_stats(estimator):
+    (n_updates, loss, n_rows) = estimator.__dict__.pop("_epoch_stats")[0]
+    return EpochStats(n_updates=n_updates, loss=loss, n_rows=n_rows)
+
+
+def summed_count(prior, values):
+    """``prior + sum_i (v_i - prior)``: what every partition added."""
+    return prior + sum(v - prior for v in values)
+
+
+class LearnerState:
+    """The learned state of one estimator, behind one protocol.
+
+    Obtained with ``estimator.__sklearn_pa_state__()``; it works on that
+    estimator (a template that holds the hyper-parameters, the classes and
+    the intercept scale).  Subclasses implement the protocol for a family.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        The estimator whose state this is.
+
+    Attributes
+    ----------
+    mixing_rules : tuple of str
+        The mixing rules :meth:`mix` accepts.
+    default_mixing : str
+        The rule ``mixing="auto"`` stands for.
+    needs_y : bool
+        Whether the learner trains on targets.
+    unlabeled_marker : object or None
+        The label that marks an unlabeled row, if the learner takes any.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pa import PassiveAggressiveClassifier
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> y = np.array([0, 1])
+    >>> learner = PassiveAggressiveClassifier().__sklearn_pa_state__()
+    >>> state = learner.initialise(2, classes=np.array([0, 1]), scale=1.0)
+    >>> block = learner.prepare(X, y)
+    >>> state, stats = learner.epoch(block, state, np.random.RandomState(0))
+    >>> model = learner.set(state)
+    >>> model.predict(X)
+    array([0, 1])
+    """
+
+    mixing_rules = ("uniform", "updates")
+    default_mixing = "uniform"
+    needs_y = True
+    unlabeled_marker = None
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    @property
+    def classifier(self):
+        """Whether the learner is a classifier (its targets are labels)."""
+        return is_classifier(self.estimator)
+
+    def validate_params(self):
+        """Check the estimator's hyper-parameters; raise ``ValueError``."""
+        self.estimator._validate_params()
+
+    # ------------------------------------------------------------ protocol
+    def initialise(self, n_features, classes=None, scale=None, random_state=None):
+        """Set the template up for the data and return the initial state.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of features of the whole data.
+        classes : ndarray, default=None
+            Every class label (classifiers).
+        scale : float, default=None
+            The typical feature value of the whole data, for
+            ``intercept_scaling="auto"`` (and ``1.0`` if None).
+        random_state : RandomState, default=None
+            The generator the estimator keeps for later ``partial_fit``
+            calls.
+
+        Returns
+        -------
+        state : dict
+            The state of the model before its first update.
+        """
+        raise NotImplementedError
+
+    def prepare(self, X, y=None, sample_weight=None):
+        """Validate and convert a block of rows once.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_rows, n_features)
+            The rows.
+        y : array-like of shape (n_rows,), default=None
+            Their targets.
+        sample_weight : array-like of shape (n_rows,), default=None
+            Per-row weights (ones when None).
+
+        Returns
+        -------
+        block : PreparedBlock
+            What :meth:`epoch` reads.
+        """
+        X, y, sample_weight = self._validate(X, y, sample_weight)
+        return PreparedBlock(X, self._encode(y), sample_weight, self._extra(X))
+
+    def _validate(self, X, y, sample_weight):
+        """The estimator's own validation of a batch, as ``partial_fit``
+        runs it on a fitted model (float64 C-ordered or canonical CSR rows,
+        checked targets and sample weights)."""
+        return self.estimator._validate_batch(X, y, sample_weight, reset=False)
+
+    def _encode(self, y):
+        return y
+
+    def _extra(self, X):
+        return {}
+
+    def epoch(self, block, state, rng):
+        """One bare kernel epoch over a prepared block.
+
+        Parameters
+        ----------
+        block : PreparedBlock
+            A block from :meth:`prepare`.
+        state : dict
+            The state to start from (not modified).
+        rng : RandomState
+            The generator of the row order (advanced as a ``partial_fit``
+            would advance it).
+
+        Returns
+        -------
+        state : dict
+            The state after the epoch.
+        stats : EpochStats
+            The epoch's number of updates and loss.
+        """
+        est = copy.copy(self.estimator)
+        # the template's buffers and lists are not the copy's to write into
+        est.__dict__.pop("_average_coef_buffer", None)
+        est.__dict__.pop("loss_curve_", None)
+        est._epoch_stats = []
+        self._set_on(est, _copy_state(state))
+        self._run_epoch(est, block, rng)
+        return self._get_from(est), _epoch_stats(est)
+
+    def get(self):
+        """The learned state of the (fitted) estimator, as a copy.
+
+        Returns
+        -------
+        state : dict
+            Arrays and numbers; see :meth:`initialise`.
+        """
+        return _copy_state(self._get_from(self.estimator))
+
+    def set(self, state, *, random_state=None):
+        """Publish ``state`` as the estimator's fitted attributes.
+
+        Parameters
+        ----------
+        state : dict
+            A state from :meth:`initialise`, :meth:`epoch` or :meth:`mix`.
+        random_state : RandomState, default=None
+            The generator later ``partial_fit`` calls continue with.
+
+        Returns
+        -------
+        estimator : estimator instance
+            The estimator, fitted.
+        """
+        self._set_on(self.estimator, state)
+        if random_state is not None:
+            self.estimator._rng = random_state
+        return self.estimator
+
+    def mix(self, states, weights, *, prior, rule="uniform"):
+        """Mix the states of partitions that started from ``prior``.
+
+        Parameters
+        ----------
+        states : list of dict
+            The partitions' states after their epoch.
+        weights : ndarray of shape (n_states,)
+            Mixing weights, summing to one.
+        prior : dict
+            The state every partition started from.
+        rule : str, default="uniform"
+            One of :attr:`mixing_rules`; ``"uniform"`` and ``"updates"``
+            both take the weighted average (they differ in ``weights``).
+
+        Returns
+        -------
+        state : dict
+            The mixed state.
+        """
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- hooks
+    def _set_on(self, est, state):
+        raise NotImplementedError
+
+    def _get_from(self, est):
+        raise NotImplementedError
+
+    def _run_epoch(self, est, block, rng):
+        """The family's single-epoch internals (the one place to repoint)."""
+        raise NotImplementedError
+
+
+def _averaged(W, b, U, bu, t, start):
+    """The published average of a lazily averaged state (as ``_publish``)."""
+    n_avg = t - start
+    if n_avg < 1:
+        return W, b
+    avg = np.multiply(U, -1.0 / n_avg)
+    avg += W
+    return avg, b - bu / n_avg
+
+
+class LinearState(LearnerState):
+    """The first-order linear learners: PA, MIRA, the regressors, GD/EG.
+
+    State: ``W`` (features x columns), ``b``, the lazy averaging
+    accumulators ``U``, ``bu`` (``None`` without ``average``) and ``t``
+    (samples seen plus one).
+    """
+
+    def initialise(self, n_features, classes=None, scale=None, random_state=None):
+        est = self.estimator
+        scale = 1.0 if scale is None else float(scale)
+        y0 = classes[:1] if classes is not None else np.zeros(1)
+        est._validate_batch(zero_row(n_features), y0, None, reset=True)
+        if classes is not None:
+            est._prepare_targets(
+                classes, classes=classes, first_call=True, fitting=False
+            )
+        else:
+            est._prepare_targets(y0, classes=None, first_call=True, fitting=False)
+        est._set_intercept_scaling(scale_row(n_features, scale))
+        if getattr(est, "intercept_scaling", None) == "auto":
+            est.intercept_scaling_ = scale
+        W, b = est._allocate(n_features, est._n_columns(), None, None)
+        state = self._initial_extra(est, n_features, {"W": W, "b": b})
+        state.update(U=None, bu=None, t=1.0)
+        est._rng = random_state
+        est.n_iter_ = 0
+        self._set_on(est, state)
+        return state
+
+    def _initial_extra(self, est, n_features, state):
+        return state
+
+    def _encode(self, y):
+        if y is None:
+            return None
+        if not self.classifier:
+            y = np.ascontiguousarray(y, dtype=np.float64)
+            if not np.all(np.isfinite(y)):
+                raise ValueError(
+                    "y contains NaN or infinity; drop or impute those rows "
+                    "before training."
+                )
+            return y
+        unknown = np.setdiff1d(np.unique(y), self.estimator.classes_)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()!r} that are not in "
+                f"classes {self.estimator.classes_.tolist()!r}."
+            )
+        return y
+
+    def _set_on(self, est, state):
+        est.t_ = float(state["t"])  # before _publish, which averages over it
+        est._publish(state["W"], state["b"], state.get("U"), state.get("bu"))
+
+    def _get_from(self, est):
+        W, b = est._state_arrays()
+        U = bu = None
+        if est._averaging_state():
+            U, bu = est._average_accum, est._average_intercept_accum
+        return {"W": W, "b": b, "U": U, "bu": bu, "t": float(est.t_)}
+
+    def _run_epoch(self, est, block, rng):
+        # as partial_fit continues a model, without validating the block
+        W, b = est._state_arrays()
+        U = bu = None
+        if est._averaging_state():
+            U, bu = est._average_accum, est._average_intercept_accum
+        elif est.average:
+            U, bu = np.zeros_like(W), np.zeros_like(b)
+        t_start = int(est.t_) - 1
+        _, t = est._run(
+            block.X,
+            block.y,
+            block.sample_weight,
+            W,
+            b,
+            U,
+            bu,
+            max_iter=1,
+            train_idx=np.arange(block.n_rows),
+            val_idx=None,
+            rng=rng,
+            stopping=False,
+            t_start=t_start,
+        )
+        est.t_ = float(t) + 1.0
+        est._publish(W, b, U, bu)
+
+    def _mix_means(self, states, weights, prior, rule):
+        W = linear_mix([s["W"] for s in states], weights)
+        b = linear_mix([s["b"] for s in states], weights)
+        return W, b, {}
+
+    def mix(self, states, weights, *, prior, rule="uniform"):
+        if rule not in self.mixing_rules:
+            raise ValueError(
+                f"mixing={rule!r} is not one of {self.mixing_rules} for "
+                f"{type(self.estimator).__name__}."
+            )
+        t_new = summed_count(float(prior["t"]), [float(s["t"]) for s in states])
+        W, b, extra = self._mix_means(states, weights, prior, rule)
+        if rule == "gaussian":
+            weights = np.full(len(states), 1.0 / len(states))  # for the averages
+        W = np.ascontiguousarray(W)
+        U = bu = None
+        if all(s["U"] is not None for s in states):
+            start = self.estimator._average_start()
+            averages = [
+                _averaged(s["W"], s["b"], s["U"], s["bu"], s["t"], start)
+                for s in states
+            ]
+            avg = linear_mix([a[0] for a in averages], weights)
+            avg_b = linear_mix([a[1] for a in averages], weights)
+            n_avg = t_new - start
+            if n_avg < 1:
+                U, bu = np.zeros_like(W), np.zeros_like(b)
+            else:
+                U, bu = n_avg * (W - avg), n_avg * (b - avg_b)
+        return {"W": W, "b": b, "U": U, "bu": bu, "t": t_new, **extra}
+
+
+class SecondOrderState(LinearState):
+    """Confidence-Weighted, AROW and SCW: a linear state and its covariance
+    ``sigma`` (diagonal ``(n_features + 1, n_groups)`` or full
+    ``(n_groups, D, D)``); mixed by default as Gaussians
+    (:func:`sklearn_pa.distributed.mix_gaussians`)."""
+
+    mixing_rules = ("uniform", "updates", "gaussian")
+    default_mixing = "gaussian"
+
+    def _initial_extra(self, est, n_features, state):
+        binary = est.classes_.shape[0] == 2
+        rule = SecondOrderRule.SO_BINARY if binary else est._rule()
+        state["sigma"] = est._new_sigma(n_features, est._n_groups(rule))
+        return state
+
+    def _set_on(self, est, state):
+        est._sigma = state["sigma"]
+        super()._set_on(est, state)
+
+    def _get_from(self, est):
+        state = super()._get_from(est)
+        est.__dict__.pop("_sigma_work", None)
+        state["sigma"] = est._sigma
+        return state
+
+    def _mix_means(self, states, weights, prior, rule):
+        if rule == "gaussian":
+            est = self.estimator
+            W, b, sigma = mix_second_order_gaussian(
+                (prior["W"], prior["b"], prior["sigma"]),
+                [(s["W"], s["b"], s["sigma"]) for s in states],
+                fit_intercept=est.fit_intercept,
+                intercept_scaling=est.intercept_scaling_,
+            )
+            return W, b, {"sigma": sigma}
+        W, b, _ = super()._mix_means(states, weights, prior, rule)
+        return W, b, {"sigma": linear_mix([s["sigma"] for s in states], weights)}
+
+
+class OneClassState(LearnerState):
+    """The one-class PA: the centre, the kernel's extra state (the gap of a
+    learned radius), the fixed ``radius`` (``None`` until measured, with
+    ``epsilon="auto"``: each block measures it on its rows) and ``t``."""
+
+    needs_y = False
+
+    def _validate(self, X, y, sample_weight):
+        X, sample_weight = self.estimator._validate_batch(X, sample_weight, reset=False)
+        return X, None, sample_weight
+
+    def initialise(self, n_features, classes=None, scale=None, random_state=None):
+        est = self.estimator
+        est._check_bound()
+        est._validate_batch(zero_row(n_features), None, reset=True)
+        center, extra = est._initial_state(n_features)
+        est._rng = random_state
+        est._learned = est._learn()
+        est.n_iter_ = 0
+        state = {"center": center, "extra": extra, "radius": None, "t": 1.0}
+        self._set_on(est, state)
+        return state
+
+    def _extra(self, X):
+        est = copy.copy(self.estimator)
+        est._set_radius(X)
+        return {"radius": est._radius}
+
+    def _set_on(self, est, state):
+        if state["radius"] is not None:
+            est._radius = state["radius"]
+        est._learned = est._learn()
+        est.t_ = float(state["t"])
+        est._publish(np.ascontiguousarray(state["center"]), state["extra"])
+
+    def _get_from(self, est):
+        return {
+            "center": est.center_,
+            "extra": est._stored_extra(),
+            "radius": est.__dict__.get("_radius"),
+            "t": float(est.t_),
+        }
+
+    def _run_epoch(self, est, block, rng):
+        if not (est.epsilon == "auto" and "_radius" in est.__dict__):
+            est._radius = block.extra["radius"]
+        center, extra = est._continued_state()
+        _, t = est._run(
+            block.X,
+            block.sample_weight,
+            center,
+            extra,
+            max_iter=1,
+            rng=rng,
+            stopping=False,
+            t_start=int(est.t_) - 1,
+        )
+        est.t_ = float(t) + 1.0
+        est._publish(center, extra)
+
+    def mix(self, states, weights, *, prior, rule="uniform"):
+        return {
+            "center": np.ascontiguousarray(
+                linear_mix([s["center"] for s in states], weights)
+            ),
+            "extra": linear_mix([s["extra"] for s in states], weights),
+            "radius": float(linear_mix([s["radius"] for s in states], weights)),
+            "t": summed_count(float(prior["t"]), [float(s["t"]) for s in states]),
+        }

@@ -1,0 +1,212 @@
+"""Where the partitions live and their epochs run.
+
+Two executors with one interface:
+
+- :class:`ThreadExecutor`: the partitions stay in this process and run on a
+  pool of threads (the compiled kernels release the GIL), no cluster needed;
+- :class:`ClientExecutor`: a ``distributed.Client``; each partition is
+  persisted once on one worker (round-robin over the sorted addresses) and
+  its epochs run there, so that an epoch ships only the model.
+
+``persist`` converts and checks the raw blocks where they will live;
+``transform`` replaces every partition by a function of it (the prepared
+block), on the same worker; ``map`` runs a function on every partition and
+returns the results with the warnings it raised; ``broadcast`` makes an
+object (the learner, the state) available to every worker once; ``release``
+lets partitions go and ``close`` ends the executor.
+"""
+
+import os
+import sys
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+from ._partitions import _prepare_partition
+
+
+def _is_delayed(block):
+    return hasattr(block, "dask") and hasattr(block, "compute")
+
+
+def _recording_warnings(func, *args):
+    """``func(*args)`` and the warnings it raised, as (message, category)
+    pairs to re-emit in the driver (a worker process's warnings are lost)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = func(*args)
+    return result, [(str(w.message), w.category) for w in caught]
+
+
+class ThreadExecutor:
+    """The partitions in this process, their epochs on ``n_jobs`` threads.
+
+    Warnings raised in a thread propagate as in a serial fit.
+
+    Parameters
+    ----------
+    n_jobs : int
+        Number of threads (``os.cpu_count()`` when None).
+    """
+
+    def __init__(self, n_jobs=None):
+        self.n_workers = int(n_jobs) if n_jobs else (os.cpu_count() or 1)
+        self._pool = None
+
+    def _map(self, func, items):
+        items = list(items)
+        if self.n_workers == 1 or len(items) <= 1:
+            return [func(*item) for item in items]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.n_workers)
+        return list(self._pool.map(lambda item: func(*item), items))
+
+    def persist(self, x_blocks, y_blocks):
+        indexed = list(zip(x_blocks, y_blocks, range(len(x_blocks))))
+        if any(_is_delayed(xb) or _is_delayed(yb) for xb, yb, _ in indexed):
+            import dask
+
+            tasks = [
+                dask.delayed(_prepare_partition, pure=False)(xb, yb, i)
+                for xb, yb, i in indexed
+            ]
+            return list(dask.compute(*tasks, scheduler="threads"))
+        return self._map(_prepare_partition, indexed)
+
+    def transform(self, func, parts, common):
+        return self._map(func, [(part, *common) for part in parts])
+
+    def map(self, func, parts, per_part, common):
+        results = self._map(
+            func, [(part, *args, *common) for part, args in zip(parts, per_part)]
+        )
+        return [(result, []) for result in results]
+
+    def broadcast(self, obj):
+        return obj
+
+    def release(self, parts):
+        pass
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
+class ClientExecutor:
+    """A ``distributed.Client``: the partitions are persisted once, spread
+    round-robin over the workers, and stay there across epochs; each epoch
+    ships only the model, and a partition's epoch runs where it lives."""
+
+    def __init__(self, client):
+        self.client = client
+        self.addresses = sorted(client.scheduler_info().get("workers", {}))
+        self.n_workers = max(len(self.addresses), 1)
+        self.home = {}  # partition key -> worker address
+
+    def _where(self, i):
+        if not self.addresses:
+            return {}
+        return {
+            "workers": [self.addresses[i % len(self.addresses)]],
+            "allow_other_workers": True,
+        }
+
+    def persist(self, x_blocks, y_blocks):
+        import dask
+        from dask.delayed import Delayed
+
+        client = self.client
+        futures = []
+        for i, (xb, yb) in enumerate(zip(x_blocks, y_blocks)):
+            where = self._where(i)
+            if isinstance(xb, Delayed):
+                # computed (or moved) once onto its worker
+                task = dask.delayed(_prepare_partition, pure=False)(xb, yb, i)
+                future = client.compute(task, **where)
+            else:
+                # hash=False: a content-hashed key would be shared by identical
+                # partitions (repeated rows, all-zero blocks), so that one
+                # partition's release or move loses another's data
+                xb = client.scatter(xb, workers=where.get("workers"), hash=False)
+                if yb is not None:
+                    yb = client.scatter(yb, workers=where.get("workers"), hash=False)
+                future = client.submit(
+                    _prepare_partition, xb, yb, i, pure=False, **where
+                )
+            self.home[future.key] = where
+            futures.append(future)
+        return futures
+
+    def transform(self, func, parts, common):
+        client = self.client
+        new = []
+        for part in parts:
+            where = self.home.get(part.key, {})
+            future = client.submit(func, part, *common, pure=False, **where)
+            self.home[future.key] = where
+            new.append(future)
+        # wait for the new partitions before letting the old ones go
+        client.gather([client.submit(_done, f, pure=False) for f in new])
+        self.release(parts)
+        return new
+
+    def map(self, func, parts, per_part, common):
+        client = self.client
+        futures = [
+            client.submit(
+                _recording_warnings,
+                func,
+                part,
+                *args,
+                *common,
+                pure=False,
+                **self.home.get(part.key, {}),
+            )
+            for part, args in zip(parts, per_part)
+        ]
+        try:
+            return client.gather(futures)
+        finally:
+            for future in futures:
+                future.release()
+
+    def broadcast(self, obj):
+        # in a list: a dict would be scattered value by value
+        (future,) = self.client.scatter([obj], broadcast=True, hash=False)
+        return future
+
+    def release(self, parts):
+        for part in parts:
+            self.home.pop(part.key, None)
+            part.release()
+
+    def close(self):
+        pass
+
+
+def _done(_):
+    return None
+
+
+def executor_for(client, n_jobs):
+    """The executor: threads when ``n_jobs`` is given or no Dask client runs
+    (``client=None`` and no default client), else the client's cluster."""
+    if n_jobs is not None:
+        if client is not None:
+            raise ValueError(
+                "Pass either client (run on a Dask cluster) or n_jobs (run on "
+                "threads in this process), not both."
+            )
+        return ThreadExecutor(n_jobs)
+    if client is None:
+        # no default client without the distributed package imported: the
+        # threaded mode does not import Dask
+        distributed = sys.modules.get("distributed")
+        if distributed is None:
+            return ThreadExecutor()
+        try:
+            client = distributed.default_client()
+        except ValueError:
+            return ThreadExecutor()
+    return ClientExecutor(client)
