@@ -190,6 +190,30 @@ def _epoch(
         raise MemoryError()
     if full:
         memset(xbuf, 0, n_buf * sizeof(double))
+    cdef PairCtx ctx
+    ctx.full = full
+    ctx.Sf = Sf
+    ctx.Sd = Sd
+    ctx.G = G
+    ctx.blk = blk
+    ctx.n_blas = n_blas
+    ctx.uplo = uplo
+    ctx.xbuf = xbuf
+    ctx.sx_a = sx_a
+    ctx.sx_b = sx_b
+    ctx.n_features = n_features
+    ctx.Dp = Dp
+    ctx.intercept = intercept
+    ctx.W0 = W0
+    ctx.U0 = U0
+    ctx.b = &b[0]
+    ctx.bu = &bu[0] if averaging else NULL
+    ctx.K = K
+    ctx.averaging = averaging
+    ctx.average_start = average_start
+    ctx.step = step
+    ctx.phi = phi
+    ctx.param = param
 
     with nogil:
         for n in range(n_rows):
@@ -314,47 +338,9 @@ def _epoch(
                 sort_pairs(cand, n_cand)
                 if rule == SecondOrderRule.SO_SINGLE:
                     n_cand = 1 if n_cand > 0 else 0
-                vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo, xbuf, sx_a,
-                              row_data, row_ind, nnz, n_features, intercept)
-                for j in range(n_cand):
-                    r = cand[j].k
-                    vr = _sigma_x(full, Sf, Sd, r, G, blk, n_blas, uplo, xbuf, sx_b,
-                                  row_data, row_ind, nnz, n_features, intercept)
-                    m = scores[y] - scores[r]
-                    v = vy + vr
-                    loss = cw_loss(step, m, v, phi)
-                    if j == 0:
-                        loss_out[0] += loss
-                    cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
-                    if not (alpha > 0.0 or beta > 0.0):
-                        continue
-                    if not stepped:
-                        avg_coef = _avg(averaging, t, average_start)
-                    stepped = True
-                    overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
-                                      K, y, alpha, avg_coef, sx_a,
-                                      row_ind, nnz, n_features, intercept)
-                    overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
-                                      K, r, -alpha, avg_coef, sx_b,
-                                      row_ind, nnz, n_features, intercept)
-                    _cov(full, Sf, Sd, y, G, blk, n_blas, uplo, beta, sx_a,
-                         row_ind, nnz, n_features, intercept)
-                    _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
-                         row_ind, nnz, n_features, intercept)
-                    if j + 1 < n_cand:
-                        # the next pair sees the mean and covariance this one left
-                        scores[y] += alpha * vy
-                        if full:
-                            # Sigma' x = (1 - beta v) Sigma x for the rank-one
-                            # update; it does not hold for the diagonal one
-                            for p in range(Dp):
-                                sx_a[p] *= 1.0 - beta * vy
-                            vy = vy - beta * vy * vy
-                        else:
-                            vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo,
-                                          xbuf, sx_a, row_data, row_ind, nnz,
-                                          n_features, intercept)
-                        # the remaining scores of the other classes are unchanged
+                stepped = cw_sequential_steps(&ctx, row_data, row_ind, nnz, scores, y,
+                                              cand, n_cand, w_i, t, &loss, &overflow)
+                loss_out[0] += loss
 
             if full and not dense:
                 for p in range(nnz):
@@ -455,3 +441,104 @@ cdef inline void _cov(
         Sd[row_ind[p] * G + g] -= beta * sx[p] * sx[p]
     if intercept != 0.0:
         Sd[n_features * G + g] -= beta * sx[nnz] * sx[nnz]
+
+
+cdef struct PairCtx:
+    # what the pair rules read and update besides the row: the covariance
+    # blocks (full or diagonal), the means, the averaging accumulators, the
+    # work buffers and the rule's parameters
+    bint full
+    double *Sf
+    double *Sd
+    Py_ssize_t G
+    Py_ssize_t blk
+    int n_blas
+    char *uplo
+    double *xbuf
+    double *sx_a
+    double *sx_b
+    Py_ssize_t n_features
+    Py_ssize_t Dp
+    double intercept
+    double *W0
+    double *U0
+    double *b
+    double *bu
+    Py_ssize_t K
+    bint averaging
+    long long average_start
+    int step
+    double phi
+    double param
+
+
+cdef inline bint cw_sequential_steps(
+    PairCtx *c,
+    const double *row_data,
+    const index_t *row_ind,
+    Py_ssize_t nnz,
+    double *scores,
+    Py_ssize_t y,
+    const Cand *cand,
+    Py_ssize_t n_cand,
+    double w_i,
+    long long t,
+    double *loss_out,
+    bint *overflow,
+) noexcept nogil:
+    """The sequential multiclass CW rule (k = inf; Crammer, Dredze and
+    Pereira 2009): single-constraint CW pair steps (y, r) against every wrong
+    class r of ``cand`` in turn (sorted by :func:`sort_pairs`, highest score
+    first), each step seeing the mean and covariance the previous one left:
+    the score of y and ``Sigma_y x`` are refreshed after each step (exactly
+    ``(1 - beta v) Sigma x`` for the full covariance's rank-one update; the
+    diagonal covariance's ``Sigma_y x`` is recomputed).  The scores of the
+    other classes are unchanged by a pair step on (y, r).  With ``n_cand`` 1
+    (the top-scoring rival only) it is the single-constraint rule.
+
+    ``loss_out[0]`` receives the loss of the first pair, measured before any
+    step; returns whether any step moved the state (``overflow`` set when a
+    mean stopped being finite)."""
+    cdef Py_ssize_t j, p, r
+    cdef double vy, vr, m, v, alpha, beta, avg_coef = 0.0
+    cdef bint stepped = False
+    cdef bint full = c.full
+    loss_out[0] = 0.0
+    vy = _sigma_x(full, c.Sf, c.Sd, y, c.G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_a,
+                  row_data, row_ind, nnz, c.n_features, c.intercept)
+    for j in range(n_cand):
+        r = cand[j].k
+        vr = _sigma_x(full, c.Sf, c.Sd, r, c.G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_b,
+                      row_data, row_ind, nnz, c.n_features, c.intercept)
+        m = scores[y] - scores[r]
+        v = vy + vr
+        if j == 0:
+            loss_out[0] = cw_loss(c.step, m, v, c.phi)
+        cw_pair_step(c.step, m, v, c.phi, c.param, w_i, &alpha, &beta)
+        if not (alpha > 0.0 or beta > 0.0):
+            continue
+        if not stepped:
+            avg_coef = _avg(c.averaging, t, c.average_start)
+        stepped = True
+        overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, c.K, y, alpha, avg_coef,
+                             c.sx_a, row_ind, nnz, c.n_features, c.intercept)
+        overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, c.K, r, -alpha, avg_coef,
+                             c.sx_b, row_ind, nnz, c.n_features, c.intercept)
+        _cov(full, c.Sf, c.Sd, y, c.G, c.blk, c.n_blas, c.uplo, beta, c.sx_a,
+             row_ind, nnz, c.n_features, c.intercept)
+        _cov(full, c.Sf, c.Sd, r, c.G, c.blk, c.n_blas, c.uplo, beta, c.sx_b,
+             row_ind, nnz, c.n_features, c.intercept)
+        if j + 1 < n_cand:
+            # the next pair sees the mean and covariance this one left
+            scores[y] += alpha * vy
+            if full:
+                # Sigma' x = (1 - beta v) Sigma x for the rank-one update; it
+                # does not hold for the diagonal one
+                for p in range(c.Dp):
+                    c.sx_a[p] *= 1.0 - beta * vy
+                vy = vy - beta * vy * vy
+            else:
+                vy = _sigma_x(full, c.Sf, c.Sd, y, c.G, c.blk, c.n_blas, c.uplo,
+                              c.xbuf, c.sx_a, row_data, row_ind, nnz,
+                              c.n_features, c.intercept)
+    return stepped
