@@ -502,43 +502,59 @@ cdef inline bint cw_sequential_steps(
     cdef Py_ssize_t j, p, r
     cdef double vy, vr, m, v, alpha, beta, avg_coef = 0.0
     cdef bint stepped = False
+    # the context's fields in locals: the updates write through double
+    # pointers, which could otherwise alias them and force reloads
     cdef bint full = c.full
+    cdef double *Sf = c.Sf
+    cdef double *Sd = c.Sd
+    cdef Py_ssize_t G = c.G, blk = c.blk, K = c.K, Dp = c.Dp
+    cdef Py_ssize_t n_features = c.n_features
+    cdef int n_blas = c.n_blas, step = c.step
+    cdef char *uplo = c.uplo
+    cdef double *xbuf = c.xbuf
+    cdef double *sx_a = c.sx_a
+    cdef double *sx_b = c.sx_b
+    cdef double intercept = c.intercept, phi = c.phi, param = c.param
+    cdef double *W0 = c.W0
+    cdef double *U0 = c.U0
+    cdef double *b = c.b
+    cdef double *bu = c.bu
     loss_out[0] = 0.0
-    vy = _sigma_x(full, c.Sf, c.Sd, y, c.G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_a,
-                  row_data, row_ind, nnz, c.n_features, c.intercept)
+    vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo, xbuf, sx_a,
+                  row_data, row_ind, nnz, n_features, intercept)
     for j in range(n_cand):
         r = cand[j].k
-        vr = _sigma_x(full, c.Sf, c.Sd, r, c.G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_b,
-                      row_data, row_ind, nnz, c.n_features, c.intercept)
+        vr = _sigma_x(full, Sf, Sd, r, G, blk, n_blas, uplo, xbuf, sx_b,
+                      row_data, row_ind, nnz, n_features, intercept)
         m = scores[y] - scores[r]
         v = vy + vr
         if j == 0:
-            loss_out[0] = cw_loss(c.step, m, v, c.phi)
-        cw_pair_step(c.step, m, v, c.phi, c.param, w_i, &alpha, &beta)
+            loss_out[0] = cw_loss(step, m, v, phi)
+        cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
         if not (alpha > 0.0 or beta > 0.0):
             continue
         if not stepped:
             avg_coef = _avg(c.averaging, t, c.average_start)
         stepped = True
-        overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, c.K, y, alpha, avg_coef,
-                             c.sx_a, row_ind, nnz, c.n_features, c.intercept)
-        overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, c.K, r, -alpha, avg_coef,
-                             c.sx_b, row_ind, nnz, c.n_features, c.intercept)
-        _cov(full, c.Sf, c.Sd, y, c.G, c.blk, c.n_blas, c.uplo, beta, c.sx_a,
-             row_ind, nnz, c.n_features, c.intercept)
-        _cov(full, c.Sf, c.Sd, r, c.G, c.blk, c.n_blas, c.uplo, beta, c.sx_b,
-             row_ind, nnz, c.n_features, c.intercept)
+        overflow[0] |= _mean(full, W0, U0, b, bu, K, y, alpha, avg_coef,
+                             sx_a, row_ind, nnz, n_features, intercept)
+        overflow[0] |= _mean(full, W0, U0, b, bu, K, r, -alpha, avg_coef,
+                             sx_b, row_ind, nnz, n_features, intercept)
+        _cov(full, Sf, Sd, y, G, blk, n_blas, uplo, beta, sx_a,
+             row_ind, nnz, n_features, intercept)
+        _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
+             row_ind, nnz, n_features, intercept)
         if j + 1 < n_cand:
             # the next pair sees the mean and covariance this one left
             scores[y] += alpha * vy
             if full:
                 # Sigma' x = (1 - beta v) Sigma x for the rank-one update; it
                 # does not hold for the diagonal one
-                for p in range(c.Dp):
-                    c.sx_a[p] *= 1.0 - beta * vy
+                for p in range(Dp):
+                    sx_a[p] *= 1.0 - beta * vy
                 vy = vy - beta * vy * vy
             else:
-                vy = _sigma_x(full, c.Sf, c.Sd, y, c.G, c.blk, c.n_blas, c.uplo,
-                              c.xbuf, c.sx_a, row_data, row_ind, nnz,
-                              c.n_features, c.intercept)
+                vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo,
+                              xbuf, sx_a, row_data, row_ind, nnz,
+                              n_features, intercept)
     return stepped
