@@ -887,7 +887,7 @@ class BaseOnlineLinear(BaseEstimator):
             Initialises, prepares blocks for, runs bare epochs on, reads,
             publishes and mixes the learned state of this estimator.
         """
-        return LinearState(self)
+        return LinearState(self, epochs=_LinearEpochs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

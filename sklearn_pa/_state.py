@@ -23,7 +23,7 @@ protocol for it; the distributed modules do not change.
 One implementation per family: :class:`LinearState` (the first-order linear
 learners, averaged or not), :class:`SecondOrderState` (CW, AROW, SCW, with
 Gaussian mixing) and :class:`OneClassState` here, and ``BayesPointState``
-beside the Bayes point machine (``sklearn_pa/_bayes_point.py``).
+in ``sklearn_pa/_state_bayes.py`` (the Bayes point machine).
 """
 
 import copy
@@ -33,11 +33,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
 
+from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels._rules import SecondOrderRule
 from ._mixing import linear_mix, mix_second_order_gaussian
 
 __all__ = [
-    "EpochStats",
+    "BlockEpochStats",
     "LearnerState",
     "LinearState",
     "OneClassState",
@@ -47,22 +48,77 @@ __all__ = [
 
 
 @dataclass
-class EpochStats:
-    """What one bare epoch over a block reports.
+class BlockEpochStats(EpochStats):
+    """What one bare epoch over a block reports: the family adapter's
+    :class:`~sklearn_pa._engine.EpochStats`, its loss summed over the
+    one-vs-rest columns, and the number of terms of that loss.
 
     Attributes
     ----------
-    n_updates : int
-        Rows (or copies of rows) that moved the model.
-    loss : float
-        Summed loss of the epoch.
     n_rows : int
-        Number of terms in ``loss`` (the mean loss is ``loss / n_rows``).
+        Number of terms in ``loss`` (the mean loss is ``loss / n_rows``):
+        the rows of the block, or what the family counts instead (the
+        labeled rows times the copies of a Bayes point machine).
     """
 
-    n_updates: int
-    loss: float
-    n_rows: int
+    n_rows: int = 0
+
+
+class _Quiet:
+    """What the epoch driver reads of an estimator, for one bare epoch of a
+    partition: no stopping rule, no verbose line; the history it writes
+    stays here, away from the estimator."""
+
+    tol = None
+    n_iter_no_change = 1
+    verbose = 0
+
+
+class _Recorder(EpochAdapter):
+    """A family adapter whose last :class:`EpochStats` is kept."""
+
+    def __init__(self, adapter):
+        self.adapter = adapter
+        self.n_loss = adapter.n_loss
+        self.skipped_reason = adapter.skipped_reason
+        self.overflow_message = adapter.overflow_message
+        self.stats = None
+
+    def run(self, order, t):
+        self.stats = self.adapter.run(order, t)
+        return self.stats
+
+    def failed(self):
+        self.adapter.failed()
+
+
+def one_pass(adapter, n_rows, rng, *, shuffle, t_start, n_loss_rows=None):
+    """One pass of a family adapter over the ``n_rows`` rows of a block, run
+    by the epoch driver as one ``partial_fit`` call runs it (the same row
+    order drawn from ``rng``, the same skipped-row warning and overflow
+    error); returns the sample counter after it and a
+    :class:`BlockEpochStats`."""
+    recorder = _Recorder(adapter)
+    run = run_epochs(
+        _Quiet(),
+        recorder,
+        train_idx=np.arange(n_rows, dtype=np.int64),
+        max_iter=1,
+        rng=rng,
+        shuffle=shuffle,
+        stopping=False,
+        t_start=t_start,
+        n_rows_per_epoch=n_loss_rows,
+    )
+    stats = recorder.stats
+    return run.t, BlockEpochStats(
+        loss=float(np.sum(stats.loss)),
+        n_updates=int(stats.n_updates),
+        mistakes=int(stats.mistakes),
+        n_skipped=int(stats.n_skipped),
+        overflow=bool(stats.overflow),
+        n_rows=int(n_rows if n_loss_rows is None else n_loss_rows),
+    )
 
 
 @dataclass
@@ -110,7 +166,7 @@ def _copy_state(state):
 
 def _epoch_stats(estimator):
     (n_updates, loss, n_rows) = estimator.__dict__.pop("_epoch_stats")[0]
-    return EpochStats(n_updates=n_updates, loss=loss, n_rows=n_rows)
+    return BlockEpochStats(loss=loss, n_updates=n_updates, n_rows=n_rows)
 
 
 def summed_count(prior, values):
@@ -129,6 +185,12 @@ class LearnerState:
     ----------
     estimator : estimator instance
         The estimator whose state this is.
+    epochs : type, default=None
+        The family's epoch adapter (an :class:`~sklearn_pa._engine.EpochAdapter`
+        subclass): :meth:`prepare` builds what it needs once and
+        :meth:`epoch` runs it for one pass.  ``None`` (a state subclass
+        given no adapter) runs the family's ``partial_fit`` internals
+        instead.
 
     Attributes
     ----------
@@ -161,8 +223,9 @@ class LearnerState:
     needs_y = True
     unlabeled_marker = None
 
-    def __init__(self, estimator):
+    def __init__(self, estimator, *, epochs=None):
         self.estimator = estimator
+        self.epochs = epochs
 
     @property
     def classifier(self):
@@ -215,7 +278,8 @@ class LearnerState:
             What :meth:`epoch` reads.
         """
         X, y, sample_weight = self._validate(X, y, sample_weight)
-        return PreparedBlock(X, self._encode(y), sample_weight, self._extra(X))
+        y = self._encode(y)
+        return PreparedBlock(X, y, sample_weight, self._extra(X, y, sample_weight))
 
     def _validate(self, X, y, sample_weight):
         """The estimator's own validation of a batch, as ``partial_fit``
@@ -226,7 +290,9 @@ class LearnerState:
     def _encode(self, y):
         return y
 
-    def _extra(self, X):
+    def _extra(self, X, y, sample_weight):
+        """What the family's epochs need of a block, computed once (the
+        family adapter built over the block's rows and labels)."""
         return {}
 
     def epoch(self, block, state, rng):
@@ -249,6 +315,8 @@ class LearnerState:
         stats : EpochStats
             The epoch's number of updates and loss.
         """
+        if self.epochs is not None:
+            return self._adapter_epoch(block, _copy_state(state), rng)
         est = copy.copy(self.estimator)
         # the template's buffers and lists are not the copy's to write into
         est.__dict__.pop("_average_coef_buffer", None)
@@ -310,6 +378,30 @@ class LearnerState:
         """
         raise NotImplementedError
 
+    def reducible(self, rule):
+        """Whether the mix under ``rule`` is a weighted sum of per-state
+        terms (:meth:`mix_terms`), which can then be summed pairwise where
+        the states live instead of gathering every state.  A subclass that
+        overrides :meth:`mix` is gathered unless it says otherwise."""
+        return False
+
+    def mix_terms(self, state, weight, rule):
+        """The terms one state adds to a reducible mix (see
+        :meth:`reducible`): a dict of arrays and numbers, summed key by key
+        by :meth:`add_terms` and turned into the mixed state by
+        :meth:`finish_mix`."""
+        raise NotImplementedError
+
+    @staticmethod
+    def add_terms(a, b):
+        """The key-by-key sum of two dicts of :meth:`mix_terms`."""
+        return {k: (None if a[k] is None else a[k] + b[k]) for k in a}
+
+    def finish_mix(self, total, *, prior, rule="uniform"):
+        """The mixed state from the summed :meth:`mix_terms` of every
+        partition (equal, up to rounding, to :meth:`mix`)."""
+        raise NotImplementedError
+
     # -------------------------------------------------------------- hooks
     def _set_on(self, est, state):
         raise NotImplementedError
@@ -318,7 +410,12 @@ class LearnerState:
         raise NotImplementedError
 
     def _run_epoch(self, est, block, rng):
-        """The family's single-epoch internals (the one place to repoint)."""
+        """The family's single-epoch internals, without an adapter."""
+        raise NotImplementedError
+
+    def _adapter_epoch(self, block, state, rng):
+        """One pass of the block's adapter from ``state`` (a copy, updated
+        in place): ``(state, BlockEpochStats)``."""
         raise NotImplementedError
 
 
@@ -364,6 +461,43 @@ class LinearState(LearnerState):
 
     def _initial_extra(self, est, n_features, state):
         return state
+
+    def _extra(self, X, y, sample_weight):
+        if self.epochs is None:
+            return {}
+        est = self.estimator
+        n_columns = est._n_columns()
+        W, b = np.zeros((X.shape[1], n_columns)), np.zeros(n_columns)
+        U = bu = None
+        if est.average:
+            U, bu = np.zeros_like(W), np.zeros_like(b)
+        # the row view, the encoded labels and the label arrays, once; each
+        # epoch points a copy of it at the state's arrays
+        return {"adapter": self.epochs(est, X, y, sample_weight, W, b, U, bu, None)}
+
+    def _adapter_epoch(self, block, state, rng):
+        est = self.estimator
+        W, b, U, bu = state["W"], state["b"], state["U"], state["bu"]
+        if U is None and est.average:
+            U, bu = np.zeros_like(W), np.zeros_like(b)
+        n_columns = W.shape[1]
+        adapter = copy.copy(block.extra["adapter"])
+        adapter.W, adapter.b, adapter.U, adapter.bu = W, b, U, bu
+        adapter.U_ = U if U is not None else np.zeros((0, n_columns))
+        adapter.bu_ = bu if bu is not None else np.zeros(0)
+        adapter.avg_start = est._average_start() if U is not None else 0
+        adapter.active = np.ones(n_columns, dtype=np.uint8)
+        adapter.t_stop = np.full(n_columns, -1, dtype=np.int64)
+        t, stats = one_pass(
+            adapter,
+            block.n_rows,
+            rng,
+            shuffle=est.shuffle,
+            t_start=int(state["t"]) - 1,
+        )
+        adapter.rescale_averages(t)
+        state.update(W=W, b=b, U=U, bu=bu, t=float(t) + 1.0)
+        return state, stats
 
     def _encode(self, y):
         if y is None:
@@ -438,7 +572,7 @@ class LinearState(LearnerState):
         if rule == "gaussian":
             weights = np.full(len(states), 1.0 / len(states))  # for the averages
         W = np.ascontiguousarray(W)
-        U = bu = None
+        avg = avg_b = None
         if all(s["U"] is not None for s in states):
             start = self.estimator._average_start()
             averages = [
@@ -447,12 +581,50 @@ class LinearState(LearnerState):
             ]
             avg = linear_mix([a[0] for a in averages], weights)
             avg_b = linear_mix([a[1] for a in averages], weights)
-            n_avg = t_new - start
+        return self._mixed(W, b, avg, avg_b, t_new, extra)
+
+    def _mixed(self, W, b, avg, avg_b, t_new, extra):
+        """The mixed state from its mixed weights and, when averaging, its
+        mixed averaged weights (whose accumulators it rebuilds)."""
+        U = bu = None
+        if avg is not None:
+            n_avg = t_new - self.estimator._average_start()
             if n_avg < 1:
                 U, bu = np.zeros_like(W), np.zeros_like(b)
             else:
                 U, bu = n_avg * (W - avg), n_avg * (b - avg_b)
         return {"W": W, "b": b, "U": U, "bu": bu, "t": t_new, **extra}
+
+    _summed = ()  # further state arrays mixed as weighted sums
+
+    def reducible(self, rule):
+        return rule in ("uniform", "updates") and type(self).mix is LinearState.mix
+
+    def mix_terms(self, state, weight, rule):
+        terms = {
+            "W": weight * state["W"],
+            "b": weight * state["b"],
+            "t": float(state["t"]),
+            "n": 1.0,
+            "avg": None,
+            "avg_b": None,
+        }
+        if state["U"] is not None:
+            start = self.estimator._average_start()
+            avg, avg_b = _averaged(
+                state["W"], state["b"], state["U"], state["bu"], state["t"], start
+            )
+            terms.update(avg=weight * avg, avg_b=weight * avg_b)
+        for name in self._summed:
+            terms[name] = weight * state[name]
+        return terms
+
+    def finish_mix(self, total, *, prior, rule="uniform"):
+        t0 = float(prior["t"])
+        t_new = t0 + (total["t"] - total["n"] * t0)
+        extra = {name: total[name] for name in self._summed}
+        W = np.ascontiguousarray(total["W"])
+        return self._mixed(W, total["b"], total["avg"], total["avg_b"], t_new, extra)
 
 
 class SecondOrderState(LinearState):
@@ -463,6 +635,7 @@ class SecondOrderState(LinearState):
 
     mixing_rules = ("uniform", "updates", "gaussian")
     default_mixing = "gaussian"
+    _summed = ("sigma",)  # (the Gaussian mix is not a weighted sum)
 
     def _initial_extra(self, est, n_features, state):
         binary = est.classes_.shape[0] == 2
@@ -517,7 +690,7 @@ class OneClassState(LearnerState):
         self._set_on(est, state)
         return state
 
-    def _extra(self, X):
+    def _extra(self, X, y, sample_weight):
         est = copy.copy(self.estimator)
         est._set_radius(X)
         return {"radius": est._radius}
@@ -553,6 +726,27 @@ class OneClassState(LearnerState):
         )
         est.t_ = float(t) + 1.0
         est._publish(center, extra)
+
+    def reducible(self, rule):
+        return type(self).mix is OneClassState.mix
+
+    def mix_terms(self, state, weight, rule):
+        return {
+            "center": weight * state["center"],
+            "extra": weight * state["extra"],
+            "radius": weight * state["radius"],
+            "t": float(state["t"]),
+            "n": 1.0,
+        }
+
+    def finish_mix(self, total, *, prior, rule="uniform"):
+        t0 = float(prior["t"])
+        return {
+            "center": np.ascontiguousarray(total["center"]),
+            "extra": total["extra"],
+            "radius": float(total["radius"]),
+            "t": t0 + (total["t"] - total["n"] * t0),
+        }
 
     def mix(self, states, weights, *, prior, rule="uniform"):
         return {

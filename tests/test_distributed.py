@@ -566,3 +566,63 @@ def test_identical_partitions_on_a_fresh_cluster(case):
             )
             np.testing.assert_array_equal(model.coef_, serial.coef_)
             np.testing.assert_array_equal(model.intercept_, serial.intercept_)
+
+
+TREE_CASES = [
+    (S.PassiveAggressiveClassifier(random_state=0), "multi", "uniform"),
+    (S.PassiveAggressiveClassifier(random_state=0, average=True), "multi", "updates"),
+    (S.PassiveAggressiveRegressor(random_state=0), "reg", "uniform"),
+    (S.SCWClassifier(random_state=0, average=True), "multi", "uniform"),
+    (S.PassiveAggressiveOneClass(random_state=0), "none", "uniform"),
+]
+
+
+@pytest.mark.parametrize(
+    "case", TREE_CASES, ids=[f"{_id(c[:2])}-{c[2]}" for c in TREE_CASES]
+)
+def test_tree_reduction_gives_the_gathered_mix(client, case, monkeypatch):
+    from sklearn_pa.distributed import _driver, _executors
+
+    est, kind, mixing = case
+    X, y = DATA[kind]
+    Xd = da.from_array(X, chunks=(60, -1))  # four partitions
+    yd = None if y is None else da.from_array(y, chunks=60)
+    made = []
+
+    def executor_for(*args):
+        made.append(_executors.executor_for(*args))
+        return made[-1]
+
+    monkeypatch.setattr(_driver, "executor_for", executor_for)
+    n_epochs, k = 3, 4
+    tree = fit_parameter_mixing(
+        est, Xd, yd, n_epochs=n_epochs, mixing=mixing, client=client
+    )
+    monkeypatch.setattr(_executors.ClientExecutor, "tree_reduce", False)
+    flat = fit_parameter_mixing(
+        est, Xd, yd, n_epochs=n_epochs, mixing=mixing, client=client
+    )
+    _assert_same_model(flat, tree)
+    assert tree.t_ == flat.t_
+    np.testing.assert_allclose(tree.loss_curve_, flat.loss_curve_, rtol=1e-12)
+    # the driver received one model per epoch instead of one per partition
+    assert made[0].models_received == n_epochs
+    assert made[1].models_received == k * n_epochs
+
+
+def test_gaussian_mixing_gathers_the_states(client, monkeypatch):
+    from sklearn_pa.distributed import _driver, _executors
+
+    made = []
+
+    def executor_for(*args):
+        made.append(_executors.executor_for(*args))
+        return made[-1]
+
+    monkeypatch.setattr(_driver, "executor_for", executor_for)
+    Xd = da.from_array(X3, chunks=(60, -1))
+    yd = da.from_array(Y3, chunks=60)
+    fit_parameter_mixing(
+        S.AROWClassifier(random_state=0), Xd, yd, n_epochs=2, client=client
+    )
+    assert made[0].models_received == 4 * 2

@@ -7,6 +7,7 @@ It reaches the estimator only through its state protocol
 """
 
 import copy
+import functools
 import numbers
 import time
 import warnings
@@ -14,10 +15,10 @@ import warnings
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target, unique_labels
 
+from .._engine import EpochAdapter, EpochStats, run_epochs
 from ._executors import executor_for
 from ._partitions import _blocks, _summarize_partition, _typical_value
 
@@ -104,6 +105,116 @@ def _epoch(block, rng, learner, state):
     tic = time.perf_counter()
     state, stats = learner.epoch(block, state, rng)
     return state, stats, rng, time.perf_counter() - tic
+
+
+def _mix_terms(learner, state, weight, *, rule):
+    return learner.mix_terms(state, weight, rule)
+
+
+def _add_terms(learner, a, b):
+    return learner.add_terms(a, b)
+
+
+# ------------------------------------------------------------- the rounds
+class _Monitor:
+    """What the epoch driver reads of an estimator (its stopping rule and
+    verbosity) and writes back (the training history), for the mixing
+    rounds: the estimator itself is the partitions' template."""
+
+    def __init__(self, *, tol, n_iter_no_change):
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.verbose = 0
+
+
+class _MixingRounds(EpochAdapter):
+    """One round of iterative parameter mixing as one epoch of the driver:
+    broadcast the mixed state, run the partitions' bare epochs where they
+    live, gather their states and mix them.
+
+    Its loss is the mean training loss over all the partitions (the driver
+    is told that an epoch has one row); ``history`` collects the timings of
+    each round for ``return_history``.
+    """
+
+    def __init__(self, executor, parts, rngs, learner, shipped, state, mixing):
+        self.executor, self.parts, self.rngs = executor, parts, rngs
+        self.learner, self.shipped = learner, shipped
+        self.state, self.mixing = state, mixing
+        self.history = []
+        self._last = {}
+
+    def run(self, order, t):
+        executor, learner = self.executor, self.learner
+        start = time.perf_counter()
+        handle = executor.broadcast(self.state)
+        driver = time.perf_counter() - start
+        per_part = [(rng,) for rng in self.rngs]
+        common = (self.shipped, handle)
+        tree = (
+            executor.tree_reduce
+            and len(self.parts) > 1
+            and learner.reducible(self.mixing)
+        )
+        if tree:
+            # the weighted states are summed pairwise on the workers
+            mixing = self.mixing
+            results, total = executor.map_reduce(
+                _epoch,
+                self.parts,
+                per_part,
+                common,
+                weights=lambda stats: _weights(stats, mixing),
+                terms=functools.partial(_mix_terms, rule=mixing),
+                add=_add_terms,
+                context=self.shipped,
+            )
+        else:
+            results = executor.map(_epoch, self.parts, per_part, common, models=True)
+        gathered = time.perf_counter()
+        for _, messages in results:
+            for message, category in messages:
+                warnings.warn(message, category, stacklevel=2)
+        stats = [r[0][1] for r in results]
+        self.rngs = [r[0][2] for r in results]
+        seconds = [r[0][3] for r in results]
+        if tree:
+            self.state = learner.finish_mix(total, prior=self.state, rule=self.mixing)
+        else:
+            states = [r[0][0] for r in results]
+            self.state = learner.mix(
+                states, _weights(stats, self.mixing), prior=self.state, rule=self.mixing
+            )
+            del states
+        del handle
+        objective = sum(s.loss for s in stats) / max(sum(s.n_rows for s in stats), 1)
+        n_updates = sum(s.n_updates for s in stats)
+        end = time.perf_counter()
+        driver += end - gathered
+        self.history.append(
+            {
+                "loss": objective,
+                "n_updates": n_updates,
+                "wall_time": end - start,
+                "kernel_time": max(seconds),
+                "kernel_time_total": sum(seconds),
+                "driver_time": driver,
+                "overhead": end - start - max(seconds),
+            }
+        )
+        self._last = {
+            "Partitions": len(self.parts),
+            "T": int(self.state["t"]) - 1,
+            "Slowest partition (s)": f"{max(seconds):.2f}",
+            "Driver (s)": f"{driver:.3f}",
+        }
+        return EpochStats(np.array([objective]), int(n_updates))
+
+    def publish(self):
+        self.learner.set(self.state)
+
+    def summary(self):
+        return self._last
 
 
 # ------------------------------------------------------------------ public
@@ -395,65 +506,26 @@ def _fit_parts(executor, held, learner, classes, n_epochs, mixing, verbose):
     )
     shipped = executor.broadcast(learner)
     parts = held["parts"] = executor.transform(_prepare_block, parts, (shipped,))
-    max_epochs = n_epochs if n_epochs is not None else est.max_iter
-    stopping = n_epochs is None and est.tol is not None
-    best, no_improve = np.inf, 0
-    tic = time.perf_counter()
-    n_iter = 0
-    history = []
-    for epoch in range(max_epochs):
-        start = time.perf_counter()
-        handle = executor.broadcast(state)
-        driver = time.perf_counter() - start
-        results = executor.map(
-            _epoch, parts, [(rng,) for rng in rngs], (shipped, handle)
-        )
-        gathered = time.perf_counter()
-        for _, messages in results:
-            for message, category in messages:
-                warnings.warn(message, category, stacklevel=2)
-        states = [r[0][0] for r in results]
-        stats = [r[0][1] for r in results]
-        rngs = [r[0][2] for r in results]
-        seconds = [r[0][3] for r in results]
-        state = learner.mix(states, _weights(stats, mixing), prior=state, rule=mixing)
-        del handle, states
-        n_iter = epoch + 1
-        objective = sum(s.loss for s in stats) / max(sum(s.n_rows for s in stats), 1)
-        n_updates = sum(s.n_updates for s in stats)
-        end = time.perf_counter()
-        driver += end - gathered
-        history.append(
-            {
-                "loss": objective,
-                "n_updates": n_updates,
-                "wall_time": end - start,
-                "kernel_time": max(seconds),
-                "kernel_time_total": sum(seconds),
-                "driver_time": driver,
-                "overhead": end - start - max(seconds),
-            }
-        )
-        if verbose:
-            print(
-                f"-- Epoch {n_iter}, Partitions: {k}, Avg. loss: {objective:.6f}, "
-                f"Updates: {n_updates}, T: {int(state['t']) - 1}, "
-                f"Time: {time.perf_counter() - tic:.2f} s (slowest partition "
-                f"{max(seconds):.2f} s, driver {driver:.3f} s)",
-                flush=True,
-            )
-        if stopping:
-            no_improve = no_improve + 1 if objective > best - est.tol else 0
-            best = min(best, objective)
-            if no_improve >= est.n_iter_no_change:
-                break
-    model = learner.set(state, random_state=rngs[0])
-    model.n_iter_ = n_iter
-    model.loss_curve_ = [epoch["loss"] for epoch in history]
-    if stopping and n_iter == max_epochs:
-        warnings.warn(
-            "Maximum number of iteration reached before convergence. Consider "
-            "increasing max_iter to improve the fit.",
-            ConvergenceWarning,
-        )
-    return model, history
+    rounds = _MixingRounds(executor, parts, rngs, learner, shipped, state, mixing)
+    # the rounds run on the package's one epoch driver: the stopping rule on
+    # the training loss, the ConvergenceWarning, the verbose lines and the
+    # loss_curve_ are those of every serial fit
+    monitor = _Monitor(
+        tol=getattr(est, "tol", None),
+        n_iter_no_change=getattr(est, "n_iter_no_change", 1),
+    )
+    monitor.verbose = 2 if verbose else 0
+    run = run_epochs(
+        monitor,
+        rounds,
+        train_idx=np.arange(k, dtype=np.int64),
+        max_iter=n_epochs if n_epochs is not None else est.max_iter,
+        rng=None,
+        shuffle=False,
+        stopping=n_epochs is None,
+        n_rows_per_epoch=1,  # a round reports its mean loss
+    )
+    model = learner.set(rounds.state, random_state=rounds.rngs[0])
+    model.n_iter_ = run.n_iter
+    model.loss_curve_ = monitor.loss_curve_
+    return model, rounds.history

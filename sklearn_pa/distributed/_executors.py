@@ -11,7 +11,9 @@ Two executors with one interface:
 ``persist`` converts and checks the raw blocks where they will live;
 ``transform`` replaces every partition by a function of it (the prepared
 block), on the same worker; ``map`` runs a function on every partition and
-returns the results with the warnings it raised; ``broadcast`` makes an
+returns the results with the warnings it raised (``models=True``: results
+holding a model each, counted by the client executor); ``map_reduce`` (client
+only) sums the models pairwise on the workers instead; ``broadcast`` makes an
 object (the learner, the state) available to every worker once; ``release``
 lets partitions go and ``close`` ends the executor.
 """
@@ -48,6 +50,10 @@ class ThreadExecutor:
         Number of threads (``os.cpu_count()`` when None).
     """
 
+    #: whether mixes that are weighted sums are summed in a binary tree
+    #: (:meth:`map_reduce`) rather than in the order of the partitions
+    tree_reduce = True
+
     def __init__(self, n_jobs=None):
         self.n_workers = int(n_jobs) if n_jobs else (os.cpu_count() or 1)
         self._pool = None
@@ -75,11 +81,23 @@ class ThreadExecutor:
     def transform(self, func, parts, common):
         return self._map(func, [(part, *common) for part in parts])
 
-    def map(self, func, parts, per_part, common):
+    def map(self, func, parts, per_part, common, *, models=False):
         results = self._map(
             func, [(part, *args, *common) for part, args in zip(parts, per_part)]
         )
         return [(result, []) for result in results]
+
+    def map_reduce(
+        self, func, parts, per_part, common, *, weights, terms, add, context
+    ):
+        """As :meth:`ClientExecutor.map_reduce`, in this process: the sums
+        are taken in the same binary tree, so that threads and a cluster
+        give the same model to the last bit."""
+        results = self.map(func, parts, per_part, common)
+        w = weights([result[1] for result, _ in results])
+        leaves = [terms(context, result[0], wi) for (result, _), wi in zip(results, w)]
+        total = _tree_sum(leaves, lambda a, b: add(context, a, b))
+        return [((None, *result[1:]), messages) for result, messages in results], total
 
     def broadcast(self, obj):
         return obj
@@ -98,11 +116,18 @@ class ClientExecutor:
     round-robin over the workers, and stay there across epochs; each epoch
     ships only the model, and a partition's epoch runs where it lives."""
 
+    #: whether mixes that are weighted sums are summed on the workers
+    #: (:meth:`map_reduce`) rather than gathered
+    tree_reduce = True
+
     def __init__(self, client):
         self.client = client
         self.addresses = sorted(client.scheduler_info().get("workers", {}))
         self.n_workers = max(len(self.addresses), 1)
         self.home = {}  # partition key -> worker address
+        # the models (a partition's state, or the sum of a map_reduce) the
+        # driver has received
+        self.models_received = 0
 
     def _where(self, i):
         if not self.addresses:
@@ -151,7 +176,7 @@ class ClientExecutor:
         self.release(parts)
         return new
 
-    def map(self, func, parts, per_part, common):
+    def map(self, func, parts, per_part, common, *, models=False):
         client = self.client
         futures = [
             client.submit(
@@ -166,10 +191,75 @@ class ClientExecutor:
             for part, args in zip(parts, per_part)
         ]
         try:
-            return client.gather(futures)
+            results = client.gather(futures)
+            if models:
+                self.models_received += len(results)
+            return results
         finally:
             for future in futures:
                 future.release()
+
+    def map_reduce(
+        self, func, parts, per_part, common, *, weights, terms, add, context
+    ):
+        """``map`` whose results' first items (the partitions' states) stay
+        on the workers: the rest of each result is gathered, ``weights``
+        of the list of their second items gives each state's weight, and
+        ``terms(context, state, weight)`` of every partition are summed
+        with ``add(context, a, b)`` pairwise on the workers (a binary tree
+        of tasks), so that the driver receives one summed object instead of
+        one state per partition.  Returns the results without their states, with the
+        warnings raised, and the sum."""
+        client = self.client
+        futures = [
+            client.submit(
+                _recording_warnings,
+                func,
+                part,
+                *args,
+                *common,
+                pure=False,
+                **self.home.get(part.key, {}),
+            )
+            for part, args in zip(parts, per_part)
+        ]
+        tasks = list(futures)
+        try:
+            heads = [client.submit(_without_state, f, pure=False) for f in futures]
+            tasks += heads
+            heads = client.gather(heads)
+            w = weights([head[0][1] for head in heads])
+            leaves = [
+                client.submit(
+                    _terms,
+                    f,
+                    wi,
+                    terms,
+                    context,
+                    pure=False,
+                    **self.home.get(p.key, {}),
+                )
+                for f, wi, p in zip(futures, w, parts)
+            ]
+            tasks += leaves
+            root = self._tree(leaves, add, context, tasks)
+            total = client.gather(root)
+            self.models_received += 1
+            return heads, total
+        finally:
+            for future in tasks:
+                future.release()
+
+    def _tree(self, futures, add, context, tasks):
+        """The pairwise sum of ``futures`` as a binary tree of tasks (the
+        tree of :func:`_tree_sum`)."""
+
+        def submit(left, right):
+            node = self.client.submit(add, context, left, right, pure=False)
+            tasks.append(node)
+            return node
+
+        return _tree_sum(futures, submit)
 
     def broadcast(self, obj):
         # in a list: a dict would be scattered value by value
@@ -187,6 +277,26 @@ class ClientExecutor:
 
 def _done(_):
     return None
+
+
+def _tree_sum(items, add):
+    """``add`` applied pairwise over ``items`` as a balanced binary tree:
+    the left half's sum plus the right half's."""
+    if len(items) == 1:
+        return items[0]
+    mid = len(items) // 2
+    return add(_tree_sum(items[:mid], add), _tree_sum(items[mid:], add))
+
+
+def _without_state(recorded):
+    """A recorded result whose first item (the state) is left out."""
+    result, messages = recorded
+    return (None, *result[1:]), messages
+
+
+def _terms(recorded, weight, terms, context):
+    """``terms(context, state, weight)`` of a recorded result's state."""
+    return terms(context, recorded[0][0], weight)
 
 
 def executor_for(client, n_jobs):
