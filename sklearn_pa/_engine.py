@@ -32,7 +32,8 @@ The adapters, one per family:
   MIRA, multilabel ranking, the gradient regressors), one compiled epoch,
   one-vs-rest columns that stop one by one, column blocks in threads;
 - ``_confidence_weighted._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
-- ``_bayes_point._BayesPointEpochs``: the copies of the Bayes point machine;
+- ``_bayes_point_epochs._BayesPointEpochs``: the copies of the Bayes point
+  machine;
 - ``_kernel._KernelEpochs``: kernel PA and its support set;
 - ``_one_class._UniclassEpochs``: the one-class PA ball;
 - ``sequence._structured._SequenceEpochs``: the sequence taggers.
