@@ -36,7 +36,7 @@ The adapters, one per family:
   machine;
 - ``_kernel._KernelEpochs``: kernel PA and its support set;
 - ``_one_class._UniclassEpochs``: the one-class PA ball;
-- ``sequence._structured._SequenceEpochs``: the sequence taggers.
+- ``sequence._base._SequenceEpochs``: the sequence taggers.
 
 The driver is plain Python, called once per epoch: it never touches a row.
 """
