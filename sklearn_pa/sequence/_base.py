@@ -13,12 +13,13 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
+from sklearn.model_selection import ShuffleSplit
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import atomic_update, check_state_array
-from .._engine import EpochAdapter, EpochStats, run_epochs
+from .._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from .._kernels import _sequence
 from ._validation import stack_labels, stack_sequences
 
@@ -38,6 +39,9 @@ class _SequenceEpochs(EpochAdapter):
         stats = self.estimator._run_epoch(self.batch, self.labels, order)
         errors = stats["errors"]
         return EpochStats(np.array([float(errors)]), stats["updates"], errors)
+
+    def publish(self):
+        self.estimator._set_public()
 
     def summary(self):
         est = self.estimator
@@ -70,6 +74,8 @@ class _BaseSequenceTagger(BaseEstimator):
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
     }
 
     def __sklearn_pa_state__(self):
@@ -220,19 +226,65 @@ class _BaseSequenceTagger(BaseEstimator):
         return empty, empty
 
     # --------------------------------------------------------------- fitting
-    def _epochs(self, batch, labels, n_epochs, rng, *, partial_fit=False):
-        """Run ``n_epochs`` passes over the sequences through the epoch
-        driver (:func:`sklearn_pa._engine.run_epochs`); ``loss_curve_``
-        receives each pass's fraction of mispredicted sequences."""
-        n_seq = batch.offsets.shape[0] - 1
+    def _validation_split(self, X, y, n_seq):
+        """(train_idx, validation) of a ``fit``: without ``early_stopping``,
+        every sequence trains and ``validation`` is None; with it, a
+        ``validation_fraction`` of the whole sequences is held out (a
+        ``ShuffleSplit`` seeded by ``random_state``, as scikit-learn's SGD
+        estimators split their rows), never trained on, and ``validation``
+        scores the published model on them with :meth:`score`."""
+        if not self.early_stopping:
+            return np.arange(n_seq, dtype=np.int64), None
+        cv = ShuffleSplit(
+            n_splits=1,
+            test_size=self.validation_fraction,
+            random_state=self.random_state,
+        )
+        try:
+            train_idx, val_idx = next(cv.split(np.zeros((n_seq, 1))))
+        except ValueError:
+            train_idx = val_idx = np.zeros(0, dtype=np.int64)
+        if train_idx.shape[0] == 0 or val_idx.shape[0] == 0:
+            raise ValueError(
+                f"Splitting {n_seq} sequences with validation_fraction="
+                f"{self.validation_fraction!r} leaves no training or no "
+                "validation sequence; change validation_fraction, add "
+                "sequences, or set early_stopping=False."
+            )
+        train_idx = np.sort(train_idx).astype(np.int64)
+        return train_idx, validation_scorer(self, X, y, None, val_idx)
+
+    def _score_for_stopping(self, X, y, sample_weight):
+        return self.score(X, y)
+
+    def _epochs(
+        self,
+        batch,
+        labels,
+        n_epochs,
+        rng,
+        *,
+        partial_fit=False,
+        train_idx=None,
+        validation=None,
+    ):
+        """Run ``n_epochs`` passes over the sequences ``train_idx`` (all by
+        default) through the epoch driver
+        (:func:`sklearn_pa._engine.run_epochs`); ``loss_curve_`` receives
+        each pass's fraction of mispredicted sequences, and
+        ``validation_scores_`` the scores of ``validation`` (early
+        stopping)."""
+        if train_idx is None:
+            train_idx = np.arange(batch.offsets.shape[0] - 1, dtype=np.int64)
         run = run_epochs(
             self,
             _SequenceEpochs(self, batch, labels),
-            train_idx=np.arange(n_seq, dtype=np.int64),
+            train_idx=train_idx,
             max_iter=n_epochs,
             rng=rng,
             shuffle=self.shuffle,
             stopping=not partial_fit,
+            validation=validation,
             partial_fit=partial_fit,
         )
         self.n_iter_ += run.n_iter
@@ -257,13 +309,24 @@ class _BaseSequenceTagger(BaseEstimator):
         self : object
             Fitted estimator.
         """
+        if self.early_stopping:  # the held-out sequences are indexed
+            X, y = list(X), list(y)
         with atomic_update(self):
             batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
             self._check_params(classes)
             self._check_workspace(batch, classes)
+            n_seq = batch.offsets.shape[0] - 1
+            train_idx, validation = self._validation_split(X, y, n_seq)
             self._reset(classes, batch.n_features, vectorizer)
             rng = check_random_state(self.random_state)
-            self._epochs(batch, labels, self.max_iter, rng)
+            self._epochs(
+                batch,
+                labels,
+                self.max_iter,
+                rng,
+                train_idx=train_idx,
+                validation=validation,
+            )
             self._set_public()
         return self
 

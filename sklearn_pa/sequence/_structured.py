@@ -123,6 +123,16 @@ class StructuredPerceptron(_BaseSequenceTagger):
         run first).  ``None`` makes ``max_iter`` passes.
     n_iter_no_change : int, default=5
         Number of passes with no improvement to wait before stopping.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training sequences (whole
+        sequences, never trained on, chosen by ``random_state``) and stop
+        :meth:`fit` when their token accuracy (:meth:`score` after each
+        pass) is not above ``best + tol`` for ``n_iter_no_change``
+        consecutive passes (with ``tol=None`` every pass is scored and
+        ``max_iter`` passes run).  ``partial_fit`` ignores it.
+    validation_fraction : float, default=0.1
+        Fraction of the training sequences held out with
+        ``early_stopping``; strictly between 0 and 1.
 
     Attributes
     ----------
@@ -147,6 +157,9 @@ class StructuredPerceptron(_BaseSequenceTagger):
     loss_curve_ : list of float
         Fraction of the training sequences mispredicted in each pass of the
         last ``fit``; each ``partial_fit`` call appends that of its pass.
+    validation_scores_ : list of float or None
+        Token accuracy on the held-out sequences after each pass of the last
+        ``fit`` with ``early_stopping``, else None.
     t_ : float
         Sequences seen (the averaging counter).
     n_updates_ : int
@@ -193,6 +206,8 @@ class StructuredPerceptron(_BaseSequenceTagger):
         verbose=0,
         tol=None,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
     ):
         self.update = update
         self.beam_width = beam_width
@@ -203,6 +218,8 @@ class StructuredPerceptron(_BaseSequenceTagger):
         self.verbose = verbose
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
 
     def _reset(self, classes, n_features, vectorizer):
         super()._reset(classes, n_features, vectorizer)
@@ -337,6 +354,16 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         run first).  ``None`` makes ``max_iter`` passes.
     n_iter_no_change : int, default=5
         Number of passes with no improvement to wait before stopping.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training sequences (whole
+        sequences, never trained on, chosen by ``random_state``) and stop
+        :meth:`fit` when their token accuracy (:meth:`score` after each
+        pass) is not above ``best + tol`` for ``n_iter_no_change``
+        consecutive passes (with ``tol=None`` every pass is scored and
+        ``max_iter`` passes run).  ``partial_fit`` ignores it.
+    validation_fraction : float, default=0.1
+        Fraction of the training sequences held out with
+        ``early_stopping``; strictly between 0 and 1.
 
     Attributes
     ----------
@@ -361,6 +388,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     loss_curve_ : list of float
         Fraction of the training sequences mispredicted in each pass of the
         last ``fit``; each ``partial_fit`` call appends that of its pass.
+    validation_scores_ : list of float or None
+        Token accuracy on the held-out sequences after each pass of the last
+        ``fit`` with ``early_stopping``, else None.
     t_ : float
         Sequences seen (the averaging counter).
     n_updates_ : int
@@ -424,6 +454,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         update="prediction",
         tol=None,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
     ):
         self.C = C
         self.loss = loss
@@ -439,6 +471,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         self.update = update
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
 
     def _check_params(self, classes):
         if self.update == "max_loss" and self.margin == "sqrt":
