@@ -1,6 +1,5 @@
 """Online Bayes Point Machines and the semi-supervised ss-PA / ss-SPA."""
 
-import os
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,93 +11,27 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
     BaseOnlineLinear,
-    _RowView,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
-    validation_split,
 )
-from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._kernels import _bayes_point
-from ._kernels._rules import Rule
+from ._bayes_point_epochs import (
+    _BayesPointEpochs,
+    check_copies_memory,
+    check_rule,
+    labeled_validation_split,
+    prepare_classes,
+)
+from ._engine import run_epochs, validation_scorer
 from ._passive_aggressive import PassiveAggressiveClassifier
 from ._state_bayes import BayesPointState
 from ._unlabeled import UNLABELED, _unlabeled_mask
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["OnlineBayesPointClassifier"]
-
-#: The first-order step rules the copies implement.
-_SUPPORTED_RULES = (Rule.BINARY, Rule.OVR, Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT)
-
-
-def _available_memory():
-    """Bytes of physical memory available now, or None when unknown."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-class _BayesPointEpochs(EpochAdapter):
-    """The epoch adapter of the online Bayes point machine: one pass is one
-    call of the Bayes point kernel, which updates the ``n_estimators``
-    copies (``_W``, ``_b``, each drawing its own subset of the rows) and
-    their mistake counts in place.  The draws of the copies come from the
-    same generator, after the permutation of the rows."""
-
-    skipped_reason = (
-        "their squared norm or scores overflowed; scale the input "
-        "(StandardScaler, MaxAbsScaler)."
-    )
-
-    def __init__(self, estimator, **arrays):
-        self.estimator = estimator
-        self.__dict__.update(arrays)
-        self.counts = (0, 0)  # labeled, unlabeled rows of the last pass
-
-    def run(self, order, t):
-        est = self.estimator
-        M = self.M
-        draws = self.rng.random_sample((self.n_rows, M)) < est.update_probability
-        draws = np.ascontiguousarray(draws, dtype=np.uint8)
-        loss = np.zeros(1)
-        mistakes_before = int(est.n_mistakes_.sum())
-        n_lab, n_unlab, n_updates, n_skipped, overflow = _bayes_point.epoch(
-            self.rows,
-            order,
-            est._W,
-            est._b,
-            params=self.params,
-            n_copies=M,
-            labels=self.labels,
-            sample_weight=self.sample_weight,
-            draws=draws,
-            weight_pos=self.weight_pos,
-            weight_neg=self.weight_neg,
-            margins=self.margins,
-            intercept_sq=self.intercept_sq,
-            unlabeled_step=float(est.unlabeled_step),
-            mistakes=est.n_mistakes_,
-            loss_out=loss,
-        )
-        est.t_ += order.shape[0]
-        self.counts = (int(n_lab), int(n_unlab))
-        mistakes = int(est.n_mistakes_.sum()) - mistakes_before
-        return EpochStats(loss, int(n_updates), mistakes, int(n_skipped), overflow)
-
-    def publish(self):
-        self.estimator._publish()
-
-    def summary(self):
-        return {
-            "Copies": int(self.M),
-            "Labeled": self.counts[0],
-            "Unlabeled": self.counts[1],
-        }
 
 
 class OnlineBayesPointClassifier(
@@ -416,74 +349,11 @@ class OnlineBayesPointClassifier(
         )
         return X, y, sample_weight
 
-    def _prepare_classes(self, base, y, unlabeled, classes, first_call, fitting):
-        y_lab = y[~unlabeled]
-        if classes is not None and np.any(_unlabeled_mask(np.asarray(classes))):
-            raise ValueError(
-                "classes contains -1, which marks unlabeled samples. Encode the "
-                "classes with other labels (e.g. with LabelEncoder) and use -1 "
-                "only for samples without a label."
-            )
-        if fitting and y_lab.shape[0] == 0:
-            raise ValueError(
-                "y has no labeled sample: every label is -1, which marks an "
-                "unlabeled sample. fit needs labeled samples of at least two "
-                "classes."
-            )
-        if not first_call and not fitting:
-            base._adopt_targets(self.classes_, self._class_weight)
-        if y_lab.shape[0] == 0:
-            if first_call:
-                if classes is None:
-                    raise ValueError(
-                        "classes must be passed on the first call to partial_fit: "
-                        "the list of every label the stream may contain, e.g. "
-                        "classes=np.unique(y_all[y_all != -1])."
-                    )
-                base._prepare_targets(
-                    np.asarray(classes), classes=classes, first_call=True, fitting=False
-                )
-            elif classes is not None:
-                base._prepare_targets(
-                    self.classes_, classes=classes, first_call=False, fitting=False
-                )
-        else:
-            try:
-                base._prepare_targets(
-                    y_lab, classes=classes, first_call=first_call, fitting=fitting
-                )
-            except ValueError as exc:
-                if fitting and "greater than one" in str(exc):
-                    raise ValueError(
-                        f"{exc} (besides -1, which marks unlabeled samples). If "
-                        "your labels are -1 and +1, encode them differently: -1 "
-                        "means 'no label' here."
-                    ) from exc
-                raise
-        return base
-
-    @staticmethod
-    def _check_rule(base):
-        rule = base._rule()
-        if rule not in _SUPPORTED_RULES:
-            raise ValueError(
-                f"{type(base).__name__} with these parameters uses the step rule "
-                f"{Rule(rule).name}, which the copies do not implement; "
-                "OnlineBayesPointClassifier supports the binary, one-vs-rest, "
-                "max-loss, prediction-based and support-class PA rules."
-            )
+    _prepare_classes = prepare_classes
+    _check_rule = staticmethod(check_rule)
 
     def _check_memory(self, n_features, n_columns):
-        need = 8 * self.n_estimators * max(n_features, 1) * n_columns
-        available = _available_memory()
-        if available is not None and need > available:
-            raise MemoryError(
-                f"The {self.n_estimators} copies need {need / 2**20:.0f} MiB "
-                f"({self.n_estimators} x {n_features} features x {n_columns} "
-                f"columns of float64) but only {available / 2**20:.0f} MiB are "
-                "available. Use fewer copies (n_estimators) or fewer features "
-                "(feature selection, HashingVectorizer(n_features=...))."
-            )
+        check_copies_memory(self.n_estimators, n_features, n_columns)
 
     # ------------------------------------------------------------ fitting
     def _labels(self, y, unlabeled):
@@ -514,17 +384,7 @@ class OnlineBayesPointClassifier(
         )
         check_sample_count(self)
 
-    def _validation_split(self, y, unlabeled, sample_weight):
-        """(train_idx, val_idx): with ``early_stopping``, a stratified
-        ``validation_fraction`` of the labeled rows is held out; unlabeled
-        rows always train."""
-        n = y.shape[0]
-        if not self.early_stopping:
-            return np.arange(n), None
-        labeled = np.flatnonzero(~unlabeled)
-        _, held = validation_split(self, y[labeled], sample_weight[labeled])
-        val_idx = labeled[held]
-        return np.setdiff1d(np.arange(n), val_idx), val_idx
+    _validation_split = labeled_validation_split
 
     def _score_for_stopping(self, X, y, sample_weight):
         return self.score(X, y, sample_weight=sample_weight)
@@ -548,34 +408,10 @@ class OnlineBayesPointClassifier(
         stopping."""
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         self._check_copies(X.shape[1], n_columns)
-        rows = _RowView(X)
-        n_columns = self._W.shape[1] // self.n_estimators
-        weight_pos, weight_neg, margins = base._kernel_extras(n_columns)
-        params = base._kernel_params()
-        if params["rule"] in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
-            margins = np.ascontiguousarray(margins[:n_columns, :n_columns])
-        else:
-            margins = np.ones((1, 1))
-        intercept_sq = self.intercept_scaling_**2 if base.fit_intercept else 0.0
-        M = self.n_estimators
-        n_rows = X.shape[0]
         if train_idx is None:
-            train_idx = np.arange(n_rows)
+            train_idx = np.arange(X.shape[0])
+        adapter = _BayesPointEpochs.for_batch(self, X, labels, sample_weight, base, rng)
         n_labeled_rows = int(np.count_nonzero(labels[train_idx] >= 0))
-        adapter = _BayesPointEpochs(
-            self,
-            rng=rng,
-            rows=rows,
-            labels=labels,
-            sample_weight=sample_weight,
-            weight_pos=weight_pos,
-            weight_neg=weight_neg,
-            margins=margins,
-            params=params,
-            intercept_sq=intercept_sq,
-            M=M,
-            n_rows=n_rows,
-        )
         run = run_epochs(
             self,
             adapter,
@@ -586,7 +422,7 @@ class OnlineBayesPointClassifier(
             stopping=stopping,
             validation=validation,
             t_start=int(self.t_) - 1,
-            n_rows_per_epoch=n_labeled_rows * M,
+            n_rows_per_epoch=n_labeled_rows * self.n_estimators,
             partial_fit=not stopping,
         )
         return run.n_iter

@@ -32,10 +32,11 @@ The adapters, one per family:
   MIRA, multilabel ranking, the gradient regressors), one compiled epoch,
   one-vs-rest columns that stop one by one, column blocks in threads;
 - ``_confidence_weighted._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
-- ``_bayes_point._BayesPointEpochs``: the copies of the Bayes point machine;
+- ``_bayes_point_epochs._BayesPointEpochs``: the copies of the Bayes point
+  machine;
 - ``_kernel._KernelEpochs``: kernel PA and its support set;
 - ``_one_class._UniclassEpochs``: the one-class PA ball;
-- ``sequence._structured._SequenceEpochs``: the sequence taggers.
+- ``sequence._base._SequenceEpochs``: the sequence taggers.
 
 The driver is plain Python, called once per epoch: it never touches a row.
 """
@@ -184,12 +185,19 @@ def validation_scorer(estimator, X, y, sample_weight, val_idx):
     """A function scoring ``estimator`` on the held-out rows ``val_idx``.
 
     It calls ``estimator._score_for_stopping`` (accuracy for a classifier,
-    R^2 for a regressor, unless the estimator says otherwise).  ``X`` is the
-    validated array: the feature names of a DataFrame the estimator was
-    fitted on are set aside while scoring, so that it does not warn that
-    ``X`` has none.
+    R^2 for a regressor, token accuracy for a sequence tagger, unless the
+    estimator says otherwise).  ``X`` is the validated array: the feature
+    names of a DataFrame the estimator was fitted on are set aside while
+    scoring, so that it does not warn that ``X`` has none.  ``X`` may also
+    be a list of sequences and ``y`` a list of label sequences (the
+    taggers): ``val_idx`` then picks whole sequences, and ``sample_weight``
+    may be None.
     """
-    X_val, y_val, w_val = X[val_idx], y[val_idx], sample_weight[val_idx]
+    if isinstance(X, list):
+        X_val, y_val = [X[i] for i in val_idx], [y[i] for i in val_idx]
+        w_val = None if sample_weight is None else sample_weight[val_idx]
+    else:
+        X_val, y_val, w_val = X[val_idx], y[val_idx], sample_weight[val_idx]
 
     def score():
         names = estimator.__dict__.pop("feature_names_in_", None)

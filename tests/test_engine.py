@@ -184,6 +184,8 @@ def test_early_stopping_families():
         "kernel-pa-classifier",
         "kernel-pa-regressor",
         "bayes-point",
+        "structured-perceptron",
+        "structured-pa",
     }
 
 

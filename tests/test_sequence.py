@@ -2,6 +2,7 @@
 
 import itertools
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -10,8 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kernel_calls import sequence_decode
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.model_selection import (
+    GridSearchCV,
+    KFold,
+    ShuffleSplit,
+    cross_val_score,
+)
 
 from sklearn_pa import StructuredPassiveAggressive, StructuredPerceptron
 from sklearn_pa._kernels import _sequence
@@ -427,6 +433,9 @@ def test_not_fitted(Tagger):
         (StructuredPassiveAggressive, {"loss": "log"}),
         (StructuredPassiveAggressive, {"k_best": 0}),
         (StructuredPassiveAggressive, {"k_best": 3, "beam_width": 2}),
+        (StructuredPerceptron, {"early_stopping": "yes"}),
+        (StructuredPerceptron, {"validation_fraction": 1.0}),
+        (StructuredPassiveAggressive, {"validation_fraction": 0.0}),
     ],
 )
 def test_invalid_params(Tagger, params):
@@ -486,6 +495,98 @@ def test_chunking_features_template():
     assert feats[2]["p[1]|p[2]"] == "</s1>|</s2>"
     batch, mapper = stack_sequences([feats], fit_vectorizer=True)
     assert batch.n_tokens == 3 and "w[0]=dog" in mapper.vocabulary_
+
+
+# ---------------------------------------------------------- early stopping
+def _trained_sequences(tagger):
+    """The sequences each recorded pass of ``tagger`` trained on."""
+    return [set(entry["order"].tolist()) for entry in tagger._update_log_]
+
+
+def _held_out(n_seq, fraction, seed):
+    """The sequences that early stopping holds out, split as scikit-learn's
+    SGD estimators split their rows."""
+    cv = ShuffleSplit(n_splits=1, test_size=fraction, random_state=seed)
+    return next(cv.split(np.zeros((n_seq, 1))))
+
+
+@pytest.mark.parametrize("Tagger", TAGGERS)
+def test_early_stopping_defaults_train_on_every_sequence(Tagger):
+    tagger = Tagger()
+    assert tagger.early_stopping is False
+    assert tagger.validation_fraction == 0.1
+    X, y = make_tagging_data(n_seq=20, noise=0.5, seed=3)
+    tagger = Tagger(max_iter=3, random_state=0)
+    tagger._record_updates = True
+    tagger.fit(X, y)
+    assert tagger.validation_scores_ is None
+    assert _trained_sequences(tagger) == [set(range(20))] * 3
+
+
+@pytest.mark.parametrize("Tagger", TAGGERS)
+def test_early_stopping_scores_held_out_sequences_never_trained_on(Tagger):
+    X, y = make_tagging_data(n_seq=40, noise=0.8, seed=4)
+    train, held = _held_out(40, 0.25, seed=7)
+    tagger = Tagger(
+        early_stopping=True, validation_fraction=0.25, max_iter=4, random_state=7
+    )
+    tagger._record_updates = True
+    tagger.fit(X, y)
+    assert len(tagger.validation_scores_) == 4 == tagger.n_iter_
+    assert _trained_sequences(tagger) == [set(train.tolist())] * 4
+    assert not set(held.tolist()) & set(train.tolist())
+    # the last score is the token accuracy of the fitted model on them
+    score = tagger.score([X[i] for i in held], [y[i] for i in held])
+    assert tagger.validation_scores_[-1] == pytest.approx(score, abs=1e-15)
+    assert all(0.0 <= s <= 1.0 for s in tagger.validation_scores_)
+    # loss_curve_ is the fraction of the training sequences mispredicted
+    assert len(tagger.loss_curve_) == 4
+    n_train = len(train)
+    assert all(abs(v * n_train - round(v * n_train)) < 1e-9 for v in tagger.loss_curve_)
+
+
+@pytest.mark.parametrize("Tagger", TAGGERS)
+def test_early_stopping_stops_when_the_held_out_score_stalls(Tagger):
+    X, y = make_tagging_data(n_seq=60, seed=5)
+    tol, patience = 1e-4, 3
+    tagger = Tagger(
+        early_stopping=True,
+        tol=tol,
+        n_iter_no_change=patience,
+        max_iter=200,
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        tagger.fit(X, y)
+    scores = tagger.validation_scores_
+    assert tagger.n_iter_ < 200
+    assert len(scores) == tagger.n_iter_ == len(tagger.loss_curve_)
+    # it stopped because the last `patience` scores were not tol above the
+    # best before them, and not earlier
+    assert max(scores[-patience:]) < max(scores[:-patience]) + tol
+    # without early stopping the same tagger runs every pass
+    full = Tagger(tol=None, max_iter=tagger.n_iter_ + 5, random_state=0).fit(X, y)
+    assert full.n_iter_ == tagger.n_iter_ + 5
+
+
+@pytest.mark.parametrize("Tagger", TAGGERS)
+def test_early_stopping_needs_a_sequence_on_each_side(Tagger):
+    X, y = make_tagging_data(n_seq=1)
+    tagger = Tagger(early_stopping=True)
+    with pytest.raises(ValueError, match="no training or no validation sequence"):
+        tagger.fit(X, y)
+    assert not hasattr(tagger, "coef_")
+
+
+@pytest.mark.parametrize("Tagger", TAGGERS)
+def test_partial_fit_trains_on_every_sequence_with_early_stopping(Tagger):
+    X, y = make_tagging_data(n_seq=10, seed=6)
+    tagger = Tagger(early_stopping=True, random_state=0)
+    tagger._record_updates = True
+    tagger.partial_fit(X, y, classes=np.arange(3))
+    assert _trained_sequences(tagger) == [set(range(10))]
+    assert tagger.validation_scores_ is None
 
 
 @pytest.mark.realdata

@@ -1,18 +1,19 @@
-"""Structured perceptron and structured Passive-Aggressive sequence taggers."""
+"""Structured perceptron and structured Passive-Aggressive sequence taggers.
+
+The two taggers differ only in their update (one call of their sequence
+kernel per pass, ``_run_epoch``) and its parameters; the validation, the
+model, fitting through the epoch driver and decoding are their common base
+:class:`~sklearn_pa.sequence._base._BaseSequenceTagger`.
+"""
 
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from .._base import atomic_update, check_state_array
-from .._engine import EpochAdapter, EpochStats, run_epochs
 from .._kernels import _sequence
 from .._kernels._rules import SequenceLoss, SequenceUpdate
-from ._validation import stack_labels, stack_sequences
+from ._base import _BaseSequenceTagger
 
 __all__ = ["StructuredPassiveAggressive", "StructuredPerceptron"]
 
@@ -76,367 +77,6 @@ def _pa_workspace_bytes(n_tokens, n_classes, k):
     )
 
 
-class _SequenceEpochs(EpochAdapter):
-    """The epoch adapter of the sequence taggers: one pass is the tagger's
-    ``_run_epoch`` (one call of its sequence kernel) over the sequences
-    ``order``.  The kernels return no loss: the pass's loss is the number
-    of mispredicted sequences (the 0-1 sequence loss), so that
-    ``loss_curve_`` is the fraction of training sequences the tagger got
-    wrong in each pass."""
-
-    def __init__(self, estimator, batch, labels):
-        self.estimator, self.batch, self.labels = estimator, batch, labels
-
-    def run(self, order, t):
-        stats = self.estimator._run_epoch(self.batch, self.labels, order)
-        errors = stats["errors"]
-        return EpochStats(np.array([float(errors)]), stats["updates"], errors)
-
-    def summary(self):
-        est = self.estimator
-        return {
-            "Norm": f"{np.linalg.norm(est._W):.2f}",
-            "T": f"{est.t_:.0f} tokens",
-        }
-
-
-class _BaseSequenceTagger(BaseEstimator):
-    """First-order Markov tagger trained online over whole sequences.
-
-    Subclasses set ``_run_epoch(batch, labels, order)``.  The model is the
-    emission weights ``W[n_features, n_classes]`` (feature-major) and the
-    transition weights ``Tr[n_classes + 1, n_classes + 1]`` (row
-    ``n_classes`` is START, column ``n_classes`` is END).
-    """
-
-    # Discovery tag: X is a list of sequences, so the tabular common checks do
-    # not apply (see sklearn_pa.utils.all_estimators).
-    _sequence_tagger = True
-
-    _parameter_constraints: dict = {
-        # a beam at least as wide as the number of classes is exact search
-        "beam_width": [Interval(Integral, 1, 2**53, closed="both"), None],
-        "average": ["boolean"],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, None, None, closed="neither"), None],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-        "shuffle": ["boolean"],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-    }
-
-    def __sklearn_pa_state__(self):
-        """Refuse the state protocol: this model cannot be mixed.
-
-        Raises
-        ------
-        TypeError
-            Always, saying what to use instead.
-        """
-        raise TypeError(
-            f"parameter mixing does not support {type(self).__name__}: "
-            "sequence taggers take lists of sentences, not rows of a matrix; train "
-            "them on one machine, or run several with different seeds and compare "
-            "them with joblib's Dask backend."
-        )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.sparse = True
-        tags.input_tags.string = True
-        tags.input_tags.dict = True
-        tags.target_tags.required = True
-        tags.non_deterministic = self.shuffle and self.random_state is None
-        return tags
-
-    # ------------------------------------------------------------ validation
-    def _validate_batch(self, X, y, reset, classes=None):
-        """Check the whole batch (X, y) before any weight changes."""
-        batch, vectorizer = stack_sequences(
-            X,
-            vectorizer=None if reset else getattr(self, "vectorizer_", None),
-            fit_vectorizer=reset,
-        )
-        if not reset and batch.n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {batch.n_features} features, but {type(self).__name__} "
-                f"is expecting {self.n_features_in_} features as input."
-            )
-        flat = stack_labels(y, batch.offsets, len(batch.offsets) - 1)
-        if reset:
-            if classes is None:
-                classes = np.unique(flat)
-            else:
-                classes = np.unique(np.asarray(classes))
-            if classes.shape[0] < 1:
-                raise ValueError("y holds no label; pass non-empty sequences.")
-        else:
-            classes = self.classes_
-        labels = np.searchsorted(classes, flat)
-        labels = np.minimum(labels, classes.shape[0] - 1)
-        unknown = classes[labels] != flat if flat.size else np.zeros(0, bool)
-        if np.any(unknown):
-            raise ValueError(
-                f"y holds labels {np.unique(flat[unknown]).tolist()} that are "
-                f"not in classes {classes.tolist()}; pass every label in "
-                "`classes` on the first call to partial_fit."
-            )
-        return batch, vectorizer, classes, np.ascontiguousarray(labels, np.int32)
-
-    def _batch_for_predict(self, X):
-        check_is_fitted(self, "coef_")
-        batch, _ = stack_sequences(X, vectorizer=self.vectorizer_)
-        if batch.n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {batch.n_features} features, but {type(self).__name__} "
-                f"is expecting {self.n_features_in_} features as input."
-            )
-        return batch
-
-    # ----------------------------------------------------------------- state
-    def _reset(self, classes, n_features, vectorizer):
-        n_classes = classes.shape[0]
-        self.classes_ = classes
-        self.n_features_in_ = n_features
-        self.vectorizer_ = vectorizer
-        self._W = np.zeros((n_features, n_classes))
-        self._Tr = np.zeros((n_classes + 1, n_classes + 1))
-        if self.average:
-            self._U = np.zeros_like(self._W)
-            self._UT = np.zeros_like(self._Tr)
-        self._averaged = bool(self.average)
-        self.t_ = 0.0
-        self.n_iter_ = 0
-        self.n_updates_ = 0
-        self._set_public()
-
-    def _set_public(self):
-        """coef_ and transitions from the raw weights, averaged if asked."""
-        W, Tr = self._W, self._Tr
-        if self.average and self.t_ > 0:
-            W = W - self._U / self.t_
-            Tr = Tr - self._UT / self.t_
-        n = self.classes_.shape[0]
-        self.coef_ = np.ascontiguousarray(W.T)
-        self.transitions_ = Tr[:n, :n].copy()
-        self.start_transitions_ = Tr[n, :n].copy()
-        self.end_transitions_ = Tr[:n, n].copy()
-
-    def _decode_weights(self):
-        """(W, Tr) for the kernels from the public attributes, each checked
-        against ``n_features_in_`` and the number of classes (a user may
-        have assigned any of them)."""
-        n = self.classes_.shape[0]
-        coef = check_state_array(
-            self, "coef_", self.coef_, (n, self.n_features_in_), order="F"
-        )
-        Tr = np.zeros((n + 1, n + 1))
-        Tr[:n, :n] = check_state_array(self, "transitions_", self.transitions_, (n, n))
-        Tr[n, :n] = check_state_array(
-            self, "start_transitions_", self.start_transitions_, (n,)
-        )
-        Tr[:n, n] = check_state_array(
-            self, "end_transitions_", self.end_transitions_, (n,)
-        )
-        return np.ascontiguousarray(coef.T), Tr
-
-    def _continue_from_public(self):
-        """Before a later ``partial_fit``: check the learned state, and
-        continue from the public weights when they are the model's own (not
-        averaged), so that a user who assigns ``coef_`` continues from it."""
-        W, Tr = self._decode_weights()
-        n = self.classes_.shape[0]
-        shapes = [(self._W, W.shape), (self._Tr, Tr.shape)]
-        if self.average:
-            shapes += [(self._U, W.shape), (self._UT, Tr.shape)]
-        for array, shape in shapes:
-            if not isinstance(array, np.ndarray) or array.shape != shape:
-                raise ValueError(
-                    f"The learned state of {type(self).__name__} does not match "
-                    f"its {self.n_features_in_} features and {n} classes; refit "
-                    "with fit."
-                )
-        if not (np.isfinite(self.t_) and self.t_ >= 0):
-            raise ValueError(
-                f"t_ of {type(self).__name__} must be the number of tokens "
-                f"seen, a finite number >= 0; got {self.t_!r}. Refit with fit."
-            )
-        if not self.average:
-            Tr[n, n] = self._Tr[n, n]
-            self._W, self._Tr = W, Tr
-
-    def _averaging_arrays(self):
-        if self.average:
-            return self._U, self._UT
-        empty = np.zeros((1, 1))
-        return empty, empty
-
-    # --------------------------------------------------------------- fitting
-    def _epochs(self, batch, labels, n_epochs, rng, *, partial_fit=False):
-        """Run ``n_epochs`` passes over the sequences through the epoch
-        driver (:func:`sklearn_pa._engine.run_epochs`); ``loss_curve_``
-        receives each pass's fraction of mispredicted sequences."""
-        n_seq = batch.offsets.shape[0] - 1
-        run = run_epochs(
-            self,
-            _SequenceEpochs(self, batch, labels),
-            train_idx=np.arange(n_seq, dtype=np.int64),
-            max_iter=n_epochs,
-            rng=rng,
-            shuffle=self.shuffle,
-            stopping=not partial_fit,
-            partial_fit=partial_fit,
-        )
-        self.n_iter_ += run.n_iter
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the tagger on whole sequences, ``max_iter`` passes.
-
-        Parameters
-        ----------
-        X : list of sequences
-            Each a 2-D array or sparse matrix (n_tokens, n_features), or a list
-            of feature dicts (one per token; string values become one-hot
-            ``name=value`` features, as DictVectorizer makes them, mapped by a
-            ``FeatureDictMapper`` fitted here and
-            kept as ``vectorizer_``).
-        y : list of array-like of shape (n_tokens,)
-            The label sequences, one per sequence of X.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
-            self._check_params(classes)
-            self._check_workspace(batch, classes)
-            self._reset(classes, batch.n_features, vectorizer)
-            rng = check_random_state(self.random_state)
-            self._epochs(batch, labels, self.max_iter, rng)
-            self._set_public()
-        return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
-        """One pass over a batch of sequences.
-
-        Parameters
-        ----------
-        X : list of sequences
-            As in :meth:`fit`.  With feature dicts, the features are those of
-            the first call; hash them (``FeatureHasher``) to stream new ones.
-        y : list of array-like of shape (n_tokens,)
-            The label sequences.
-        classes : array-like of shape (n_classes,), default=None
-            Every label that can occur.  Required on the first call.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        # scikit-learn validates parameters on the first call only; a
-        # parameter set between calls must be refused before anything moves
-        self._validate_params()
-        first = not hasattr(self, "classes_")
-        averaged = getattr(self, "_averaged", hasattr(self, "_U"))
-        if not first and bool(self.average) != averaged:
-            raise ValueError(
-                f"average={self.average!r} differs from the first call to "
-                f"partial_fit (average={averaged!r}): the average covers "
-                "every sequence of the stream. Set it back, or start again "
-                "with fit."
-            )
-        if first and classes is None:
-            raise ValueError(
-                "classes must be passed on the first call to partial_fit "
-                "(every label that can occur)."
-            )
-        if not first and classes is not None:
-            if not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
-                raise ValueError(
-                    f"classes={list(classes)} differs from the classes of the "
-                    f"first call {self.classes_.tolist()}."
-                )
-        batch, vectorizer, classes_, labels = self._validate_batch(
-            X, y, reset=first, classes=classes
-        )
-        with atomic_update(self):
-            self._check_params(classes_)
-            self._check_workspace(batch, classes_)
-            if first:
-                self._reset(classes_, batch.n_features, vectorizer)
-            else:
-                self._continue_from_public()
-            if not hasattr(self, "_rng"):
-                self._rng = check_random_state(self.random_state)
-            self._epochs(batch, labels, 1, self._rng, partial_fit=True)
-            self._set_public()
-        return self
-
-    def _check_params(self, classes):
-        pass
-
-    def _check_workspace(self, batch, classes):
-        pass
-
-    def _beam(self):
-        return 0 if self.beam_width is None else int(self.beam_width)
-
-    # ------------------------------------------------------------ prediction
-    def predict(self, X):
-        """Best label sequence of each sequence of X.
-
-        Parameters
-        ----------
-        X : list of sequences
-            As in :meth:`fit`.
-
-        Returns
-        -------
-        y_pred : list of ndarray of shape (n_tokens,)
-            The labels of each sequence (exact Viterbi, or beam search when
-            ``beam_width`` is set).
-        """
-        batch = self._batch_for_predict(X)
-        W, Tr = self._decode_weights()
-        out = np.zeros(batch.n_tokens, dtype=np.int32)
-        _sequence.decode(batch, batch.offsets, W, Tr, beam_width=self._beam(), out=out)
-        labels = self.classes_[out]
-        return [
-            labels[batch.offsets[i] : batch.offsets[i + 1]]
-            for i in range(batch.offsets.shape[0] - 1)
-        ]
-
-    def score(self, X, y):
-        """Token accuracy of :meth:`predict` on (X, y).
-
-        Parameters
-        ----------
-        X : list of sequences
-            As in :meth:`fit`.
-        y : list of array-like of shape (n_tokens,)
-            The true label sequences.
-
-        Returns
-        -------
-        score : float
-            Fraction of tokens labelled correctly.
-        """
-        pred = self.predict(X)
-        batch_offsets = np.zeros(len(pred) + 1, dtype=np.int64)
-        np.cumsum([len(p) for p in pred], out=batch_offsets[1:])
-        true = stack_labels(y, batch_offsets, len(pred))
-        pred = np.concatenate(pred) if pred else np.empty(0)
-        if true.size == 0:
-            return 1.0
-        return float(np.mean(true == pred))
-
-
 class StructuredPerceptron(_BaseSequenceTagger):
     r"""Structured perceptron over label sequences, exact or beam search.
 
@@ -483,6 +123,16 @@ class StructuredPerceptron(_BaseSequenceTagger):
         run first).  ``None`` makes ``max_iter`` passes.
     n_iter_no_change : int, default=5
         Number of passes with no improvement to wait before stopping.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training sequences (whole
+        sequences, never trained on, chosen by ``random_state``) and stop
+        :meth:`fit` when their token accuracy (:meth:`score` after each
+        pass) is not above ``best + tol`` for ``n_iter_no_change``
+        consecutive passes (with ``tol=None`` every pass is scored and
+        ``max_iter`` passes run).  ``partial_fit`` ignores it.
+    validation_fraction : float, default=0.1
+        Fraction of the training sequences held out with
+        ``early_stopping``; strictly between 0 and 1.
 
     Attributes
     ----------
@@ -507,6 +157,9 @@ class StructuredPerceptron(_BaseSequenceTagger):
     loss_curve_ : list of float
         Fraction of the training sequences mispredicted in each pass of the
         last ``fit``; each ``partial_fit`` call appends that of its pass.
+    validation_scores_ : list of float or None
+        Token accuracy on the held-out sequences after each pass of the last
+        ``fit`` with ``early_stopping``, else None.
     t_ : float
         Sequences seen (the averaging counter).
     n_updates_ : int
@@ -553,6 +206,8 @@ class StructuredPerceptron(_BaseSequenceTagger):
         verbose=0,
         tol=None,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
     ):
         self.update = update
         self.beam_width = beam_width
@@ -563,6 +218,8 @@ class StructuredPerceptron(_BaseSequenceTagger):
         self.verbose = verbose
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
 
     def _reset(self, classes, n_features, vectorizer):
         super()._reset(classes, n_features, vectorizer)
@@ -697,6 +354,16 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         run first).  ``None`` makes ``max_iter`` passes.
     n_iter_no_change : int, default=5
         Number of passes with no improvement to wait before stopping.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training sequences (whole
+        sequences, never trained on, chosen by ``random_state``) and stop
+        :meth:`fit` when their token accuracy (:meth:`score` after each
+        pass) is not above ``best + tol`` for ``n_iter_no_change``
+        consecutive passes (with ``tol=None`` every pass is scored and
+        ``max_iter`` passes run).  ``partial_fit`` ignores it.
+    validation_fraction : float, default=0.1
+        Fraction of the training sequences held out with
+        ``early_stopping``; strictly between 0 and 1.
 
     Attributes
     ----------
@@ -721,6 +388,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     loss_curve_ : list of float
         Fraction of the training sequences mispredicted in each pass of the
         last ``fit``; each ``partial_fit`` call appends that of its pass.
+    validation_scores_ : list of float or None
+        Token accuracy on the held-out sequences after each pass of the last
+        ``fit`` with ``early_stopping``, else None.
     t_ : float
         Sequences seen (the averaging counter).
     n_updates_ : int
@@ -784,6 +454,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         update="prediction",
         tol=None,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
     ):
         self.C = C
         self.loss = loss
@@ -799,6 +471,8 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         self.update = update
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
 
     def _check_params(self, classes):
         if self.update == "max_loss" and self.margin == "sqrt":

@@ -1,0 +1,213 @@
+"""The epoch adapter and the helpers of the online Bayes point machine.
+
+:class:`_BayesPointEpochs` makes one pass of the ``n_estimators`` copies over
+the rows (one call of the compiled Bayes point kernel) for the epoch driver
+(:func:`sklearn_pa._engine.run_epochs`); the functions around it are the
+pure checks and splits of :class:`~sklearn_pa.OnlineBayesPointClassifier`
+(``sklearn_pa/_bayes_point.py``): the supported step
+rules, the memory the copies need, the preparation of the base learner's
+classes from the labeled rows and the early-stopping split of those rows.
+"""
+
+import os
+
+import numpy as np
+
+from ._base import _RowView, validation_split
+from ._engine import EpochAdapter, EpochStats
+from ._kernels import _bayes_point
+from ._kernels._rules import Rule
+from ._unlabeled import _unlabeled_mask
+
+__all__ = [
+    "check_copies_memory",
+    "check_rule",
+    "labeled_validation_split",
+    "prepare_classes",
+]
+
+#: The first-order step rules the copies implement.
+_SUPPORTED_RULES = (Rule.BINARY, Rule.OVR, Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT)
+
+
+def _available_memory():
+    """Bytes of physical memory available now, or None when unknown."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+class _BayesPointEpochs(EpochAdapter):
+    """The epoch adapter of the online Bayes point machine: one pass is one
+    call of the Bayes point kernel, which updates the ``n_estimators``
+    copies (``_W``, ``_b``, each drawing its own subset of the rows) and
+    their mistake counts in place.  The draws of the copies come from the
+    same generator, after the permutation of the rows."""
+
+    skipped_reason = (
+        "their squared norm or scores overflowed; scale the input "
+        "(StandardScaler, MaxAbsScaler)."
+    )
+
+    @classmethod
+    def for_batch(cls, estimator, X, labels, sample_weight, base, rng):
+        """The adapter of one ``fit`` or ``partial_fit`` call over the
+        validated rows ``X`` (encoded ``labels``, -1 unlabeled), the
+        kernel's parameters and margins read from the base learner."""
+        n_columns = estimator._W.shape[1] // estimator.n_estimators
+        weight_pos, weight_neg, margins = base._kernel_extras(n_columns)
+        params = base._kernel_params()
+        if params["rule"] in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
+            margins = np.ascontiguousarray(margins[:n_columns, :n_columns])
+        else:
+            margins = np.ones((1, 1))
+        scaling = estimator.intercept_scaling_
+        return cls(
+            estimator,
+            rng=rng,
+            rows=_RowView(X),
+            labels=labels,
+            sample_weight=sample_weight,
+            weight_pos=weight_pos,
+            weight_neg=weight_neg,
+            margins=margins,
+            params=params,
+            intercept_sq=scaling**2 if base.fit_intercept else 0.0,
+            M=estimator.n_estimators,
+            n_rows=X.shape[0],
+        )
+
+    def __init__(self, estimator, **arrays):
+        self.estimator = estimator
+        self.__dict__.update(arrays)
+        self.counts = (0, 0)  # labeled, unlabeled rows of the last pass
+
+    def run(self, order, t):
+        est = self.estimator
+        M = self.M
+        draws = self.rng.random_sample((self.n_rows, M)) < est.update_probability
+        draws = np.ascontiguousarray(draws, dtype=np.uint8)
+        loss = np.zeros(1)
+        mistakes_before = int(est.n_mistakes_.sum())
+        n_lab, n_unlab, n_updates, n_skipped, overflow = _bayes_point.epoch(
+            self.rows,
+            order,
+            est._W,
+            est._b,
+            params=self.params,
+            n_copies=M,
+            labels=self.labels,
+            sample_weight=self.sample_weight,
+            draws=draws,
+            weight_pos=self.weight_pos,
+            weight_neg=self.weight_neg,
+            margins=self.margins,
+            intercept_sq=self.intercept_sq,
+            unlabeled_step=float(est.unlabeled_step),
+            mistakes=est.n_mistakes_,
+            loss_out=loss,
+        )
+        est.t_ += order.shape[0]
+        self.counts = (int(n_lab), int(n_unlab))
+        mistakes = int(est.n_mistakes_.sum()) - mistakes_before
+        return EpochStats(loss, int(n_updates), mistakes, int(n_skipped), overflow)
+
+    def publish(self):
+        self.estimator._publish()
+
+    def summary(self):
+        return {
+            "Copies": int(self.M),
+            "Labeled": self.counts[0],
+            "Unlabeled": self.counts[1],
+        }
+
+
+def check_rule(base):
+    """Refuse a base learner whose step rule the copies do not implement."""
+    rule = base._rule()
+    if rule not in _SUPPORTED_RULES:
+        raise ValueError(
+            f"{type(base).__name__} with these parameters uses the step rule "
+            f"{Rule(rule).name}, which the copies do not implement; "
+            "OnlineBayesPointClassifier supports the binary, one-vs-rest, "
+            "max-loss, prediction-based and support-class PA rules."
+        )
+
+
+def check_copies_memory(n_estimators, n_features, n_columns):
+    """Refuse copies whose weights would not fit in the memory available."""
+    need = 8 * n_estimators * max(n_features, 1) * n_columns
+    available = _available_memory()
+    if available is not None and need > available:
+        raise MemoryError(
+            f"The {n_estimators} copies need {need / 2**20:.0f} MiB "
+            f"({n_estimators} x {n_features} features x {n_columns} "
+            f"columns of float64) but only {available / 2**20:.0f} MiB are "
+            "available. Use fewer copies (n_estimators) or fewer features "
+            "(feature selection, HashingVectorizer(n_features=...))."
+        )
+
+
+def prepare_classes(estimator, base, y, unlabeled, classes, first_call, fitting):
+    """Prepare the targets of the base learner ``base`` from the labeled
+    rows of ``y`` (``unlabeled`` marks the others), refusing ``-1`` among
+    ``classes`` and a ``fit`` without labeled rows; returns ``base``."""
+    y_lab = y[~unlabeled]
+    if classes is not None and np.any(_unlabeled_mask(np.asarray(classes))):
+        raise ValueError(
+            "classes contains -1, which marks unlabeled samples. Encode the "
+            "classes with other labels (e.g. with LabelEncoder) and use -1 "
+            "only for samples without a label."
+        )
+    if fitting and y_lab.shape[0] == 0:
+        raise ValueError(
+            "y has no labeled sample: every label is -1, which marks an "
+            "unlabeled sample. fit needs labeled samples of at least two "
+            "classes."
+        )
+    if not first_call and not fitting:
+        base._adopt_targets(estimator.classes_, estimator._class_weight)
+    if y_lab.shape[0] == 0:
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: "
+                    "the list of every label the stream may contain, e.g. "
+                    "classes=np.unique(y_all[y_all != -1])."
+                )
+            base._prepare_targets(
+                np.asarray(classes), classes=classes, first_call=True, fitting=False
+            )
+        elif classes is not None:
+            base._prepare_targets(
+                estimator.classes_, classes=classes, first_call=False, fitting=False
+            )
+    else:
+        try:
+            base._prepare_targets(
+                y_lab, classes=classes, first_call=first_call, fitting=fitting
+            )
+        except ValueError as exc:
+            if fitting and "greater than one" in str(exc):
+                raise ValueError(
+                    f"{exc} (besides -1, which marks unlabeled samples). If "
+                    "your labels are -1 and +1, encode them differently: -1 "
+                    "means 'no label' here."
+                ) from exc
+            raise
+    return base
+
+
+def labeled_validation_split(estimator, y, unlabeled, sample_weight):
+    """(train_idx, val_idx): with ``early_stopping``, a stratified
+    ``validation_fraction`` of the labeled rows is held out; unlabeled
+    rows always train."""
+    n = y.shape[0]
+    if not estimator.early_stopping:
+        return np.arange(n), None
+    labeled = np.flatnonzero(~unlabeled)
+    _, held = validation_split(estimator, y[labeled], sample_weight[labeled])
+    val_idx = labeled[held]
+    return np.setdiff1d(np.arange(n), val_idx), val_idx

@@ -1,0 +1,447 @@
+"""The shared machinery of the sequence taggers.
+
+:class:`_BaseSequenceTagger` holds what the structured perceptron and the
+structured Passive-Aggressive tagger (``sequence/_structured.py``) share: the
+validation of a whole batch of sequences before any weight moves, the model
+(emission and transition weights, averaged or not) and its public
+attributes, ``fit`` / ``partial_fit`` through the epoch driver
+(:func:`sklearn_pa._engine.run_epochs`) with the adapter
+:class:`_SequenceEpochs`, Viterbi or beam decoding and the token accuracy.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.model_selection import ShuffleSplit
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import atomic_update, check_state_array
+from .._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from .._kernels import _sequence
+from ._validation import stack_labels, stack_sequences
+
+
+class _SequenceEpochs(EpochAdapter):
+    """The epoch adapter of the sequence taggers: one pass is the tagger's
+    ``_run_epoch`` (one call of its sequence kernel) over the sequences
+    ``order``.  The kernels return no loss: the pass's loss is the number
+    of mispredicted sequences (the 0-1 sequence loss), so that
+    ``loss_curve_`` is the fraction of training sequences the tagger got
+    wrong in each pass."""
+
+    def __init__(self, estimator, batch, labels):
+        self.estimator, self.batch, self.labels = estimator, batch, labels
+
+    def run(self, order, t):
+        stats = self.estimator._run_epoch(self.batch, self.labels, order)
+        errors = stats["errors"]
+        return EpochStats(np.array([float(errors)]), stats["updates"], errors)
+
+    def publish(self):
+        self.estimator._set_public()
+
+    def summary(self):
+        est = self.estimator
+        return {
+            "Norm": f"{np.linalg.norm(est._W):.2f}",
+            "T": f"{est.t_:.0f} tokens",
+        }
+
+
+class _BaseSequenceTagger(BaseEstimator):
+    """First-order Markov tagger trained online over whole sequences.
+
+    Subclasses set ``_run_epoch(batch, labels, order)``.  The model is the
+    emission weights ``W[n_features, n_classes]`` (feature-major) and the
+    transition weights ``Tr[n_classes + 1, n_classes + 1]`` (row
+    ``n_classes`` is START, column ``n_classes`` is END).
+    """
+
+    # Discovery tag: X is a list of sequences, so the tabular common checks do
+    # not apply (see sklearn_pa.utils.all_estimators).
+    _sequence_tagger = True
+
+    _parameter_constraints: dict = {
+        # a beam at least as wide as the number of classes is exact search
+        "beam_width": [Interval(Integral, 1, 2**53, closed="both"), None],
+        "average": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, None, None, closed="neither"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    }
+
+    def __sklearn_pa_state__(self):
+        """Refuse the state protocol: this model cannot be mixed.
+
+        Raises
+        ------
+        TypeError
+            Always, saying what to use instead.
+        """
+        raise TypeError(
+            f"parameter mixing does not support {type(self).__name__}: "
+            "sequence taggers take lists of sentences, not rows of a matrix; train "
+            "them on one machine, or run several with different seeds and compare "
+            "them with joblib's Dask backend."
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.sparse = True
+        tags.input_tags.string = True
+        tags.input_tags.dict = True
+        tags.target_tags.required = True
+        tags.non_deterministic = self.shuffle and self.random_state is None
+        return tags
+
+    # ------------------------------------------------------------ validation
+    def _validate_batch(self, X, y, reset, classes=None):
+        """Check the whole batch (X, y) before any weight changes."""
+        batch, vectorizer = stack_sequences(
+            X,
+            vectorizer=None if reset else getattr(self, "vectorizer_", None),
+            fit_vectorizer=reset,
+        )
+        if not reset and batch.n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {batch.n_features} features, but {type(self).__name__} "
+                f"is expecting {self.n_features_in_} features as input."
+            )
+        flat = stack_labels(y, batch.offsets, len(batch.offsets) - 1)
+        if reset:
+            if classes is None:
+                classes = np.unique(flat)
+            else:
+                classes = np.unique(np.asarray(classes))
+            if classes.shape[0] < 1:
+                raise ValueError("y holds no label; pass non-empty sequences.")
+        else:
+            classes = self.classes_
+        labels = np.searchsorted(classes, flat)
+        labels = np.minimum(labels, classes.shape[0] - 1)
+        unknown = classes[labels] != flat if flat.size else np.zeros(0, bool)
+        if np.any(unknown):
+            raise ValueError(
+                f"y holds labels {np.unique(flat[unknown]).tolist()} that are "
+                f"not in classes {classes.tolist()}; pass every label in "
+                "`classes` on the first call to partial_fit."
+            )
+        return batch, vectorizer, classes, np.ascontiguousarray(labels, np.int32)
+
+    def _batch_for_predict(self, X):
+        check_is_fitted(self, "coef_")
+        batch, _ = stack_sequences(X, vectorizer=self.vectorizer_)
+        if batch.n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {batch.n_features} features, but {type(self).__name__} "
+                f"is expecting {self.n_features_in_} features as input."
+            )
+        return batch
+
+    # ----------------------------------------------------------------- state
+    def _reset(self, classes, n_features, vectorizer):
+        n_classes = classes.shape[0]
+        self.classes_ = classes
+        self.n_features_in_ = n_features
+        self.vectorizer_ = vectorizer
+        self._W = np.zeros((n_features, n_classes))
+        self._Tr = np.zeros((n_classes + 1, n_classes + 1))
+        if self.average:
+            self._U = np.zeros_like(self._W)
+            self._UT = np.zeros_like(self._Tr)
+        self._averaged = bool(self.average)
+        self.t_ = 0.0
+        self.n_iter_ = 0
+        self.n_updates_ = 0
+        self._set_public()
+
+    def _set_public(self):
+        """coef_ and transitions from the raw weights, averaged if asked."""
+        W, Tr = self._W, self._Tr
+        if self.average and self.t_ > 0:
+            W = W - self._U / self.t_
+            Tr = Tr - self._UT / self.t_
+        n = self.classes_.shape[0]
+        self.coef_ = np.ascontiguousarray(W.T)
+        self.transitions_ = Tr[:n, :n].copy()
+        self.start_transitions_ = Tr[n, :n].copy()
+        self.end_transitions_ = Tr[:n, n].copy()
+
+    def _decode_weights(self):
+        """(W, Tr) for the kernels from the public attributes, each checked
+        against ``n_features_in_`` and the number of classes (a user may
+        have assigned any of them)."""
+        n = self.classes_.shape[0]
+        coef = check_state_array(
+            self, "coef_", self.coef_, (n, self.n_features_in_), order="F"
+        )
+        Tr = np.zeros((n + 1, n + 1))
+        Tr[:n, :n] = check_state_array(self, "transitions_", self.transitions_, (n, n))
+        Tr[n, :n] = check_state_array(
+            self, "start_transitions_", self.start_transitions_, (n,)
+        )
+        Tr[:n, n] = check_state_array(
+            self, "end_transitions_", self.end_transitions_, (n,)
+        )
+        return np.ascontiguousarray(coef.T), Tr
+
+    def _continue_from_public(self):
+        """Before a later ``partial_fit``: check the learned state, and
+        continue from the public weights when they are the model's own (not
+        averaged), so that a user who assigns ``coef_`` continues from it."""
+        W, Tr = self._decode_weights()
+        n = self.classes_.shape[0]
+        shapes = [(self._W, W.shape), (self._Tr, Tr.shape)]
+        if self.average:
+            shapes += [(self._U, W.shape), (self._UT, Tr.shape)]
+        for array, shape in shapes:
+            if not isinstance(array, np.ndarray) or array.shape != shape:
+                raise ValueError(
+                    f"The learned state of {type(self).__name__} does not match "
+                    f"its {self.n_features_in_} features and {n} classes; refit "
+                    "with fit."
+                )
+        if not (np.isfinite(self.t_) and self.t_ >= 0):
+            raise ValueError(
+                f"t_ of {type(self).__name__} must be the number of tokens "
+                f"seen, a finite number >= 0; got {self.t_!r}. Refit with fit."
+            )
+        if not self.average:
+            Tr[n, n] = self._Tr[n, n]
+            self._W, self._Tr = W, Tr
+
+    def _averaging_arrays(self):
+        if self.average:
+            return self._U, self._UT
+        empty = np.zeros((1, 1))
+        return empty, empty
+
+    # --------------------------------------------------------------- fitting
+    def _validation_split(self, X, y, n_seq):
+        """(train_idx, validation) of a ``fit``: without ``early_stopping``,
+        every sequence trains and ``validation`` is None; with it, a
+        ``validation_fraction`` of the whole sequences is held out (a
+        ``ShuffleSplit`` seeded by ``random_state``, as scikit-learn's SGD
+        estimators split their rows), never trained on, and ``validation``
+        scores the published model on them with :meth:`score`."""
+        if not self.early_stopping:
+            return np.arange(n_seq, dtype=np.int64), None
+        cv = ShuffleSplit(
+            n_splits=1,
+            test_size=self.validation_fraction,
+            random_state=self.random_state,
+        )
+        try:
+            train_idx, val_idx = next(cv.split(np.zeros((n_seq, 1))))
+        except ValueError:
+            train_idx = val_idx = np.zeros(0, dtype=np.int64)
+        if train_idx.shape[0] == 0 or val_idx.shape[0] == 0:
+            raise ValueError(
+                f"Splitting {n_seq} sequences with validation_fraction="
+                f"{self.validation_fraction!r} leaves no training or no "
+                "validation sequence; change validation_fraction, add "
+                "sequences, or set early_stopping=False."
+            )
+        train_idx = np.sort(train_idx).astype(np.int64)
+        return train_idx, validation_scorer(self, X, y, None, val_idx)
+
+    def _score_for_stopping(self, X, y, sample_weight):
+        return self.score(X, y)
+
+    def _epochs(
+        self,
+        batch,
+        labels,
+        n_epochs,
+        rng,
+        *,
+        partial_fit=False,
+        train_idx=None,
+        validation=None,
+    ):
+        """Run ``n_epochs`` passes over the sequences ``train_idx`` (all by
+        default) through the epoch driver
+        (:func:`sklearn_pa._engine.run_epochs`); ``loss_curve_`` receives
+        each pass's fraction of mispredicted sequences, and
+        ``validation_scores_`` the scores of ``validation`` (early
+        stopping)."""
+        if train_idx is None:
+            train_idx = np.arange(batch.offsets.shape[0] - 1, dtype=np.int64)
+        run = run_epochs(
+            self,
+            _SequenceEpochs(self, batch, labels),
+            train_idx=train_idx,
+            max_iter=n_epochs,
+            rng=rng,
+            shuffle=self.shuffle,
+            stopping=not partial_fit,
+            validation=validation,
+            partial_fit=partial_fit,
+        )
+        self.n_iter_ += run.n_iter
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the tagger on whole sequences, ``max_iter`` passes.
+
+        Parameters
+        ----------
+        X : list of sequences
+            Each a 2-D array or sparse matrix (n_tokens, n_features), or a list
+            of feature dicts (one per token; string values become one-hot
+            ``name=value`` features, as DictVectorizer makes them, mapped by a
+            ``FeatureDictMapper`` fitted here and
+            kept as ``vectorizer_``).
+        y : list of array-like of shape (n_tokens,)
+            The label sequences, one per sequence of X.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        if self.early_stopping:  # the held-out sequences are indexed
+            X, y = list(X), list(y)
+        with atomic_update(self):
+            batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
+            self._check_params(classes)
+            self._check_workspace(batch, classes)
+            n_seq = batch.offsets.shape[0] - 1
+            train_idx, validation = self._validation_split(X, y, n_seq)
+            self._reset(classes, batch.n_features, vectorizer)
+            rng = check_random_state(self.random_state)
+            self._epochs(
+                batch,
+                labels,
+                self.max_iter,
+                rng,
+                train_idx=train_idx,
+                validation=validation,
+            )
+            self._set_public()
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None):
+        """One pass over a batch of sequences.
+
+        Parameters
+        ----------
+        X : list of sequences
+            As in :meth:`fit`.  With feature dicts, the features are those of
+            the first call; hash them (``FeatureHasher``) to stream new ones.
+        y : list of array-like of shape (n_tokens,)
+            The label sequences.
+        classes : array-like of shape (n_classes,), default=None
+            Every label that can occur.  Required on the first call.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        # scikit-learn validates parameters on the first call only; a
+        # parameter set between calls must be refused before anything moves
+        self._validate_params()
+        first = not hasattr(self, "classes_")
+        averaged = getattr(self, "_averaged", hasattr(self, "_U"))
+        if not first and bool(self.average) != averaged:
+            raise ValueError(
+                f"average={self.average!r} differs from the first call to "
+                f"partial_fit (average={averaged!r}): the average covers "
+                "every sequence of the stream. Set it back, or start again "
+                "with fit."
+            )
+        if first and classes is None:
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit "
+                "(every label that can occur)."
+            )
+        if not first and classes is not None:
+            if not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+                raise ValueError(
+                    f"classes={list(classes)} differs from the classes of the "
+                    f"first call {self.classes_.tolist()}."
+                )
+        batch, vectorizer, classes_, labels = self._validate_batch(
+            X, y, reset=first, classes=classes
+        )
+        with atomic_update(self):
+            self._check_params(classes_)
+            self._check_workspace(batch, classes_)
+            if first:
+                self._reset(classes_, batch.n_features, vectorizer)
+            else:
+                self._continue_from_public()
+            if not hasattr(self, "_rng"):
+                self._rng = check_random_state(self.random_state)
+            self._epochs(batch, labels, 1, self._rng, partial_fit=True)
+            self._set_public()
+        return self
+
+    def _check_params(self, classes):
+        pass
+
+    def _check_workspace(self, batch, classes):
+        pass
+
+    def _beam(self):
+        return 0 if self.beam_width is None else int(self.beam_width)
+
+    # ------------------------------------------------------------ prediction
+    def predict(self, X):
+        """Best label sequence of each sequence of X.
+
+        Parameters
+        ----------
+        X : list of sequences
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        y_pred : list of ndarray of shape (n_tokens,)
+            The labels of each sequence (exact Viterbi, or beam search when
+            ``beam_width`` is set).
+        """
+        batch = self._batch_for_predict(X)
+        W, Tr = self._decode_weights()
+        out = np.zeros(batch.n_tokens, dtype=np.int32)
+        _sequence.decode(batch, batch.offsets, W, Tr, beam_width=self._beam(), out=out)
+        labels = self.classes_[out]
+        return [
+            labels[batch.offsets[i] : batch.offsets[i + 1]]
+            for i in range(batch.offsets.shape[0] - 1)
+        ]
+
+    def score(self, X, y):
+        """Token accuracy of :meth:`predict` on (X, y).
+
+        Parameters
+        ----------
+        X : list of sequences
+            As in :meth:`fit`.
+        y : list of array-like of shape (n_tokens,)
+            The true label sequences.
+
+        Returns
+        -------
+        score : float
+            Fraction of tokens labelled correctly.
+        """
+        pred = self.predict(X)
+        batch_offsets = np.zeros(len(pred) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in pred], out=batch_offsets[1:])
+        true = stack_labels(y, batch_offsets, len(pred))
+        pred = np.concatenate(pred) if pred else np.empty(0)
+        if true.size == 0:
+            return 1.0
+        return float(np.mean(true == pred))
