@@ -33,7 +33,7 @@ The adapters, one per family:
   one-vs-rest columns that stop one by one, column blocks in threads;
 - ``_confidence_weighted._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
 - ``_bayes_point._BayesPointEpochs``: the copies of the Bayes point machine;
-- ``_kernel._KernelEpochs``: kernel PA and its support set;
+- ``_kernel_base._KernelEpochs``: kernel PA and its support set;
 - ``_one_class._UniclassEpochs``: the one-class PA ball;
 - ``sequence._structured._SequenceEpochs``: the sequence taggers.
 
