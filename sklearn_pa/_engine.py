@@ -31,10 +31,10 @@ The adapters, one per family:
 - ``_base._LinearEpochs``: the first-order linear learners (the PA family,
   MIRA, multilabel ranking, the gradient regressors), one compiled epoch,
   one-vs-rest columns that stop one by one, column blocks in threads;
-- ``_confidence_weighted._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
+- ``_second_order_base._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
 - ``_bayes_point_epochs._BayesPointEpochs``: the copies of the Bayes point
   machine;
-- ``_kernel._KernelEpochs``: kernel PA and its support set;
+- ``_kernel_base._KernelEpochs``: kernel PA and its support set;
 - ``_one_class._UniclassEpochs``: the one-class PA ball;
 - ``sequence._base._SequenceEpochs``: the sequence taggers.
 

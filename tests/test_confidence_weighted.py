@@ -186,9 +186,9 @@ def test_full_covariance_refused_when_too_large(monkeypatch):
         est.fit(X, y)
     assert not hasattr(est, "coef_")
     # the same limit applies to a small model when the allowance is lowered
-    from sklearn_pa import _confidence_weighted
+    from sklearn_pa import _second_order_base
 
-    monkeypatch.setattr(_confidence_weighted, "FULL_COVARIANCE_MAX_BYTES", 1000)
+    monkeypatch.setattr(_second_order_base, "FULL_COVARIANCE_MAX_BYTES", 1000)
     with pytest.raises(MemoryError, match="GiB"):
         ConfidenceWeightedClassifier(covariance="full").fit(np.eye(20), y)
     ConfidenceWeightedClassifier(covariance="diagonal").fit(X, y)

@@ -15,7 +15,7 @@ from sklearn_pa import (
     KernelPassiveAggressiveRegressor,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
-    _kernel,
+    _kernel_base,
 )
 
 
@@ -24,7 +24,7 @@ def block_size(request, monkeypatch):
     """Run with the default block size, and with blocks of 7 rows so that
     support vectors cross block boundaries and calls."""
     if request.param == "small blocks":
-        monkeypatch.setattr(_kernel, "_MAX_BLOCK_ROWS", 7)
+        monkeypatch.setattr(_kernel_base, "_MAX_BLOCK_ROWS", 7)
     return request.param
 
 

@@ -1,0 +1,657 @@
+"""Confidence-Weighted learners: the shared machinery of CW, AROW and SCW.
+
+The weights are a Gaussian ``N(mu, Sigma)``; each example moves the mean and
+shrinks the covariance along the example, less where the model is already
+confident.  ``coef_`` and ``intercept_`` are the mean; the covariance is kept
+in the compiled kernel's layout (see ``covariance_``).
+
+This module holds ``_BaseSecondOrder`` (the covariance, its memory limit
+``FULL_COVARIANCE_MAX_BYTES``, the ``fit`` / ``partial_fit`` driver, the
+Gaussian margins and the calibrated ``predict_proba``) and
+``_SecondOrderEpochs``, the epoch adapter of the engine.  The public
+estimators ``ConfidenceWeightedClassifier``, ``AROWClassifier`` and
+``SCWClassifier``, with their step rules and docstrings, live in
+``sklearn_pa/_confidence_weighted.py``.
+"""
+
+import os
+import warnings
+import weakref
+from contextlib import nullcontext
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from scipy.special import ndtr
+from sklearn.base import _fit_context
+from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.parallel import _get_threadpool_controller
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import (
+    BaseOnlineLinear,
+    OnlineLinearClassifierMixin,
+    _RowView,
+    atomic_update,
+)
+from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from ._kernels import _second_order
+from ._kernels._rules import SecondOrderRule as R
+from ._state import SecondOrderState
+from .exceptions import NoisyLabelsWarning
+
+#: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
+#: ``None`` means half of the machine's physical memory.
+FULL_COVARIANCE_MAX_BYTES = None
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover
+        return 8 * 2**30
+
+
+def _base_constraints():
+    constraints = dict(BaseOnlineLinear._parameter_constraints)
+    del constraints["C"]
+    constraints["covariance"] = [StrOptions({"diagonal", "full"})]
+    constraints["class_weight"] = [StrOptions({"balanced"}), dict, None]
+    return constraints
+
+
+class _SecondOrderEpochs(EpochAdapter):
+    """The epoch adapter of CW, AROW, SCW and SCCW: one pass is one call of
+    the second-order kernel, which updates the mean ``W``, ``b``, the
+    covariance ``sigma`` (diagonal or full) and the averaging accumulators
+    in place.  An overflow restores ``W``, ``b``, ``U`` and ``bu`` as they
+    were before the first epoch."""
+
+    skipped_reason = (
+        "their squared norm or scores overflowed; scale the input "
+        "(StandardScaler, MaxAbsScaler)."
+    )
+    overflow_message = (
+        "the weights are no longer finite. Scale the input (StandardScaler, "
+        "MaxAbsScaler)."
+    )
+
+    def __init__(
+        self, estimator, sample_weight, W, b, U, bu, *, sigma, rows, labels, params
+    ):
+        est = self.estimator = estimator
+        self.sample_weight = sample_weight
+        self.W, self.b, self.U, self.bu = W, b, U, bu
+        self.sigma, self.rows, self.labels, self.params = sigma, rows, labels, params
+        if sigma.ndim == 3:
+            self.S_diag, self.S_full = np.zeros((0, 1)), sigma
+        else:
+            self.S_diag, self.S_full = sigma, np.zeros((0, 1, 1))
+        self.backup = [a.copy() for a in (W, b, U, bu) if a is not None]
+        self.U_ = U if U is not None else np.zeros((0, W.shape[1]))
+        self.bu_ = bu if bu is not None else np.zeros(0)
+        self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
+        self.avg_start = est._average_start() if U is not None else 0
+        # one BLAS call per row on a D x D matrix: threads only add overhead
+        # (and oversubscribe a busy machine)
+        self.full = sigma.ndim == 3
+        self.t_end = 0
+
+    def run(self, order, t):
+        est = self.estimator
+        loss = np.zeros(1)
+        blas_limit = (
+            _get_threadpool_controller().limit(limits=1, user_api="blas")
+            if self.full
+            else nullcontext()
+        )
+        with blas_limit:
+            result = _second_order.epoch(
+                self.rows,
+                order,
+                params=self.params,
+                labels=self.labels,
+                sample_weight=self.sample_weight,
+                class_weight=est._expanded_class_weight,
+                W=self.W,
+                b=self.b,
+                S_diag=self.S_diag,
+                S_full=self.S_full,
+                U=self.U_,
+                bu=self.bu_,
+                intercept=self.intercept,
+                t0=int(t),
+                average_start=int(self.avg_start),
+                loss_out=loss,
+            )
+        mistakes, n_updates, n_skipped, overflow = result
+        est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
+        self.t_end = int(t) + order.shape[0]
+        overflow = bool(overflow) or not np.all(np.isfinite(self.sigma))
+        return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def failed(self):
+        arrays = (a for a in (self.W, self.b, self.U, self.bu) if a is not None)
+        for saved, a in zip(self.backup, arrays):
+            a[...] = saved
+
+    def publish(self):
+        est = self.estimator
+        est.t_ = float(self.t_end) + 1.0
+        est._sigma = self.sigma
+        est._publish(self.W, self.b, self.U, self.bu)
+
+    def summary(self):
+        W, b = self.W, self.b
+        return {
+            "Norm": f"{np.linalg.norm(W):.2f}",
+            "Bias norm": f"{np.linalg.norm(b):.6f}",
+            "Mean variance": f"{float(np.mean(_variances(self.sigma))):.6g}",
+        }
+
+
+def _variances(sigma):
+    """The variances (the diagonal of each covariance block)."""
+    if sigma.ndim == 3:
+        return np.diagonal(sigma, axis1=1, axis2=2)
+    return sigma
+
+
+class _BaseSecondOrder(
+    OnlineLinearClassifierMixin,
+    LinearClassifierMixin,
+    SparseCoefMixin,
+    BaseOnlineLinear,
+):
+    """Shared machinery of the second-order classifiers.
+
+    Subclasses provide ``_rule()`` (the multiclass ``SecondOrderRule``
+    constraint rule) and ``_kernel_params()`` (the step rule and its
+    parameters, through :meth:`_second_order_params`).  The covariance is
+    extra state beside (W, b): it is created on the first pass, carried over
+    by ``partial_fit`` and ``warm_start``, and restored with the mean if a
+    pass fails.
+    """
+
+    _parameter_constraints: dict = _base_constraints()
+
+    # ------------------------------------------------------------ hooks
+    def _second_order_params(self, step, *, phi=0.0, param=0.0):
+        """The kernel parameters (``SecondOrderParams`` in
+        ``_kernels/_rules.pxd``): the constraint rule (binary with two
+        classes, else ``_rule()``), the step rule ``step``, ``phi`` =
+        Phi^-1(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW)."""
+        rule = R.SO_BINARY if self.classes_.shape[0] == 2 else self._rule()
+        return {
+            "rule": int(rule),
+            "step": int(step),
+            "phi": float(phi),
+            "param": float(param),
+        }
+
+    def _n_groups(self, rule):
+        return self.classes_.shape[0] if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
+
+    # ------------------------------------------------------- covariance
+    def _sigma_shape(self, n_features, n_groups):
+        if self.covariance == "full":
+            d = n_features + (1 if self.fit_intercept else 0)
+            return (n_groups, d, d)
+        return (n_features + 1, n_groups)
+
+    def _new_sigma(self, n_features, n_groups):
+        shape = self._sigma_shape(n_features, n_groups)
+        if self.covariance == "full":
+            n_bytes = 8 * int(np.prod(shape, dtype=np.float64))
+            limit = FULL_COVARIANCE_MAX_BYTES
+            if limit is None:
+                limit = _physical_memory() // 2
+            if n_bytes > limit:
+                raise MemoryError(
+                    f"covariance='full' needs {' x '.join(map(str, shape))} "
+                    f"doubles ({n_bytes / 2**30:.3g} GiB) for {n_features} "
+                    f"features, more than the {limit / 2**30:.3g} GiB allowed. "
+                    "Use covariance='diagonal', which needs one variance per "
+                    "feature, or reduce the number of features."
+                )
+            sigma = np.zeros(shape)
+            idx = np.arange(shape[1])
+            sigma[:, idx, idx] = 1.0
+            return sigma
+        return np.ones(shape)
+
+    def _state_arrays(self):
+        # carried to the next pass (partial_fit, warm_start) with W and b
+        self._sigma_work = getattr(self, "_sigma", None)
+        return super()._state_arrays()
+
+    @property
+    def covariance_(self):
+        """The covariance of the weights, per block.
+
+        ``covariance="diagonal"``: ndarray of shape ``(n_blocks, n_features +
+        1)``, the variances of the feature weights and, last, of the weight of
+        the intercept's constant feature.  ``covariance="full"``: ndarray of
+        shape ``(n_blocks, D, D)`` with ``D = n_features + fit_intercept``.
+        ``n_blocks`` is the number of classes for the single-constraint and
+        sequential multiclass rules (one block per class) and 1 otherwise.
+        """
+        check_is_fitted(self, "_sigma")
+        if self._sigma.ndim == 2:
+            return self._sigma.T.copy()
+        upper = np.triu(self._sigma)
+        return upper + np.triu(upper, 1).transpose(0, 2, 1)
+
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : SecondOrderState
+            Initialises, prepares blocks for, runs bare epochs on, reads,
+            publishes and mixes the learned state of this estimator.
+        """
+        return SecondOrderState(self)
+
+    # ------------------------------------------------------------ epochs
+    def _run(
+        self,
+        X,
+        y,
+        sample_weight,
+        W,
+        b,
+        U,
+        bu,
+        *,
+        max_iter,
+        train_idx,
+        val_idx,
+        rng,
+        stopping,
+        t_start,
+        scores_out=None,
+    ):
+        if scores_out is not None:
+            # the second-order kernel does not record the scores before each
+            # update: refuse before any write, so that progressive
+            # validation falls back to predict / partial_fit
+            raise NotImplementedError(
+                "the second-order kernel does not record pre-update scores"
+            )
+        rows = _RowView(X)
+        labels, _ = self._targets(y)
+        params = self._kernel_params()
+        n_groups = self._n_groups(params["rule"])
+        sigma = self.__dict__.pop("_sigma_work", None)
+        if sigma is None or sigma.shape != self._sigma_shape(X.shape[1], n_groups):
+            sigma = self._new_sigma(X.shape[1], n_groups)
+        else:
+            sigma = sigma.copy()
+        adapter = _SecondOrderEpochs(
+            self,
+            sample_weight,
+            W,
+            b,
+            U,
+            bu,
+            sigma=sigma,
+            rows=rows,
+            labels=labels,
+            params=params,
+        )
+        validation = None
+        if stopping and self.early_stopping:
+            validation = validation_scorer(self, X, y, sample_weight, val_idx)
+        run = run_epochs(
+            self,
+            adapter,
+            train_idx=train_idx,
+            max_iter=max_iter,
+            rng=rng,
+            shuffle=self.shuffle,
+            stopping=stopping,
+            validation=validation,
+            t_start=t_start,
+            partial_fit=not stopping,
+        )
+        self._sigma = sigma
+        return run.n_iter, run.t
+
+    # ------------------------------------------------------------ public
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the data.
+
+        The covariance starts at the identity (it is carried over from the
+        previous fit with ``warm_start=True``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        coef_init : ndarray of shape (n_classes, n_features), default=None
+            Initial means (``(1, n_features)`` for two classes).
+        intercept_init : ndarray of shape (n_classes,), default=None
+            Initial intercepts.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each scales its sample's step (a zero weight
+            skips the sample).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            self._fit(X, y, coef_init, intercept_init, sample_weight)
+            self._record_training_margins(X, y)
+        self._warn_if_not_separable()
+        return self
+
+    #: Online mistake rate of the last epoch of ``fit`` above which the
+    #: estimator warns that the data look noisy (CW only: None elsewhere).
+    _noisy_labels_threshold = None
+
+    def _warn_if_not_separable(self):
+        threshold = self._noisy_labels_threshold
+        mistakes = getattr(self, "_last_epoch_mistakes", None)
+        # the first pass counts the mistakes of learning from scratch: only a
+        # later epoch says whether the data can be fitted
+        if (
+            threshold is None
+            or mistakes is None
+            or mistakes[1] == 0
+            or getattr(self, "n_iter_", 0) < 2
+        ):
+            return
+        rate = mistakes[0] / mistakes[1]
+        if rate > threshold:
+            warnings.warn(
+                f"{type(self).__name__} still mispredicted {100 * rate:.0f}% of "
+                "the training samples in its last epoch: the labels look noisy "
+                "or the classes overlap, where CW's aggressive updates keep "
+                "moving the model. Use AROWClassifier or SCWClassifier, made "
+                "for label noise, or average=True.",
+                NoisyLabelsWarning,
+                stacklevel=4,
+            )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one pass over a batch, continuing from the current mean and
+        covariance.
+
+        The whole batch is validated before any weight moves: on an error the
+        estimator is left exactly as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels, all in ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every label the stream may contain.  Required on the first call,
+            optional (but checked) afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights scaling each sample's step.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            # the margins each sample gets before the batch is learned (held
+            # out, as in progressive validation) calibrate predict_proba
+            before = self._margin_stats(X, y) if hasattr(self, "coef_") else None
+            self._partial_fit(X, y, classes, sample_weight)
+            if before is not None:
+                self._record_margins(*before)
+            return self
+
+    def _variance(self, X, block=0):
+        """``x~^T Sigma x~`` per row, with the covariance of ``block``."""
+        sigma = self._sigma
+        a = self.intercept_scaling_ if self.fit_intercept else 0.0
+        n_features = X.shape[1]
+        if sigma.ndim == 2:
+            diag = sigma[:, block]
+            sq = X.multiply(X) if sp.issparse(X) else X * X
+            var = np.asarray(sq @ diag[:n_features]).ravel()
+            return var + a * a * diag[n_features]
+        upper = np.triu(sigma[block])  # the kernel keeps the upper triangle
+        S = upper + np.triu(upper, 1).T
+        M = np.asarray(X @ S[:n_features])
+        if self.fit_intercept:
+            M = M + a * S[n_features]
+        if sp.issparse(X):
+            var = np.asarray(X.multiply(M[:, :n_features]).sum(axis=1)).ravel()
+        else:
+            var = np.einsum("ij,ij->i", X, M[:, :n_features])
+        if self.fit_intercept:
+            var = var + a * M[:, n_features]
+        return var
+
+    # ------------------------------------------------------ probabilities
+    def _margins(self, X):
+        """(scores, variances) of validated rows: scores of shape (n,) for
+        two classes, (n, n_classes) otherwise; one variance per row (the
+        mean over the classes' covariance blocks where there are several)."""
+        # X is validated by the caller: scored here directly, as
+        # decision_function would after validating it again (which would warn
+        # that a validated array has no feature names)
+        scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
+        if scores.shape[1] == 1:
+            scores = scores.ravel()
+        n_blocks = (
+            self._sigma.shape[0] if self._sigma.ndim == 3 else self._sigma.shape[1]
+        )
+        if scores.ndim == 1 or n_blocks != scores.shape[1]:
+            var = self._variance(X, 0)
+        else:
+            # one covariance per class: their mean, so that the probabilities
+            # keep the order of the scores (and predict's arg-max)
+            var = np.mean([self._variance(X, k) for k in range(n_blocks)], axis=0)
+        return scores, np.maximum(var, 0.0)
+
+    def _margin_stats(self, X, y):
+        """(scores, variances, class indices) of a batch, or None when it is
+        not valid (``partial_fit`` then reports the error)."""
+        try:
+            X = validate_data(
+                self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
+            )
+            y = np.asarray(y)
+            if y.shape[0] != X.shape[0]:
+                return None
+            # only the latest rows are kept
+            X, y = X[-_CALIBRATION_SIZE:], y[-_CALIBRATION_SIZE:]
+            idx = np.searchsorted(self.classes_, y)
+            if np.any(idx >= len(self.classes_)):
+                return None
+            if np.any(self.classes_[idx] != y):
+                return None
+            scores, var = self._margins(X)
+        except Exception:  # partial_fit raises the proper error
+            return None
+        return scores, var, idx
+
+    def _record_training_margins(self, X, y):
+        """Calibrate on the training margins of the model ``fit`` returns
+        (at most ``_CALIBRATION_SIZE`` rows, drawn with a fixed seed)."""
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
+        )
+        rows = np.arange(X.shape[0])
+        if rows.shape[0] > _CALIBRATION_SIZE:
+            rng = np.random.RandomState(0)
+            rows = np.sort(rng.choice(rows, _CALIBRATION_SIZE, replace=False))
+        idx = np.searchsorted(self.classes_, np.asarray(y)[rows])
+        self._calibration = None
+        self._record_margins(*self._margins(X[rows]), idx)
+        self._calibration_held_out = False
+
+    def _record_margins(self, scores, var, idx):
+        """Keep the latest ``_CALIBRATION_SIZE`` (score, variance, class) of
+        the samples seen."""
+        old = getattr(self, "_calibration", None)
+        if old is not None and old[0].ndim == scores.ndim:
+            scores, var, idx = (
+                np.concatenate([o, n]) for o, n in zip(old, (scores, var, idx))
+            )
+        scores, var, idx = (a[-_CALIBRATION_SIZE:].copy() for a in (scores, var, idx))
+        self._calibration = (scores, var, idx)
+        self._calibration_held_out = True
+
+    def _fitted_calibration(self):
+        """``(c, s2, k)``: ``c`` and ``s2`` maximise the likelihood of the
+        recorded margins divided by ``k`` (a power of two near the largest,
+        so that any scale of the data works), under the scores' variance
+        ``c * v / k**2 + s2`` (``(1, 0, 1)`` without any).
+
+        Training margins (``fit``) are optimistic: only the noise is fitted
+        there (``c = 1``), which can soften the probabilities, never sharpen
+        them."""
+        calibration = getattr(self, "_calibration", None)
+        if calibration is None or calibration[0].shape[0] == 0:
+            return (1.0, 0.0, 1.0)
+        # cached outside the estimator, so that predict_proba writes nothing
+        # to the model (threads may share it); valid while the recorded
+        # margins are the same object
+        cached = _CALIBRATION_CACHE.get(self)
+        if cached is not None and cached[0] is calibration:
+            return cached[1]
+        scores, var, idx = calibration
+        # to float32 precision: batches that give the same model up to
+        # rounding (another layout of the same rows) give the same fit
+        largest = float(np.max(np.abs(scores)))
+        k = 2.0 ** np.round(np.log2(largest)) if 0.0 < largest < np.inf else 1.0
+        scores = _round_relative(scores / k)
+        var = _round_relative(var / k / k)
+        rows = np.arange(idx.shape[0])
+
+        def nll(params):
+            c, s2 = np.exp(params)
+            with np.errstate(over="ignore", under="ignore"):
+                proba = _gaussian_margin_proba(scores, c * var, s2)
+            return -np.mean(np.log(proba[rows, idx] + 1e-300))
+
+        # start from the best noise alone, on a grid around the margins' scale
+        scale = max(float(np.mean(np.square(scores))), 1e-12)
+        grid = np.log(scale) + np.linspace(-8, 8, 33) * np.log(10)
+        start = grid[int(np.argmin([nll((0.0, g)) for g in grid]))]
+        result = minimize(
+            nll,
+            x0=np.array([0.0, start]),
+            method="L-BFGS-B",
+            options={"ftol": 1e-14, "gtol": 1e-10},
+            bounds=[
+                (-30.0, 30.0) if self._calibration_held_out else (0.0, 0.0),
+                (np.log(scale) - 30.0, np.log(scale) + 30.0),
+            ],
+        )
+        params = result.x if result.fun <= nll((0.0, start)) else (0.0, start)
+        c, s2 = np.exp(params)
+        if s2 < 1e-6 * scale:
+            # a noise that changes no probability: the likelihood is flat
+            # there and the optimiser stops anywhere; no noise
+            s2 = 0.0
+        fitted = (float(c), float(s2), float(k))
+        _CALIBRATION_CACHE[self] = (calibration, fitted)
+        return fitted
+
+    def predict_proba(self, X):
+        r"""Probability of each class under the Gaussian margin model.
+
+        The weights ``w ~ N(mu, Sigma)`` make the score of a sample a
+        Gaussian of mean :math:`m = \mu^\top x` and variance
+        :math:`v = x^\top \Sigma x`.  A scale :math:`c` of that variance and
+        a noise of variance :math:`s^2` are fitted by maximum likelihood to
+        the margins the model gave the samples it learned (the latest 1000):
+        after ``partial_fit``, each batch's margins *before* it was learned
+        (held out), fitting both; after ``fit``, the training margins of the
+        fitted model, which are optimistic, so that only the noise is fitted
+        (:math:`c = 1`: it can soften the probabilities, not sharpen them).
+        For two classes the positive class has probability
+
+        .. math:: P(y = 1 \mid x) = \Phi\left(\frac{m}{\sqrt{c v + s^2}}\right),
+
+        :math:`\Phi` the standard normal CDF; with more classes the
+        probabilities are the softmax of the scores :math:`m_k / \sqrt{c v +
+        s^2}`, :math:`v` the mean of the classes' variances where each class
+        has its own covariance (so that the most probable class is the one
+        ``predict`` returns).  Without the noise
+        (:math:`s^2 = 0`) the covariance shrinks as the model learns and the
+        probabilities saturate at 0 and 1; the fitted noise keeps them
+        calibrated.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probability of each class of ``classes_``.
+        """
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
+        )
+        scores, var = self._margins(X)
+        c, s2, k = self._fitted_calibration()
+        with np.errstate(over="ignore", under="ignore"):
+            return _gaussian_margin_proba(scores / k, c * (var / k / k), s2)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probability of each class of ``classes_``.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+#: estimator -> (its recorded margins, the calibration fitted to them)
+_CALIBRATION_CACHE = weakref.WeakKeyDictionary()
+
+#: Number of recent samples whose margins calibrate ``predict_proba``.
+_CALIBRATION_SIZE = 1000
+
+
+def _round_relative(a, bits=24):
+    """``a`` rounded to ``bits`` significant bits (float32's precision, in
+    float64's range)."""
+    mantissa, exponent = np.frexp(a)
+    return np.ldexp(np.round(mantissa * 2.0**bits) / 2.0**bits, exponent)
+
+
+def _gaussian_margin_proba(scores, var, s2):
+    """Class probabilities of Gaussian scores with extra noise ``s2``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = var + s2
+        if scores.ndim == 2:
+            total = total[:, None]
+        z = np.where(total > 0, scores / np.sqrt(total), np.sign(scores) * np.inf)
+    if scores.ndim == 1:
+        p = ndtr(z)
+        return np.column_stack([1.0 - p, p])
+    z = np.where(np.isfinite(z), z, np.sign(z) * 1e300)
+    z = z - np.max(z, axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / np.sum(e, axis=1, keepdims=True)
