@@ -10,9 +10,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import (
-    BaseOnlineLinear,
-    _RowView,
+from ._base import BaseOnlineLinear, _RowView
+from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from ._kernels import _bayes_point
+from ._kernels._rules import Rule
+from ._mixing import linear_mix
+from ._passive_aggressive import PassiveAggressiveClassifier
+from ._state import LearnerState, scale_row, summed_count, zero_row
+from ._validation import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -21,12 +26,6 @@ from ._base import (
     check_warm_start_shape,
     validation_split,
 )
-from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._kernels import _bayes_point
-from ._kernels._rules import Rule
-from ._mixing import linear_mix
-from ._passive_aggressive import PassiveAggressiveClassifier
-from ._state import LearnerState, scale_row, summed_count, zero_row
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["OnlineBayesPointClassifier"]

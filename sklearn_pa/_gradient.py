@@ -24,9 +24,10 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import BaseOnlineLinear, atomic_update, check_state_array
+from ._base import BaseOnlineLinear
 from ._kernels import _multiplicative
 from ._kernels._rules import Rule, Slack
+from ._validation import atomic_update, check_state_array
 from .utils._deprecation import renamed_parameter
 
 __all__ = [

@@ -34,7 +34,11 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import (
+from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from ._kernels import _kernel_pa
+from ._kernels._rules import Rule, Slack
+from ._targets import checked_class_weight
+from ._validation import (
     MAX_SAMPLE_COUNT,
     atomic_update,
     canonical_csr,
@@ -44,10 +48,6 @@ from ._base import (
     check_warm_start_shape,
     validation_split,
 )
-from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._kernels import _kernel_pa
-from ._kernels._rules import Rule, Slack
-from ._targets import checked_class_weight
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegressor"]

@@ -13,13 +13,10 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import (
-    BaseOnlineLinear,
-    OnlineLinearClassifierMixin,
-    atomic_update,
-)
+from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._kernels._rules import Rule, Slack
 from ._targets import BinaryTargets, MultilabelTargets
+from ._validation import atomic_update
 from .utils._probability import NoProbabilityMixin
 
 __all__ = [
