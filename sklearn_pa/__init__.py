@@ -17,9 +17,9 @@ from ._gradient import (
     GradientDescentRegressor,
 )
 from ._kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
+from ._mira import MIRAClassifier
 from ._one_class import PassiveAggressiveOneClass
 from ._passive_aggressive import (
-    MIRAClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
 )

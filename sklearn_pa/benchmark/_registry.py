@@ -31,8 +31,9 @@ from .._gradient import (
     GradientDescentRegressor,
 )
 from .._kernel import KernelPassiveAggressiveClassifier
+from .._mira import MIRAClassifier
 from .._one_class import PassiveAggressiveOneClass
-from .._passive_aggressive import MIRAClassifier, PassiveAggressiveClassifier
+from .._passive_aggressive import PassiveAggressiveClassifier
 from ..sequence import StructuredPassiveAggressive, StructuredPerceptron
 from ._reference import NumpySCCW, OneDetectorPerClass
 
