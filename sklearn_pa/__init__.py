@@ -11,15 +11,13 @@ from ._confidence_weighted import (
     ConfidenceWeightedClassifier,
     SCWClassifier,
 )
-from ._gradient import (
-    ErrorProportionalRegressor,
-    ExponentiatedGradientRegressor,
-    GradientDescentRegressor,
-)
+from ._error_proportional import ErrorProportionalRegressor
+from ._exponentiated import ExponentiatedGradientRegressor
+from ._gradient import GradientDescentRegressor
 from ._kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
+from ._mira import MIRAClassifier
 from ._one_class import PassiveAggressiveOneClass
 from ._passive_aggressive import (
-    MIRAClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
 )

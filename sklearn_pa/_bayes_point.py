@@ -9,15 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import (
-    BaseOnlineLinear,
-    atomic_update,
-    canonical_csr,
-    check_batch_sample_weight,
-    check_sample_count,
-    check_state_array,
-    check_warm_start_shape,
-)
+from ._base import BaseOnlineLinear
 from ._bayes_point_epochs import (
     _BayesPointEpochs,
     check_copies_memory,
@@ -29,6 +21,14 @@ from ._engine import run_epochs, validation_scorer
 from ._passive_aggressive import PassiveAggressiveClassifier
 from ._state_bayes import BayesPointState
 from ._unlabeled import UNLABELED, _unlabeled_mask
+from ._validation import (
+    atomic_update,
+    canonical_csr,
+    check_batch_sample_weight,
+    check_sample_count,
+    check_state_array,
+    check_warm_start_shape,
+)
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["OnlineBayesPointClassifier"]

@@ -13,11 +13,12 @@ import os
 
 import numpy as np
 
-from ._base import _RowView, validation_split
 from ._engine import EpochAdapter, EpochStats
 from ._kernels import _bayes_point
 from ._kernels._rules import Rule
+from ._linear_epochs import _RowView
 from ._unlabeled import _unlabeled_mask
+from ._validation import validation_split
 
 __all__ = [
     "check_copies_memory",

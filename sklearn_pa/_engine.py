@@ -28,7 +28,7 @@ See :class:`EpochAdapter` for the rest of its (optional) methods, and
 
 The adapters, one per family:
 
-- ``_base._LinearEpochs``: the first-order linear learners (the PA family,
+- ``_linear_epochs._LinearEpochs``: the first-order linear learners (the PA family,
   MIRA, multilabel ranking, the gradient regressors), one compiled epoch,
   one-vs-rest columns that stop one by one, column blocks in threads;
 - ``_second_order_base._SecondOrderEpochs``: CW, AROW, SCW and SCCW;

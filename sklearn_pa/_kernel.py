@@ -14,10 +14,10 @@ from sklearn.base import ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target, unique_labels
 
-from ._base import atomic_update
 from ._kernel_base import _BaseKernelPA
 from ._kernels._rules import Rule, Slack
 from ._targets import checked_class_weight
+from ._validation import atomic_update
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegressor"]

@@ -36,7 +36,10 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import (
+from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from ._kernels import _kernel_pa
+from ._kernels._rules import Rule
+from ._validation import (
     MAX_SAMPLE_COUNT,
     canonical_csr,
     check_batch_sample_weight,
@@ -45,9 +48,6 @@ from ._base import (
     check_warm_start_shape,
     validation_split,
 )
-from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._kernels import _kernel_pa
-from ._kernels._rules import Rule
 
 # kernel entries held at once by a block (K_RS and K_RR), and by a chunk of
 # predictions: 2**21 doubles = 16 MB

@@ -19,8 +19,12 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import (
-    _RowView,
+from ._engine import EpochAdapter, EpochStats, run_epochs
+from ._kernels import _uniclass
+from ._kernels._rules import Slack
+from ._linear_epochs import _RowView
+from ._state import OneClassState
+from ._validation import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -28,10 +32,6 @@ from ._base import (
     check_state_array,
     check_warm_start_shape,
 )
-from ._engine import EpochAdapter, EpochStats, run_epochs
-from ._kernels import _uniclass
-from ._kernels._rules import Slack
-from ._state import OneClassState
 
 __all__ = ["PassiveAggressiveOneClass"]
 

@@ -30,16 +30,13 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import (
-    BaseOnlineLinear,
-    OnlineLinearClassifierMixin,
-    _RowView,
-    atomic_update,
-)
+from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
+from ._linear_epochs import _RowView
 from ._state import SecondOrderState
+from ._validation import atomic_update
 from .exceptions import NoisyLabelsWarning
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;

@@ -22,7 +22,7 @@ from sklearn_pa._kernels import (
 
 
 def row_view(data, indices, indptr, dense, n_features):
-    """A row view (``_base._RowView``'s attributes) from its arrays."""
+    """A row view (``_linear_epochs._RowView``'s attributes) from its arrays."""
     return SimpleNamespace(
         data=data, indices=indices, indptr=indptr, dense=dense, n_features=n_features
     )

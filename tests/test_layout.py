@@ -9,9 +9,7 @@ LIMIT = 800  # lines
 
 
 def _sources():
-    return sorted(
-        p for p in ROOT.rglob("*") if p.suffix in {".py", ".pyx", ".pxd"}
-    )
+    return sorted(p for p in ROOT.rglob("*") if p.suffix in {".py", ".pyx", ".pxd"})
 
 
 def test_the_sources_are_found():

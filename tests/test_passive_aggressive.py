@@ -666,7 +666,7 @@ def test_kernel_scores_out_are_the_pre_update_decision_values(
     called before each one-row ``partial_fit``."""
     from kernel_calls import first_order_epoch
 
-    from sklearn_pa._base import _RowView
+    from sklearn_pa._linear_epochs import _RowView
 
     X, y = multiclass_data
     X, y = X[:60], y[:60]

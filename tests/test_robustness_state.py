@@ -436,7 +436,7 @@ def test_structured_tagger_error_mid_epoch_restores_the_model():
 
 
 def test_atomic_update_restores_in_place_writes_and_generators():
-    from sklearn_pa._base import atomic_update
+    from sklearn_pa._validation import atomic_update
 
     class Holder:
         pass
@@ -567,7 +567,7 @@ def test_arrays_are_saved_only_when_a_late_warning_would_raise(filters, expected
     """atomic_update copies the learned arrays only when the warnings filter
     turns a warning issued after a kernel call into an exception; asking
     shows nothing and leaves the 'once' registry as it was."""
-    from sklearn_pa._base import _package_warnings_raise
+    from sklearn_pa._validation import _package_warnings_raise
 
     est = PassiveAggressiveClassifier()
     with warnings.catch_warnings(record=True) as shown:

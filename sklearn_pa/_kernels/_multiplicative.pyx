@@ -80,7 +80,7 @@ def epoch(
     ------------------------------------
     rows
         The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
-        ``n_features`` (see ``_dataset.pxd`` and ``_base._RowView``).
+        ``n_features`` (see ``_dataset.pxd`` and ``_linear_epochs._RowView``).
     order : int64 row indices, in visiting order.
     params : dict
         ``RuleParams`` (``_rules.pxd``) as the estimator's

@@ -65,7 +65,7 @@ def epoch(
     Parameters (validated by the caller)
     ------------------------------------
     rows : the row view: ``data``, ``indices``, ``indptr``, ``dense`` and
-        ``n_features`` (``_dataset.pxd``, ``_base._RowView``).
+        ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``).
     order : int64 row indices, in visiting order.
     params : dict, ``SecondOrderParams`` (``_rules.pxd``): ``rule`` and
         ``step`` (a ``SecondOrderRule`` of each kind), ``phi`` =

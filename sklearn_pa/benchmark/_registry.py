@@ -25,14 +25,13 @@ from .._confidence_weighted import (
     ConfidenceWeightedClassifier,
     SCWClassifier,
 )
-from .._gradient import (
-    ErrorProportionalRegressor,
-    ExponentiatedGradientRegressor,
-    GradientDescentRegressor,
-)
+from .._error_proportional import ErrorProportionalRegressor
+from .._exponentiated import ExponentiatedGradientRegressor
+from .._gradient import GradientDescentRegressor
 from .._kernel import KernelPassiveAggressiveClassifier
+from .._mira import MIRAClassifier
 from .._one_class import PassiveAggressiveOneClass
-from .._passive_aggressive import MIRAClassifier, PassiveAggressiveClassifier
+from .._passive_aggressive import PassiveAggressiveClassifier
 from ..sequence import StructuredPassiveAggressive, StructuredPerceptron
 from ._reference import NumpySCCW, OneDetectorPerClass
 

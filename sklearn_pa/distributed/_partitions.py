@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from .._base import canonical_csr
+from .._validation import canonical_csr
 
 
 def _to_float_block(X):

@@ -18,9 +18,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import atomic_update, check_state_array
 from .._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from .._kernels import _sequence
+from .._validation import atomic_update, check_state_array
 from ._validation import stack_labels, stack_sequences
 
 

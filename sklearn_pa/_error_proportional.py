@@ -1,0 +1,252 @@
+"""Error-proportional online regression: DPAU (additive) and DPMU
+(multiplicative).
+
+:class:`ErrorProportionalRegressor` moves the prediction on the sample just
+seen a fixed fraction ``C`` of the way to its target: additively (a
+normalised gradient step, ``_kernels/_first_order.pyx``) or multiplicatively
+on the split weights of :mod:`sklearn_pa._exponentiated`
+(``_kernels/_multiplicative.pyx``).
+"""
+
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
+
+from ._base import BaseOnlineLinear
+from ._exponentiated import _SplitWeightsMixin
+from ._gradient import _COMMON, _OnlineRegressorMixin, _rate_params
+from ._kernels._rules import Rule
+from ._validation import atomic_update
+from .utils._deprecation import renamed_parameter
+
+__all__ = ["ErrorProportionalRegressor"]
+
+
+class ErrorProportionalRegressor(
+    _SplitWeightsMixin, _OnlineRegressorMixin, BaseOnlineLinear
+):
+    r"""Error-proportional updates DPAU (additive) and DPMU (multiplicative).
+
+    After predicting :math:`\hat y` for a sample with target :math:`y`, the
+    weights move so that the new prediction on that sample closes a fraction
+    :math:`c` (``C``) of the error:
+
+    .. math::
+
+        \hat y' - \hat y = c (y - \hat y)
+
+    - ``update="additive"`` (DPAU):
+      :math:`w' = w + c (y - \hat y) x / \|x\|^2`, the smallest change of
+      :math:`w` (in Euclidean norm) that does it.  It equals
+      :class:`GradientDescentRegressor` with ``eta_scaling="inverse_sq_norm"``
+      and ``eta`` :math:`= c / 2`.
+    - ``update="multiplicative"`` (DPMU), for Boolean features
+      :math:`x \in \{0, 1\}^n`: the weights are :math:`w = w^+ - w^-` with
+      positive :math:`w^+, w^-` starting at 1, and every active feature's pair
+      is scaled, :math:`w^+_i \leftarrow w^+_i \beta`,
+      :math:`w^-_i \leftarrow w^-_i / \beta`, with :math:`\beta > 0` the root
+      of :math:`\hat y^+ \beta^2 - T \beta - \hat y^- = 0` where
+      :math:`T = \hat y + c (y - \hat y)` and
+      :math:`\hat y^\pm = w^\pm \cdot x`.  It is the smallest change in
+      unnormalised relative entropy that does it.  Input other than 0 and 1
+      is refused, before any weight moves.
+
+    Read more in the :ref:`User Guide <gradient>`.
+
+    Parameters
+    ----------
+    C : float, default=0.5
+        The fraction of the error closed on each sample, :math:`0 < C \le 1`
+        (:math:`C = 1` interpolates the sample just seen): the paper's
+        :math:`c`.
+    c : float, default="deprecated"
+        Former name of ``C``.
+
+        .. deprecated:: 0.1
+           ``c`` was renamed ``C`` (the name of the step bound of every other
+           estimator) and will be removed in 0.3.
+    update : {"additive", "multiplicative"}, default="additive"
+        DPAU or DPMU.
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, the weight of a constant feature 1
+        appended to every sample (a Boolean feature that is always on; its
+        weight pair starts at 1 with DPMU).
+    max_iter : int, default=1000
+        Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.
+    tol : float or None, default=1e-3
+        Stop when the average online square loss of an epoch is not below
+        ``best_loss - tol`` for ``n_iter_no_change`` epochs.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data and stop when its R^2
+        stops improving.
+    validation_fraction : float, default=0.1
+        Proportion of the training data held out for early stopping.
+    n_iter_no_change : int, default=5
+        Number of epochs with no improvement to wait before stopping.
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+    verbose : int, default=0
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the updates and the norms.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the early-stopping split.
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous solution.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        The weights (:math:`w^+ - w^-` for DPMU).
+    intercept_ : ndarray of shape (1,)
+        The intercept.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    intercept_scaling_ : float
+        The constant feature behind the intercept (always 1.0).
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+    n_iter_ : int
+        Number of epochs run by the last ``fit``.
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
+    t_ : float
+        Number of samples seen plus one.
+
+    See Also
+    --------
+    GradientDescentRegressor : GD; its normalised rule is DPAU.
+    ExponentiatedGradientRegressor : EG+-.
+
+    References
+    ----------
+    .. [1] A. Nakamura, H. Mamitsuka, H. Toba and N. Abe, "Learning personal
+       preference functions using Boolean-variable real-valued multivariate
+       polynomials" (in Japanese), IPSJ national convention, 4U-1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pa import ErrorProportionalRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = (rng.uniform(size=(300, 20)) < 0.3).astype(float)
+    >>> y = X[:, 0] - 2 * X[:, 1] + 0.5
+    >>> reg = ErrorProportionalRegressor(C=0.5, update="multiplicative")
+    >>> reg.fit(X, y).score(X, y) > 0.99
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_COMMON,
+        "C": [Interval(Real, 0, 1, closed="right")],
+        "c": [Interval(Real, 0, 1, closed="right"), Hidden(StrOptions({"deprecated"}))],
+        "update": [StrOptions({"additive", "multiplicative"})],
+    }
+
+    average = False  # the multiplicative rule cannot be averaged lazily
+
+    def __init__(
+        self,
+        *,
+        C=0.5,
+        update="additive",
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+        c="deprecated",
+    ):
+        self.C = C
+        self.update = update
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.c = c
+
+    def _multiplicative(self):
+        return self.update == "multiplicative"
+
+    def _rule(self):
+        if self._multiplicative():
+            return Rule.ERROR_PROPORTIONAL_MULT
+        return Rule.NORMALIZED_GRADIENT
+
+    def _kernel_params(self):
+        # DPAU is normalised GD with eta = C / 2; DPMU reads c = C itself
+        C = float(renamed_parameter(self, "C", "c", 0.5))
+        rate = C if self._multiplicative() else 0.5 * C
+        return {**_rate_params(self._rule()), "learning_rate": rate}
+
+    def _initial_weight(self, n_active):
+        return 1.0
+
+    def _default_intercept_pair(self):
+        # DPMU starts every weight at 1 (the seed's s+- = (1, ..., 1))
+        return np.ones(2)
+
+    def _validate_batch(self, X, y, sample_weight, reset):
+        X, y, sample_weight = super()._validate_batch(X, y, sample_weight, reset)
+        if self._multiplicative():
+            values = X.data if sp.issparse(X) else X
+            bad = (values != 0.0) & (values != 1.0)
+            if np.any(bad):
+                example = float(np.asarray(values)[bad].flat[0])
+                raise ValueError(
+                    "update='multiplicative' (DPMU) is defined for Boolean "
+                    f"features in {{0, 1}}; X has other values (e.g. {example!r}). "
+                    "Binarize the features (CountVectorizer(binary=True), "
+                    "sklearn.preprocessing.Binarizer) or use update='additive'."
+                )
+        return X, y, sample_weight
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target values.
+        coef_init : ndarray, default=None
+            Initial weights.  DPAU(s, c): shape (n_features,), any real
+            values (zero by default).  DPMU(s+-, c): shape (2, n_features),
+            the pair ``(w+, w-)``, strictly positive (all ones by default).
+        intercept_init : ndarray, default=None
+            Initial intercept: shape (1,) for DPAU; the pair ``(b+, b-)``,
+            shape (2,) and positive, for DPMU (``(1, 1)`` by default).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        coef_init, intercept_init = self._check_split_init(coef_init, intercept_init)
+        with atomic_update(self):
+            return self._fit(X, y, coef_init, intercept_init, sample_weight)

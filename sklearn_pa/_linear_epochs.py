@@ -1,0 +1,208 @@
+"""The validated ``X`` as the kernels read it, and the epoch adapter of the
+first-order linear learners.
+
+:class:`_RowView` holds a float64 dense or CSR matrix as the arrays every
+kernel takes (one loop serves both layouts).  :class:`_LinearEpochs` makes one
+pass of the PA family, MIRA, multilabel ranking and the gradient regressors
+over the rows the epoch driver (:func:`sklearn_pa._engine.run_epochs`) gives
+it: one call of ``_first_order.epoch`` (or the estimator's
+``_kernel_epoch``), one-vs-rest columns that stop one by one, column blocks in
+threads.  The estimators that use it are in :mod:`sklearn_pa._base`.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed, effective_n_jobs
+
+from ._engine import EpochAdapter, EpochStats
+from ._kernels._rules import Rule
+
+__all__ = ["_LinearEpochs", "_RowView"]
+
+
+class _RowView:
+    """The kernel's view of a validated float64 dense or CSR matrix.
+
+    The compiled kernels take one row layout for both kinds of input:
+    ``data`` (float64, C-contiguous), ``indices`` and ``indptr`` (int32, or
+    int64 when the CSR arrays need it), ``dense`` and ``n_features``.  A CSR
+    matrix lends its own arrays (copied only when their dtype or layout must
+    change); a dense ``X`` is flattened row-major, with ``indices =
+    arange(n_features)`` shared by every row and a placeholder one-element
+    ``indptr``.  An empty ``data`` is replaced by one zero,
+    since the kernels take the address of element 0.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Validated float64 input (other sparse formats are converted to CSR).
+    """
+
+    __slots__ = ("data", "dense", "indices", "indptr", "n_features")
+
+    def __init__(self, X):
+        if sp.issparse(X):
+            X = X.tocsr() if X.format != "csr" else X
+            idx_dtype = np.int64 if X.indices.dtype == np.int64 else np.int32
+            if X.indptr.dtype != X.indices.dtype:
+                idx_dtype = np.int64
+            self.data = np.ascontiguousarray(X.data, dtype=np.float64)
+            self.indices = np.ascontiguousarray(X.indices, dtype=idx_dtype)
+            self.indptr = np.ascontiguousarray(X.indptr, dtype=idx_dtype)
+            self.dense = False
+        else:
+            n_features = X.shape[1]
+            idx_dtype = np.int32 if n_features < np.iinfo(np.int32).max else np.int64
+            self.data = np.ascontiguousarray(X, dtype=np.float64).reshape(-1)
+            self.indices = np.arange(max(n_features, 1), dtype=idx_dtype)
+            self.indptr = np.zeros(1, dtype=idx_dtype)
+            self.dense = True
+        self.n_features = X.shape[1]
+        if self.data.shape[0] == 0:
+            # the kernels take the address of element 0
+            self.data = np.zeros(1)
+            self.indices = np.zeros(1, dtype=self.indptr.dtype)
+
+
+class _LinearEpochs(EpochAdapter):
+    """The epoch adapter of the first-order linear learners (PA family,
+    gradient regressors): one pass is one ``_kernel_epoch`` call, split over
+    column blocks run in threads for one-vs-rest with ``n_jobs``.
+
+    It updates ``W``, ``b`` (and the averaging accumulators ``U``, ``bu``)
+    in place.  One-vs-rest columns stop on their own (``n_loss`` is the
+    number of columns): a frozen column is ``active == 0`` for the kernel
+    and remembers in ``t_stop`` the sample count at which it froze.
+
+    Everything the kernel reads is gathered once, at construction, from the
+    estimator's hooks: ``_targets(y)`` (labels and regression targets),
+    ``_kernel_extras`` (class weights, margins), ``_kernel_label_arrays``
+    (multilabel rows), ``_kernel_params()`` (the rule) and
+    ``_average_start()``; each epoch then only calls ``_kernel_epoch``.
+
+    ``X``, ``y``, ``sample_weight`` are the validated batch; ``W``
+    ``(n_features, n_columns)``, ``b`` ``(n_columns,)`` and the accumulators
+    ``U``, ``bu`` (``None`` without averaging) are updated in place;
+    ``scores_out`` ``(n_samples, n_columns)``, when given, receives each
+    row's scores before its update (progressive validation).
+    """
+
+    def __init__(self, estimator, X, y, sample_weight, W, b, U, bu, scores_out):
+        est = self.estimator = estimator
+        self.X, self.y, self.sample_weight = X, y, sample_weight
+        self.W, self.b, self.U, self.bu = W, b, U, bu
+        self.scores_out = scores_out
+        self.rows = _RowView(X)
+        self.labels, self.targets = est._targets(y)
+        n_columns = self.n_columns = W.shape[1]
+        self.weight_pos, self.weight_neg, self.margins = est._kernel_extras(n_columns)
+        label_arrays = est._kernel_label_arrays(y)
+        if scores_out is not None and U is not None:
+            label_arrays = dict(label_arrays, score_average=True)
+        self.label_arrays = label_arrays
+        self.params = est._kernel_params()
+        self.ovr = self.params["rule"] == Rule.OVR
+        self.n_loss = n_columns if self.ovr else 1
+        self.active = np.ones(n_columns, dtype=np.uint8)
+        self.t_stop = np.full(n_columns, -1, dtype=np.int64)  # when a column froze
+        self.intercept_sq = est.intercept_scaling_**2 if est.fit_intercept else 0.0
+        self.avg_start = est._average_start() if U is not None else 0
+        self.U_ = U if U is not None else np.zeros((0, n_columns))
+        self.bu_ = bu if bu is not None else np.zeros(0)
+        n_jobs = effective_n_jobs(getattr(est, "n_jobs", None)) if self.ovr else 1
+        self.n_jobs = max(1, min(n_jobs, n_columns))
+        self.t_end = 0
+
+    def run(self, order, t):
+        """One compiled pass over the rows ``order``, the sample counter
+        starting at ``t``; returns its :class:`~sklearn_pa._engine.EpochStats`.
+
+        With one-vs-rest and ``n_jobs > 1`` the columns are split into
+        ``n_jobs`` blocks run in threads (the kernel releases the GIL); the
+        mistakes are then not counted."""
+        est = self.estimator
+        loss = np.zeros(self.n_loss)
+        n_columns, n_jobs = self.n_columns, self.n_jobs
+
+        def run(c0, c1):
+            return est._kernel_epoch(
+                self.rows,
+                order,
+                self.W,
+                self.b,
+                self.U_,
+                self.bu_,
+                params=self.params,
+                labels=self.labels,
+                targets=self.targets,
+                sample_weight=self.sample_weight,
+                weight_pos=self.weight_pos,
+                weight_neg=self.weight_neg,
+                margins=self.margins,
+                active=self.active,
+                intercept_sq=self.intercept_sq,
+                t0=int(t),
+                average_start=int(self.avg_start),
+                loss_out=loss,
+                col_start=c0,
+                col_stop=c1,
+                scores_out=self.scores_out,
+                **self.label_arrays,
+            )
+
+        if n_jobs > 1:
+            bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
+            results = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
+            )
+            mistakes = -1
+            n_updates = sum(r[1] for r in results)
+            n_skipped = max(r[2] for r in results)
+            overflow = any(r[3] for r in results)
+        else:
+            mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
+        self.t_end = int(t) + order.shape[0]
+        return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def publish(self):
+        """Set ``t_`` and the public ``coef_`` / ``intercept_`` from the
+        arrays (the validation score of early stopping reads them)."""
+        est = self.estimator
+        est.t_ = float(self.t_end) + 1.0
+        est._publish(self.W, self.b, self.U, self.bu)
+
+    def summary(self):
+        """The weight norm, non-zero count and bias for ``verbose >= 2``."""
+        W, b = self.W, self.b
+        bias = (
+            {"Bias": f"{float(b[0]):.6f}"}
+            if b.size == 1
+            else {"Bias norm": f"{np.linalg.norm(b):.6f}"}
+        )
+        return {
+            "Norm": f"{np.linalg.norm(W):.2f}",
+            "NNZs": int(np.count_nonzero(W)),
+            **bias,
+        }
+
+    def freeze(self, columns):
+        """Stop updating the one-vs-rest ``columns`` (a boolean mask) that
+        converged; returns whether every column is now frozen."""
+        self.t_stop[columns & (self.active == 1)] = self.t_end
+        self.active[columns] = 0
+        return not self.active.any()
+
+    def rescale_averages(self, t):
+        """A one-vs-rest column that converged early is averaged over its own
+        steps, as an independent binary model would be: rescale its lazy
+        accumulator so that ``W - U / (t - start + 1)`` gives that average."""
+        U, bu = self.U, self.bu
+        if U is None:
+            return
+        t_stop, avg_start = self.t_stop, self.avg_start
+        n_avg = t - avg_start + 1
+        for k in np.flatnonzero((t_stop >= 0) & (t_stop < t)):
+            n_avg_k = t_stop[k] - avg_start + 1
+            if n_avg_k >= 1:
+                U[:, k] *= n_avg / n_avg_k
+                bu[k] *= n_avg / n_avg_k

@@ -1,0 +1,269 @@
+"""MIRA, the Margin Infused Relaxed Algorithm (Crammer & Singer, JMLR 2003).
+
+The multiclass learner that keeps the new prototypes small (where
+Passive-Aggressive keeps the change small); it shares the first-order
+epoch machinery of :class:`~sklearn_pa._base.BaseOnlineLinear` and the
+compiled kernel of the Passive-Aggressive classifier, with its own rule
+(``Rule.MIRA``) and parameters (``_kernel_params``).
+"""
+
+from numbers import Real
+
+from sklearn.base import _fit_context
+from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
+from ._kernels._rules import Rule, Slack
+from ._validation import atomic_update
+from .utils._probability import NoProbabilityMixin
+
+__all__ = ["MIRAClassifier"]
+
+
+class MIRAClassifier(
+    NoProbabilityMixin,
+    OnlineLinearClassifierMixin,
+    LinearClassifierMixin,
+    SparseCoefMixin,
+    BaseOnlineLinear,
+):
+    """MIRA: the Margin Infused Relaxed Algorithm of Crammer & Singer (2003).
+
+    One prototype :math:`M_r` per class; the prediction is the class of highest
+    score :math:`M_r \\cdot x`.  On each example every prototype moves along
+    :math:`x`, :math:`M_r \\leftarrow M_r + \\tau_r x`, with the steps that make
+    the *new prototypes* as small as possible (where Passive-Aggressive
+    minimises the size of the change):
+
+    .. math::
+
+        \\min_\\tau \\; \\frac{1}{2} \\sum_r \\|M_r + \\tau_r x\\|^2
+        - \\text{margin} \\cdot \\tau_y
+        \\quad \\text{s.t.} \\quad \\tau_r \\le [r = y], \\quad
+        \\sum_r \\tau_r = 0
+
+    (the true class moves by at most 1, the others only down).
+
+    With ``margin=0`` this is the paper's quadratic program.  Its solution is
+    *ultraconservative*: only the classes scoring within ``margin`` of the
+    true class (with ``margin=0``: at least as high as it) move, so a correct
+    prediction by more than ``margin`` leaves the model alone.  The solution
+    is found exactly by sorting the scores (a projection onto a scaled
+    simplex), in the compiled epoch kernel, on dense or CSR input.  With two
+    classes the prototypes are :math:`-w/2` and :math:`+w/2` and the update is
+    the paper's binary MIRA on :math:`w`:
+    :math:`w \\leftarrow w + y \\min(2, [\\text{margin} - y \\, w \\cdot x]_+ /
+    \\|x\\|^2) \\, x`.
+
+    Parameters
+    ----------
+    margin : float, default=1.0
+        Score lead the true class should have: classes scoring within
+        ``margin`` of it take part in the update, and the objective rewards the
+        true class's step by ``margin``.  ``0`` is the mistake-driven MIRA of
+        the paper's quadratic program, which cannot leave an all-zero start
+        (every score ties there and the program's solution is no step): it
+        needs ``coef_init`` or ``warm_start`` from a non-zero model.
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, the weight of a constant feature
+        ``intercept_scaling`` appended to every sample (it adds
+        ``intercept_scaling ** 2`` to :math:`\\|x\\|^2`).
+    intercept_scaling : float or "auto", default="auto"
+        Value of that constant feature; ``"auto"`` uses the root mean square
+        of the non-zero entries of the first batch (``intercept_scaling_``).
+    max_iter : int, default=1000
+        Maximum number of passes over the training data (epochs) in ``fit``.
+    tol : float or None, default=1e-3
+        Stop when the average online margin loss ``max_r [margin - (s_y -
+        s_r)]_+`` of an epoch is not below ``best_loss - tol`` for
+        ``n_iter_no_change`` epochs (validation accuracy with
+        ``early_stopping``).  ``None`` runs ``max_iter`` epochs.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the training data and
+        stop when its accuracy stops improving.
+    validation_fraction : float, default=0.1
+        Proportion of the training data held out for early stopping.
+    n_iter_no_change : int, default=5
+        Number of epochs with no improvement to wait before stopping.
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+    verbose : int, default=0
+        If positive, print one line per epoch (``Epoch i/max_iter``, average
+        loss, validation score, time; ``partial_fit`` prints ``partial_fit
+        call n``).  From 2 on the line adds the online mistakes, updates
+        and norms.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the early-stopping split.
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous solution.
+    class_weight : dict, "balanced" or None, default=None
+        Weights per class; the bound 1 on the true class's step becomes the
+        class weight (times the sample weight).
+    average : bool or int, default=False
+        If True, ``coef_`` and ``intercept_`` average the weights over all
+        steps; an int ``a`` starts averaging at step ``a``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) if n_classes == 2 else \
+            (n_classes, n_features)
+        The prototypes (``M_1 - M_0`` for two classes), averaged if
+        ``average``.
+    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
+        Intercepts.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    intercept_scaling_ : float
+        The constant feature behind the intercept.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during ``fit``, when ``X`` has string column
+        names.
+    n_iter_ : int
+        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
+    loss_curve_ : list of float
+        Mean training loss of each epoch of the last ``fit``; each
+        ``partial_fit`` call appends the mean loss of its pass.
+    validation_scores_ : list of float or None
+        With ``early_stopping``, the score on the held-out
+        ``validation_fraction`` after each epoch of the last ``fit``;
+        ``None`` otherwise.
+    t_ : float
+        Number of samples seen (over all epochs and calls) plus one.
+
+    See Also
+    --------
+    PassiveAggressiveClassifier : Minimises the size of the change instead,
+        with an aggressiveness parameter ``C``.
+
+    References
+    ----------
+    .. [1] K. Crammer and Y. Singer, "Ultraconservative Online Algorithms for
+       Multiclass Problems", JMLR 3, 2003, pp. 951-991.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn_pa import MIRAClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = MIRAClassifier(max_iter=5, tol=None, random_state=0)
+    >>> clf.fit(X[:1500], y[:1500]).score(X[1500:], y[1500:]) > 0.85
+    True
+    >>> clf.coef_.shape
+    (10, 64)
+    """
+
+    _parameter_constraints: dict = {
+        **{
+            k: v for k, v in BaseOnlineLinear._parameter_constraints.items() if k != "C"
+        },
+        "margin": [Interval(Real, 0, None, closed="left")],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+    }
+
+    def __init__(
+        self,
+        *,
+        margin=1.0,
+        fit_intercept=True,
+        intercept_scaling="auto",
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+        class_weight=None,
+        average=False,
+    ):
+        self.margin = margin
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.average = average
+
+    def _rule(self):
+        return Rule.MIRA
+
+    def _kernel_params(self):
+        # the paper's MIRA: margin beta, the true class's step bounded by 1
+        # (times the sample and class weights); MIRA has no slack parameter
+        return {
+            "rule": int(Rule.MIRA),
+            "slack": int(Slack.HINGE),
+            "C": 1.0,
+            "epsilon": 0.0,
+            "margin": float(self.margin),
+            "learning_rate": 0.0,
+            "total_weight": 0.0,
+        }
+
+    def _slack(self):
+        return Slack.HINGE
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        coef_init : ndarray of shape (n_classes, n_features), default=None
+            Initial prototypes (``(1, n_features)`` for two classes).
+        intercept_init : ndarray of shape (n_classes,), default=None
+            Initial intercepts.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each scales the bound on its sample's step (a
+            zero weight skips the sample).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            return self._fit(X, y, coef_init, intercept_init, sample_weight)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one pass over a batch, continuing from the current weights.
+
+        The whole batch is validated before any weight moves: on an error the
+        estimator is left exactly as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels, all in ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every label the stream may contain.  Required on the first call,
+            optional (but checked) afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights scaling the bound on each step.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        with atomic_update(self):
+            return self._partial_fit(X, y, classes, sample_weight)

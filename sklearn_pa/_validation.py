@@ -1,0 +1,382 @@
+"""Checks of a batch, of a learned state and of a split, made before any
+weight changes.
+
+Every estimator validates a whole batch, and every learned array the next
+kernel call reads or writes, before a kernel runs, so that bad input never
+corrupts a model: this module holds the checks they share (the learned
+arrays, the sample counter ``t_``, ``warm_start`` shapes, initial weights
+and their scores, the intercept's constant feature, sample weights,
+canonical CSR input, the early-stopping split) and :func:`atomic_update`,
+which puts an estimator back as it was when anything in a block raises.
+Each check raises a ``ValueError`` that says what to do, in scikit-learn's
+style.
+"""
+
+import warnings
+from contextlib import contextmanager
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import _check_sample_weight
+
+from ._engine import CONVERGENCE_MESSAGE
+
+__all__ = [
+    "MAX_SAMPLE_COUNT",
+    "atomic_update",
+    "canonical_csr",
+    "check_batch_sample_weight",
+    "check_initial_scores",
+    "check_intercept_scaling",
+    "check_sample_count",
+    "check_state_array",
+    "check_validation_split",
+    "check_warm_start_shape",
+    "initial_weights",
+    "typical_feature_value",
+    "validation_split",
+]
+
+# Largest sample count a parameter may name (``average``, ``budget``): the
+# sample counter ``t_`` is a float64, exact up to 2**53.
+MAX_SAMPLE_COUNT = 2**53
+
+
+@contextmanager
+def atomic_update(estimator):
+    """Leave ``estimator`` exactly as it was if the block raises.
+
+    Validation only ever assigns attributes, and the kernels run after every
+    check has passed, so restoring the attribute dictionary restores the
+    fitted state from any error raised before a kernel call.  The state of
+    every random generator in it is saved too (a few kilobytes), so that an
+    error raised after an epoch's shuffle leaves the generator as it was.
+
+    The kernels update the learned arrays in place, and a warning the epoch
+    loop issues after a kernel call (rows skipped for overflow, no
+    convergence) is an exception when the warnings filter says so (``-W
+    error``, pytest's ``filterwarnings = error``).  When it does, a copy of
+    every writeable array is taken too, and written back into the same
+    arrays on the way out of a failed block (views such as ``coef_`` stay
+    views).  Otherwise no copy is made: a stream of ``partial_fit`` calls on
+    a large model pays nothing for it.
+    """
+    saved = dict(estimator.__dict__)
+    arrays = []
+    if _package_warnings_raise(estimator):
+        arrays = [
+            (value, value.copy())
+            for value in saved.values()
+            if isinstance(value, np.ndarray) and value.flags.writeable
+        ]
+    generators = [
+        (value, _generator_state(value))
+        for value in saved.values()
+        if isinstance(value, (np.random.RandomState, np.random.Generator))
+    ]
+    try:
+        yield
+    except BaseException:
+        for array, content in arrays:
+            array[...] = content
+        for generator, state in generators:
+            _set_generator_state(generator, state)
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
+
+
+# The warnings an epoch loop may issue after a kernel has written into the
+# learned arrays, as (category, a message of that kind).
+_LATE_WARNINGS = (
+    (
+        RuntimeWarning,
+        "1 rows were skipped at epoch 1 because their squared norm, scores or "
+        "step overflowed; scale the input (StandardScaler, MaxAbsScaler).",
+    ),
+    (ConvergenceWarning, CONVERGENCE_MESSAGE),
+)
+
+
+def _package_warnings_raise(estimator):
+    """Whether the current warnings filter turns a warning of
+    :data:`_LATE_WARNINGS`, issued from this module or the estimator's, into
+    an exception.  Asked by issuing each one under ``catch_warnings`` with
+    nothing shown and nothing recorded."""
+    # the module that defined these checks before they had a module of their
+    # own stays in the set, so that a filter naming it keeps its meaning
+    modules = {
+        "sklearn_pa._base",
+        "sklearn_pa._engine",
+        type(estimator).__module__,
+    }
+    once = dict(warnings.onceregistry)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_nothing
+            for category, message in _LATE_WARNINGS:
+                for module in modules:
+                    try:
+                        warnings.warn_explicit(
+                            message,
+                            category,
+                            filename=module.replace(".", "/") + ".py",
+                            lineno=0,
+                            module=module,
+                            registry={},
+                        )
+                    except Warning:
+                        return True
+    finally:
+        warnings.onceregistry.clear()
+        warnings.onceregistry.update(once)
+    return False
+
+
+def _show_nothing(*args, **kwargs):
+    pass
+
+
+def _generator_state(generator):
+    if isinstance(generator, np.random.RandomState):
+        return generator.get_state(legacy=False)
+    return generator.bit_generator.state
+
+
+def _set_generator_state(generator, state):
+    if isinstance(generator, np.random.RandomState):
+        generator.set_state(state)
+    else:
+        generator.bit_generator.state = state
+
+
+def check_state_array(estimator, name, value, shape, *, dtype=np.float64, order="C"):
+    """A learned array the next kernel call reads or writes, checked against
+    the model's dimensions before any of it is used.
+
+    ``value`` is what the estimator holds as ``name`` (``coef_``, ``center_``,
+    ... possibly assigned by the user); ``shape`` is the shape the model's
+    dimensions (``n_features_in_``, the number of classes, ...) require
+    (axes of length one aside: a 1-D array also stands for a ``(1, n)``
+    one).  Returns a writeable array of ``dtype`` and ``shape``, contiguous
+    in ``order`` ("F" for a transposed view of a C-contiguous kernel array,
+    as ``coef_`` is), a copy unless ``value`` is one already.  Raises
+    ``ValueError``, saying what is expected, when the shape, the type or the
+    finiteness of ``value`` is wrong, so that a kernel never reads or writes
+    outside an array.
+    """
+    shape = tuple(int(n) for n in shape)
+    owner = type(estimator).__name__
+    if sp.issparse(value):
+        value = value.toarray()
+    if np.iscomplexobj(value):
+        raise ValueError(f"{name} of {owner} must be real; got a complex array.")
+    try:
+        array = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} of {owner} must be an array of numbers of shape {shape}; "
+            f"got {type(value).__name__}."
+        ) from exc
+    # a (1, n) array also stands for an (n,) one and the reverse (sparsify()
+    # makes a 1-D coef_ a one-row matrix)
+    if array.shape != shape and not (
+        {array.ndim, len(shape)} == {1, 2}
+        and array.size == int(np.prod(shape))
+        and (
+            array.ndim == 1 and shape[0] == 1 or array.ndim == 2 and array.shape[0] == 1
+        )
+    ):
+        raise ValueError(
+            f"{name} of {owner} has shape {array.shape}, but the model needs "
+            f"{shape} ({getattr(estimator, 'n_features_in_', '?')} features"
+            f"{_classes_phrase(estimator)}). Assign an array of that shape, or "
+            "refit with fit to learn a model of another size."
+        )
+    if array.shape != shape:
+        array = array.reshape(shape)
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+        raise ValueError(
+            f"{name} of {owner} contains NaN or infinity; assign finite values "
+            "or refit with fit."
+        )
+    contiguous = array.flags.c_contiguous if order == "C" else array.flags.f_contiguous
+    if not (contiguous and array.flags.writeable):
+        array = np.array(array, dtype=dtype, order=order, copy=True)
+    return array
+
+
+def check_sample_count(estimator):
+    """``estimator.t_`` (samples seen plus one) as an int, refused unless it
+    is a whole number >= 1."""
+    t = estimator.t_
+    if not (isinstance(t, Real) and np.isfinite(t) and t >= 1 and float(t) == int(t)):
+        raise ValueError(
+            f"t_ of {type(estimator).__name__} must be the number of samples "
+            f"seen plus one, a whole number >= 1; got {t!r}. Refit with fit."
+        )
+    return int(t)
+
+
+def _classes_phrase(estimator):
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return ""
+    return f", {len(classes)} classes"
+
+
+def check_warm_start_shape(estimator, name, shape, expected):
+    """Refuse ``warm_start`` from a model of another size, as scikit-learn
+    does, instead of silently starting over."""
+    if tuple(shape) != tuple(expected):
+        raise ValueError(
+            f"Provided {name} does not match dataset: the model holds {name} of "
+            f"shape {tuple(shape)}, this data needs {tuple(expected)}. Set "
+            "warm_start=False to start over on data of another shape."
+        )
+
+
+def canonical_csr(X):
+    """``X`` with duplicate CSR entries summed, on a copy (dense and canonical
+    input are returned as they are).
+
+    Duplicate entries add up, as in scipy; summing them first makes each
+    feature appear once in a row's squared norm and in the kernels' updates
+    (``sum_duplicates`` also sorts the indices).
+    """
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def check_batch_sample_weight(sample_weight, X, role="it multiplies C for each sample"):
+    """Per-sample weights of a batch as float64, refused (before any update)
+    unless finite and non-negative; ``role`` says what a weight does."""
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+        raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
+    return sample_weight
+
+
+def typical_feature_value(X):
+    """Root mean square of the non-zero entries of X (1.0 when there are none):
+    the ``intercept_scaling="auto"`` constant, so that the intercept's feature
+    is as large as a typical feature of the data."""
+    data = X.data if sp.issparse(X) else np.asarray(X).reshape(-1)
+    n_nonzero = np.count_nonzero(data)
+    if n_nonzero == 0:
+        return 1.0
+    scale = float(np.max(np.abs(data)))
+    if 1e-100 < scale < 1e100:  # the squares neither overflow nor underflow
+        return float(np.sqrt(np.dot(data, data) / n_nonzero))
+    scaled = data / scale
+    return float(scale * np.sqrt(np.dot(scaled, scaled) / n_nonzero))
+
+
+def initial_weights(n_features, n_columns, coef_init, intercept_init, *, coef_shape):
+    """New state arrays ``(W, b)``, feature-major: ``W`` of shape
+    ``(n_features, n_columns)`` and ``b`` of shape ``(n_columns,)``.
+
+    Zeros, or ``coef_init`` (``(n_columns, n_features)``, or any array of
+    that many entries with at most two axes, such as a regressor's
+    ``(n_features,)``) and ``intercept_init`` (``(n_columns,)``), refused
+    unless their shape fits and their entries are finite.  ``coef_shape``
+    is the shape of the estimator's ``coef_``, named in the error message.
+    """
+    W = np.zeros((n_features, n_columns), dtype=np.float64)
+    b = np.zeros(n_columns, dtype=np.float64)
+    if coef_init is not None:
+        coef_init = np.asarray(coef_init, dtype=np.float64)
+        expected = (n_columns, n_features)
+        if (
+            coef_init.size != n_columns * n_features
+            or (coef_init.ndim == 2 and coef_init.shape != expected)
+            or coef_init.ndim > 2
+        ):
+            raise ValueError(
+                f"coef_init has shape {coef_init.shape}; expected {coef_shape}."
+            )
+        if not np.all(np.isfinite(coef_init)):
+            raise ValueError("coef_init contains NaN or infinity.")
+        W[:] = coef_init.reshape(expected).T
+    if intercept_init is not None:
+        intercept_init = np.atleast_1d(np.asarray(intercept_init, dtype=np.float64))
+        if intercept_init.shape != (n_columns,):
+            raise ValueError(
+                f"intercept_init has shape {intercept_init.shape}; expected "
+                f"({n_columns},)."
+            )
+        if not np.all(np.isfinite(intercept_init)):
+            raise ValueError("intercept_init contains NaN or infinity.")
+        b[:] = intercept_init
+    return W, b
+
+
+def check_initial_scores(X, W, b):
+    """Refuse ``coef_init`` / ``intercept_init`` whose decision values on
+    the training data are not finite (finite but huge entries such as
+    1e308 overflow in ``w . x``): the model would start, and stay,
+    non-finite.  ``W`` is feature-major, ``(n_features, n_columns)``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = safe_sparse_dot(X, W) + b
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(
+            "coef_init and intercept_init give non-finite decision values "
+            "on X (their products with the samples overflow); pass smaller "
+            "initial weights or scale the input (StandardScaler, "
+            "MaxAbsScaler)."
+        )
+
+
+def check_intercept_scaling(estimator, value, n_features):
+    """Refuse an intercept constant ``value`` (the ``intercept_scaling_``
+    about to be set) whose square would not stay finite when the kernel adds
+    it to the squared norm of a row of ``n_features`` entries as large."""
+    if estimator.fit_intercept and not (
+        0.0 < value and value * value * (n_features + 1) < np.finfo(np.float64).max
+    ):
+        raise ValueError(
+            f"The intercept's constant feature would be {value:g} "
+            f"(intercept_scaling={estimator.intercept_scaling!r}); its square must "
+            "be a finite positive number. Scale the input (StandardScaler, "
+            "MaxAbsScaler) or pass a moderate intercept_scaling."
+        )
+
+
+def validation_split(estimator, y, sample_weight):
+    """(train_idx, val_idx) of a ``fit`` with ``early_stopping``: a
+    ``validation_fraction`` held out (stratified for a classifier, seeded
+    by ``random_state``); (all rows, None) without early stopping."""
+    n_samples = y.shape[0]
+    if not estimator.early_stopping:
+        return np.arange(n_samples), None
+    splitter = StratifiedShuffleSplit if is_classifier(estimator) else ShuffleSplit
+    cv = splitter(
+        test_size=estimator.validation_fraction, random_state=estimator.random_state
+    )
+    idx_train, idx_val = next(cv.split(np.zeros((n_samples, 1)), y))
+    return check_validation_split(estimator, idx_train, idx_val, sample_weight)
+
+
+def check_validation_split(estimator, idx_train, idx_val, sample_weight):
+    """Refuse an early-stopping split with an empty side or a validation
+    set of zero weight; returns ``(idx_train, idx_val)``."""
+    if idx_train.shape[0] == 0 or idx_val.shape[0] == 0:
+        raise ValueError(
+            f"Splitting {idx_train.shape[0] + idx_val.shape[0]} samples with "
+            f"validation_fraction={estimator.validation_fraction!r} leaves an "
+            "empty training or validation set; change validation_fraction, add "
+            "samples, or set early_stopping=False."
+        )
+    if not np.any(sample_weight[idx_val]):
+        raise ValueError(
+            "The sample weights of the validation set are all zero; use a "
+            "different random_state."
+        )
+    return idx_train, idx_val
