@@ -176,10 +176,11 @@ class ClientExecutor:
         self.release(parts)
         return new
 
-    def map(self, func, parts, per_part, common, *, models=False):
-        client = self.client
-        futures = [
-            client.submit(
+    def _submit(self, func, parts, per_part, common):
+        """One task per partition, on the worker that holds it: ``func(part,
+        *args, *common)`` with the warnings it raises recorded."""
+        return [
+            self.client.submit(
                 _recording_warnings,
                 func,
                 part,
@@ -190,8 +191,11 @@ class ClientExecutor:
             )
             for part, args in zip(parts, per_part)
         ]
+
+    def map(self, func, parts, per_part, common, *, models=False):
+        futures = self._submit(func, parts, per_part, common)
         try:
-            results = client.gather(futures)
+            results = self.client.gather(futures)
             if models:
                 self.models_received += len(results)
             return results
@@ -211,18 +215,7 @@ class ClientExecutor:
         one state per partition.  Returns the results without their states, with the
         warnings raised, and the sum."""
         client = self.client
-        futures = [
-            client.submit(
-                _recording_warnings,
-                func,
-                part,
-                *args,
-                *common,
-                pure=False,
-                **self.home.get(part.key, {}),
-            )
-            for part, args in zip(parts, per_part)
-        ]
+        futures = self._submit(func, parts, per_part, common)
         tasks = list(futures)
         try:
             heads = [client.submit(_without_state, f, pure=False) for f in futures]
