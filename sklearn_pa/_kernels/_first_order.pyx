@@ -109,29 +109,53 @@ cdef inline void _prefetch_next(
         PA_PREFETCH(next_ind + j)
 
 
+cdef extern from "_score_rows.h":
+    int pa_simd_available() noexcept nogil
+    double pa_score_row_i32(
+        const double *row_data, const int *row_ind, Py_ssize_t nnz,
+        const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
+        Py_ssize_t c1, double intercept_sq, double *scores, int use_simd,
+    ) noexcept nogil
+    double pa_score_row_i64(
+        const double *row_data, const long long *row_ind, Py_ssize_t nnz,
+        const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
+        Py_ssize_t c1, double intercept_sq, double *scores, int use_simd,
+    ) noexcept nogil
+
+
+# the AVX2 scoring of ``_score_rows.h`` where the processor has it (its sums
+# are the portable loop's to the last bit); ``_set_simd`` switches it off
+cdef int _simd = pa_simd_available()
+
+
+def _simd_available():
+    """Whether this processor runs the AVX2 scoring loop."""
+    return bool(pa_simd_available())
+
+
+def _set_simd(bint enabled):
+    """Use the AVX2 scoring loop (where available) or the portable one;
+    returns the previous setting.  Both give the same results to the last
+    bit: tests compare them."""
+    global _simd
+    previous = bool(_simd)
+    _simd = pa_simd_available() if enabled else 0
+    return previous
+
+
 cdef inline double _score_row(
     const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
     Py_ssize_t c1, double intercept_sq, double *scores,
 ) noexcept nogil:
-    """``scores[c0:c1] = b + x . W`` (asking for W's rows ahead); returns
-    ``||x||^2 + a^2``."""
-    cdef Py_ssize_t j, k
-    cdef double sq = intercept_sq, xj
-    cdef const double *wrow
-    for k in range(c0, c1):
-        scores[k] = b[k]
-    for j in range(min(nnz, PREFETCH_AHEAD)):
-        prefetch_row(W0 + row_ind[j] * K, c0, c1)
-    for j in range(nnz):
-        if j + PREFETCH_AHEAD < nnz:
-            prefetch_row(W0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
-        xj = row_data[j]
-        sq += xj * xj
-        wrow = W0 + row_ind[j] * K
-        for k in range(c0, c1):
-            scores[k] += xj * wrow[k]
-    return sq
+    """``scores[c0:c1] = b + x . W``; returns ``||x||^2 + a^2``
+    (``_score_rows.h``)."""
+    if index_t is int:
+        return pa_score_row_i32(row_data, row_ind, nnz, W0, b, K, c0, c1,
+                                intercept_sq, scores, _simd)
+    else:
+        return pa_score_row_i64(row_data, row_ind, nnz, W0, b, K, c0, c1,
+                                intercept_sq, scores, _simd)
 
 
 cdef inline void _record_scores(
@@ -143,17 +167,9 @@ cdef inline void _record_scores(
     """The row's scores before its update into ``out[c0:c1]``: those of the
     averaged model ``s - (x . U + bu) / c`` when ``averaged`` (with ``c =
     n_avg_before >= 1``), else the current iterate's; NaN when not finite."""
-    cdef Py_ssize_t j, k
-    cdef double xj
-    cdef const double *urow
+    cdef Py_ssize_t k
     if finite and averaged and n_avg_before >= 1.0:
-        for k in range(c0, c1):
-            out[k] = bu[k]
-        for j in range(nnz):
-            xj = row_data[j]
-            urow = U0 + row_ind[j] * K
-            for k in range(c0, c1):
-                out[k] += xj * urow[k]
+        _score_row(row_data, row_ind, nnz, U0, bu, K, c0, c1, 0.0, out)
         for k in range(c0, c1):
             out[k] = scores[k] - out[k] / n_avg_before
             if not isfinite(out[k]):
