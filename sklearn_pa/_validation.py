@@ -272,7 +272,9 @@ def typical_feature_value(X):
     n_nonzero = np.count_nonzero(data)
     if n_nonzero == 0:
         return 1.0
-    scale = float(np.max(np.abs(data)))
+    # max |x| without an |data| copy: it is the costliest part of a fit's
+    # set-up on large sparse data
+    scale = max(float(np.max(data)), -float(np.min(data)))
     if 1e-100 < scale < 1e100:  # the squares neither overflow nor underflow
         return float(np.sqrt(np.dot(data, data) / n_nonzero))
     scaled = data / scale
