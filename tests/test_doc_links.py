@@ -37,3 +37,20 @@ def test_the_api_pages_exist_where_the_links_point():
     assert ":toctree: gen_modules" in api
     for name in sklearn_pa.__all__:
         assert re.search(rf"^\s+{name}$", api, re.M), name
+
+
+def test_package_metadata_names_the_same_addresses():
+    """pyproject.toml's project URLs and the documentation's links (the
+    header's repository link, the HTML representation's "?") are one set of
+    addresses: a move of the site or the repository changes both."""
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    from sklearn_pa._doc_links import REPOSITORY_URL
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    urls = tomllib.loads(pyproject.read_text())["project"]["urls"]
+    assert urls["Documentation"] == DOCS_URL
+    assert urls["Source"] == urls["Homepage"] == REPOSITORY_URL
+    assert urls["Changelog"] == DOCS_URL + "changelog.html"
