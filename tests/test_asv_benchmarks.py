@@ -94,6 +94,8 @@ def test_suite_runs(suite):
             if method.startswith("track_"):
                 assert isinstance(result, (int, float)), (method, combo, result)
                 assert math.isfinite(result), (method, combo, result)
+        if hasattr(bench, "teardown"):
+            bench.teardown(*args)
         ran += 1
     assert ran > 0
 

@@ -7,6 +7,11 @@
   5 epochs without early stopping: the measurement behind the fit-time target
   of the first-order kernel on text (``python -m sklearn_pa.benchmark
   --dataset 20newsgroups --epochs 5``).
+- ``ScoringLoopSuite``: the same fit of the default classifier with the
+  first-order kernel's two row-scoring loops (``_kernels/_score_rows.h``):
+  the portable one and the AVX2 one (skipped on a processor without AVX2).
+  Both give the same model to the last bit; this tracks what the second
+  one saves.
 
 The data are read with :func:`sklearn.datasets.fetch_20newsgroups_vectorized`
 from ``$SKLEARN_PA_DATA/sklearn`` (else scikit-learn's default data home),
@@ -90,3 +95,35 @@ class Newsgroups20Suite(Estimator, Benchmark):
         return _registered(CLASSIFIERS[estimator])
 
     track_test_score = score_tracker("accuracy")
+
+
+class ScoringLoopSuite(Benchmark):
+    """The default classifier's fit on 20 Newsgroups with either scoring
+    loop of the first-order kernel."""
+
+    param_names = ["scoring_loop"]
+    params = (["portable", "avx2"],)
+
+    def setup(self, scoring_loop):
+        from sklearn_pa._kernels import _first_order
+
+        if scoring_loop == "avx2" and not _first_order._simd_available():
+            raise NotImplementedError("this processor has no AVX2")
+        split = _newsgroups()
+        if split is None and not SMALL:
+            raise NotImplementedError(
+                "20 Newsgroups not found under $SKLEARN_PA_DATA/sklearn"
+            )
+        self.X_train, _, self.y_train, _ = (
+            split if split is not None else get_data("sparse")
+        )
+        self.estimator = _registered(CLASSIFIERS["PA-default"])
+        self._previous = _first_order._set_simd(scoring_loop == "avx2")
+
+    def teardown(self, scoring_loop):
+        from sklearn_pa._kernels import _first_order
+
+        _first_order._set_simd(getattr(self, "_previous", True))
+
+    def time_fit(self, scoring_loop):
+        self.estimator.fit(self.X_train, self.y_train)
