@@ -117,15 +117,54 @@ def break_identifiers(body):
     return _SIG_NAME.sub(_break_words, body)
 
 
+# The theme's two sidebars list the same identifiers: the section navigation
+# (the API pages by class name) and "On this page" (the class and its
+# methods, in code font).  Their HTML comes from template functions, whose
+# output gets the same break opportunities.
+_NAV_LINK = re.compile(
+    r'(<a [^>]*class="(?:current )?reference internal"[^>]*>)([^<]*)(</a>)'
+)
+_CODE_NAME = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+
+
+def break_sidebar_identifiers(html):
+    """Add ``<wbr>`` break opportunities inside the identifiers that the
+    navigation and the page's table of contents link to."""
+    return _CODE_NAME.sub(_break_words, _NAV_LINK.sub(_break_words, html))
+
+
+def _with_breaks(generate):
+    def wrapped(*args, **kwargs):
+        html = generate(*args, **kwargs)
+        if isinstance(html, str):
+            return type(html)(break_sidebar_identifiers(html))
+        return html  # a parsed tree that a template works on ("raw")
+
+    return wrapped
+
+
+def _break_toc_identifiers(app, pagename, templatename, context, doctree):
+    if "toc" in context:  # what the theme's "On this page" is built from
+        context["toc"] = break_sidebar_identifiers(context["toc"])
+
+
 def _break_page_identifiers(app, pagename, templatename, context, doctree):
     if "body" in context:
         context["body"] = break_identifiers(context["body"])
+    if callable(context.get("generate_toctree_html")):
+        context["generate_toctree_html"] = _with_breaks(
+            context["generate_toctree_html"]
+        )
 
 
 def setup(app):
     if OFFLINE:
         app.connect("missing-reference", _offline_sklearn_label)
-    app.connect("html-page-context", _break_page_identifiers)
+    # the page's table of contents before the theme's handlers, which build
+    # (and cache) "On this page" from it; the navigation function after the
+    # theme's handler that puts it in the context
+    app.connect("html-page-context", _break_toc_identifiers, priority=100)
+    app.connect("html-page-context", _break_page_identifiers, priority=900)
 
 
 # The gallery runs the full examples.  ``SKLEARN_PA_EXAMPLES_QUICK=1`` in the
