@@ -95,13 +95,17 @@ cdef bint _step_overflows(
     return False
 
 
-cdef inline void _prefetch_next(const rows_t *rows, Py_ssize_t i) noexcept nogil:
-    """Start fetching the first non-zeros of row ``i`` (elsewhere in X in a
-    shuffled order) while the current row is scored."""
-    cdef const double *next_data
-    cdef Py_ssize_t j, next_nnz
-    next_ind = rows.indices
-    get_row(rows, i, &next_data, &next_ind, &next_nnz)
+cdef inline void _prefetch_next(
+    const double *next_data, const index_t *next_ind, Py_ssize_t next_nnz,
+) noexcept nogil:
+    """Start fetching the first non-zeros of the next row (elsewhere in X in a
+    shuffled order) while the current row is scored.
+
+    The caller finds the row (``get_row``): when this helper read the row
+    struct itself, GCC took it for a function without effects (it only reads
+    memory and prefetches) and dropped the call, which cost about 20% of a
+    sparse fit."""
+    cdef Py_ssize_t j
     for j in range(0, min(next_nnz, 32), 8):
         PA_PREFETCH(next_data + j)
     for j in range(0, min(next_nnz, 32), 16):
@@ -505,7 +509,10 @@ cdef tuple _epoch(
     # store that might alias them)
     cdef rows_t view = rows[0]
     cdef const double *row_data
+    cdef const double *next_data
+    cdef Py_ssize_t next_nnz
     row_ind = view.indices
+    next_ind = view.indices
     cdef double *W0 = &W[0, 0]
     cdef const int *labels_p = &labels[0] if labels.shape[0] > 0 else NULL
     cdef const double *targets_p = &targets[0] if targets.shape[0] > 0 else NULL
@@ -531,7 +538,8 @@ cdef tuple _epoch(
             t = t0 + n + 1
             get_row(&view, i, &row_data, &row_ind, &nnz)
             if n + 1 < n_rows and not view.dense:
-                _prefetch_next(&view, order[n + 1])
+                get_row(&view, order[n + 1], &next_data, &next_ind, &next_nnz)
+                _prefetch_next(next_data, next_ind, next_nnz)
             sq = _score_row(row_data, row_ind, nnz, W0, &b[0], K, c0, c1,
                             intercept_sq, scores)
             # a row whose scores overflow cannot be learned from safely
