@@ -16,9 +16,15 @@
 # indices (a kernel declares it as ``row_ind = rows.indices``, which Cython
 # types after ``rows_t``).
 #
-# The struct is read in the kernels' ``nogil`` loops: a kernel takes it by
-# value (a local copy, which the compiler keeps in registers) or by ``const``
-# pointer in the helpers it calls per row.
+# Each kernel's Python-facing function fills the struct of the view's width
+# (``wide_rows``, ``make_rows``), holds the arrays ``make_rows`` returns and
+# calls its private epoch of that width (``_epoch[Rows32]``); the epoch and
+# its helpers take ``const rows_t *``.  An epoch's ``nogil`` loop reads a local
+# copy of the struct, which the compiler keeps in registers (through the
+# pointer it would reload the fields after every store that may alias them).
+# A helper that only reads memory and prefetches must be given the row's
+# pointers, not find the row itself: GCC may take such a helper for a function
+# without effects and drop the call (``_first_order._prefetch_next``).
 
 ctypedef fused index_t:
     int
