@@ -128,8 +128,9 @@ cdef inline void get_row(
             row_ind[0] = rows.indices + start
             nnz[0] = <Py_ssize_t> rows.indptr[i + 1] - start
     else:
-        # an index pointer of the other width: never compiled from a kernel
-        # (Cython generates the specialisations it calls), an empty row if so
+        # an index pointer of the other width: Cython specialises every pair
+        # of the two fused types, but no kernel calls these (its index pointer
+        # takes the struct's type); an empty row
         row_data[0] = NULL
         row_ind[0] = NULL
         nnz[0] = 0
