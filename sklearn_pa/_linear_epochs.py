@@ -30,7 +30,9 @@ class _RowView:
     change); a dense ``X`` is flattened row-major, with ``indices =
     arange(n_features)`` shared by every row and a placeholder one-element
     ``indptr``.  An empty ``data`` is replaced by one zero,
-    since the kernels take the address of element 0.
+    since the kernels take the address of element 0.  Each kernel reads these
+    attributes once per call into its row struct (``Rows32`` or ``Rows64``,
+    after the index dtype; ``make_rows`` in ``_kernels/_dataset.pxd``).
 
     Parameters
     ----------

@@ -9,6 +9,7 @@ moves.  The sequence kernel's options are enums shared with the estimators.
 
 import ast
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -251,3 +252,87 @@ def test_no_kernel_call_in_the_package_passes_a_long_positional_list():
     assert seen >= 5  # the check sees the call sites
     assert not too_long, too_long
     assert not indexed, indexed
+
+
+# ----------------------------------------- the row view inside the kernels
+ROW_FIELDS = ("data", "indices", "indptr", "dense", "n_features")
+
+
+def _kernel_sources():
+    """The Cython sources of the kernels but the row view's own
+    (``_dataset.pxd``), with their comments removed."""
+    for path in sorted((PACKAGE / "_kernels").glob("*.p*")):
+        if path.suffix in (".pyx", ".pxd") and path.name != "_dataset.pxd":
+            lines = (line.split("#", 1)[0] for line in path.read_text().splitlines())
+            yield path.name, "\n".join(lines)
+
+
+def _parenthesised(source, start):
+    """The top-level comma-separated items between the parenthesis opening
+    at ``source[start]`` and the one closing it."""
+    depth, items, current = 0, [], []
+    for char in source[start:]:
+        if char in "([":
+            depth += 1
+            if depth == 1:
+                continue
+        elif char in ")]":
+            depth -= 1
+            if depth == 0:
+                break
+        if char == "," and depth == 1:
+            items.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current).strip())
+    return [item for item in items if item]
+
+
+DEFINITION = re.compile(r"^\s*(cdef|cpdef|def)\b[^(=\n]*?\b(\w+)\(", re.M)
+PARAMETER = re.compile(r"(\w+)\s*(?:=.*)?$", re.S)
+
+
+def _signatures(source):
+    """``(name, kind, parameter names)`` of every function defined in
+    ``source`` (kind: ``cdef``, ``cpdef`` or ``def``)."""
+    for match in DEFINITION.finditer(source):
+        params = _parenthesised(source, match.end() - 1)
+        names = [m.group(1) for m in map(PARAMETER.search, params) if m]
+        yield match.group(2), match.group(1), names
+
+
+def test_kernels_pass_the_row_view_as_one_struct():
+    """Inside the kernels the row view is one struct (``Rows32`` / ``Rows64``
+    of ``_dataset.pxd``): no function but the Python-facing test helpers
+    takes its arrays one by one, and ``get_row`` takes the struct, the row
+    and its three outputs."""
+    spread, long_calls, n_calls, n_defs = [], [], 0, 0
+    for name, source in _kernel_sources():
+        for match in re.finditer(r"\bget_row\(", source):
+            n_calls += 1
+            args = _parenthesised(source, match.end() - 1)
+            if len(args) > 5:
+                long_calls.append(f"{name}: get_row with {len(args)} arguments")
+        for func, kind, params in _signatures(source):
+            n_defs += 1
+            fields = [f for f in ROW_FIELDS if f in params]
+            private = kind != "def" or func.startswith("_")
+            if private and len(fields) >= 2:
+                spread.append(f"{name}: {func}({', '.join(fields)})")
+    assert n_calls >= 10 and n_defs >= 40  # the check sees the kernels
+    assert not long_calls, long_calls
+    assert not spread, spread
+
+
+def test_each_kernel_builds_the_row_struct_with_make_rows():
+    """Every kernel that reads rows gets its struct from ``make_rows`` (one
+    way to fill it) and never unpacks the Python row view's arrays itself."""
+    readers = 0
+    for name, source in _kernel_sources():
+        if name.endswith(".pxd") or "get_row(" not in source:
+            continue
+        readers += 1
+        assert "make_rows(" in source, name
+        assert not re.search(r"\w\.indptr\b", source), name
+    assert readers >= 6

@@ -31,7 +31,9 @@ Nothing here calls back into Python.
 from libc.math cimport isfinite
 from libc.stdlib cimport malloc, free
 
-from ._dataset cimport index_t, get_row, check_rows, check_length
+from ._dataset cimport (
+    Rows32, Rows64, rows_t, get_row, make_rows, wide_rows, check_rows, check_length,
+)
 from ._rules cimport Rule, RuleParams, rule_params
 from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._pa_rules cimport binary_step, ovr_step, multiclass_step
@@ -131,20 +133,24 @@ def epoch(
         skipped because their norm or scores were not finite, and whether a
         weight this call wrote overflowed.
     """
-    return _epoch(
-        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
-        order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
-        weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes,
-        loss_out,
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    if wide_rows(rows):
+        arrays = make_rows(rows, &rows64)
+        return _epoch[Rows64](
+            &rows64, order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
+            weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes,
+            loss_out,
+        )
+    arrays = make_rows(rows, &rows32)
+    return _epoch[Rows32](
+        &rows32, order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
+        weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes, loss_out,
     )
 
 
-def _epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+cdef tuple _epoch(
+    const rows_t *rows,
     const long long[::1] order,
     const int[::1] labels,
     const double[::1] sample_weight,
@@ -161,8 +167,14 @@ def _epoch(
     long long[::1] mistakes,
     double[::1] loss_out,
 ):
-    """:func:`epoch` on the arrays of the row view (one specialisation per
-    index dtype)."""
+    """:func:`epoch` on the row view ``rows`` (one specialisation per index
+    dtype)."""
+    # the loop reads a local copy of the row view, which the compiler keeps in
+    # registers (through the pointer it would reload the fields after each
+    # store that might alias them)
+    cdef rows_t view = rows[0]
+    cdef bint dense = view.dense
+    cdef Py_ssize_t n_features = view.n_features
     cdef RuleParams p = rule_params(params)
     cdef int rule = p.rule, slack = p.slack
     cdef double C = p.C
@@ -189,7 +201,7 @@ def _epoch(
     if mistakes.shape[0] != M or b.shape[0] != MK:
         raise ValueError("mistakes and b must match the copies")
     # the rows, the weights and every per-row array must fit the data
-    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    cdef Py_ssize_t needed = check_rows(rows, order)
     cdef Py_ssize_t q, n_labels = 2 if K == 1 else K
     if W.shape[0] != n_features:
         raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
@@ -205,12 +217,11 @@ def _epoch(
     cdef Py_ssize_t n, i, j, k, r, c, y, nnz, n_changed
     cdef double sq, xj, w_i, step, mean, check, loss_sum = 0.0
     cdef const double *row_data
-    cdef const index_t *row_ind
+    row_ind = view.indices
     cdef const double *next_data
-    cdef const index_t *next_ind
+    next_ind = view.indices
     cdef Py_ssize_t next_nnz
     cdef double *wrow
-    cdef const index_t *indptr_ptr = &indptr[0]
     cdef double *W0 = &W[0, 0]
     cdef const double *margins0 = &margins[0, 0]
     cdef double *scores = <double *> malloc(MK * sizeof(double))
@@ -225,11 +236,9 @@ def _epoch(
     with nogil:
         for n in range(n_rows):
             i = order[n]
-            get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
-                    &row_data, &row_ind, &nnz)
+            get_row(&view, i, &row_data, &row_ind, &nnz)
             if n + 1 < n_rows and not dense:
-                get_row(&data[0], &indices[0], indptr_ptr, dense, n_features,
-                        order[n + 1], &next_data, &next_ind, &next_nnz)
+                get_row(&view, order[n + 1], &next_data, &next_ind, &next_nnz)
                 for j in range(0, min(next_nnz, 32), 8):
                     PA_PREFETCH(next_data + j)
                 for j in range(0, min(next_nnz, 32), 16):

@@ -1,38 +1,139 @@
 # Row view over dense (C-contiguous) and CSR matrices.
 #
-# A dense matrix is passed as its flat data, a shared ``arange(n_features)`` as
-# ``indices`` and an empty ``indptr``: row i starts at ``i * n_features`` in the
-# data and at 0 in the indices.  A CSR matrix passes its own three arrays.  The
-# kernels only ever see (data pointer, index pointer, nnz), so one loop serves
-# both layouts, with int32 or int64 indices (``indices`` and ``indptr`` share a
-# dtype, as scipy guarantees for CSR).
+# The kernels see a matrix as one struct, ``Rows32`` or ``Rows64`` after the
+# dtype of its indices (``indices`` and ``indptr`` share it, as scipy
+# guarantees for CSR); ``rows_t`` is the fused type over the two, so a kernel
+# is written once and compiled for each width.  ``make_rows`` fills the struct
+# from the Python row view (``_linear_epochs._RowView``, ``SequenceBatch``, or
+# any object with ``data``, ``indices``, ``indptr``, ``dense`` and
+# ``n_features``), the same way for every kernel.
+#
+# A dense matrix is its flat data, a shared ``arange(n_features)`` as
+# ``indices`` and an unused ``indptr``: row i starts at ``i * n_features`` in
+# the data and at 0 in the indices.  A CSR matrix lends its own three arrays.
+# ``get_row`` hands a kernel (data pointer, index pointer, nnz) for row i, so
+# one loop serves both layouts; the index pointer has the type of the struct's
+# indices (a kernel declares it as ``row_ind = rows.indices``, which Cython
+# types after ``rows_t``).
+#
+# Each kernel's Python-facing function fills the struct of the view's width
+# (``wide_rows``, ``make_rows``), holds the arrays ``make_rows`` returns and
+# calls its private epoch of that width (``_epoch[Rows32]``); the epoch and
+# its helpers take ``const rows_t *``.  An epoch's ``nogil`` loop reads a local
+# copy of the struct, which the compiler keeps in registers (through the
+# pointer it would reload the fields after every store that may alias them).
+# A helper that only reads memory and prefetches must be given the row's
+# pointers, not find the row itself: GCC may take such a helper for a function
+# without effects and drop the call (``_first_order._prefetch_next``).
 
 ctypedef fused index_t:
     int
     long long
 
 
+ctypedef struct Rows32:
+    const double *data       # the values (NULL when empty)
+    const int *indices       # feature index of each value; dense: arange
+    const int *indptr        # CSR: row i is data[indptr[i]:indptr[i + 1]]
+    bint dense
+    Py_ssize_t n_features
+    Py_ssize_t n_rows        # rows in the view; -1: dense without features
+    Py_ssize_t n_data        # lengths of data and indices (entry checks)
+    Py_ssize_t n_indices
+
+
+ctypedef struct Rows64:
+    const double *data
+    const long long *indices
+    const long long *indptr
+    bint dense
+    Py_ssize_t n_features
+    Py_ssize_t n_rows
+    Py_ssize_t n_data
+    Py_ssize_t n_indices
+
+
+ctypedef fused rows_t:
+    Rows32
+    Rows64
+
+
+cdef inline bint wide_rows(object view) except -1:
+    """Whether the row view ``view`` has int64 indices (``Rows64``)."""
+    return getattr(view.indices, "itemsize", 4) == 8
+
+
+cdef inline object make_rows(object view, rows_t *rows):
+    """Fill ``rows`` from the Python row view ``view``; return the
+    memoryviews ``rows`` points into, which the caller holds as long as it
+    uses ``rows``.  Raises ValueError or TypeError when an array does not
+    have the dtype of the struct (float64 data, int32 or int64 indices and
+    indptr of one dtype, all C-contiguous)."""
+    cdef const double[::1] data = view.data
+    cdef const int[::1] indices32
+    cdef const int[::1] indptr32
+    cdef const long long[::1] indices64
+    cdef const long long[::1] indptr64
+    cdef Py_ssize_t n_indptr
+    cdef object keep
+    if rows_t is Rows32:
+        indices32 = view.indices
+        indptr32 = view.indptr
+        rows.indices = &indices32[0] if indices32.shape[0] > 0 else NULL
+        rows.indptr = &indptr32[0] if indptr32.shape[0] > 0 else NULL
+        rows.n_indices = indices32.shape[0]
+        n_indptr = indptr32.shape[0]
+        keep = (<object> data, <object> indices32, <object> indptr32)
+    else:
+        indices64 = view.indices
+        indptr64 = view.indptr
+        rows.indices = &indices64[0] if indices64.shape[0] > 0 else NULL
+        rows.indptr = &indptr64[0] if indptr64.shape[0] > 0 else NULL
+        rows.n_indices = indices64.shape[0]
+        n_indptr = indptr64.shape[0]
+        keep = (<object> data, <object> indices64, <object> indptr64)
+    rows.data = &data[0] if data.shape[0] > 0 else NULL
+    rows.n_data = data.shape[0]
+    rows.dense = view.dense
+    rows.n_features = view.n_features
+    if not rows.dense:
+        rows.n_rows = n_indptr - 1 if n_indptr > 0 else 0
+    elif rows.n_features > 0:
+        rows.n_rows = rows.n_data // rows.n_features
+    else:
+        rows.n_rows = -1
+    return keep
+
+
 cdef inline void get_row(
-    const double *data,
-    const index_t *indices,
-    const index_t *indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    const rows_t *rows,
     Py_ssize_t i,
     const double **row_data,
     const index_t **row_ind,
     Py_ssize_t *nnz,
 ) noexcept nogil:
+    """Point ``row_data``, ``row_ind`` at row ``i`` of ``rows`` and set its
+    number of entries ``nnz`` (``index_t`` is the index type of ``rows``)."""
     cdef Py_ssize_t start
-    if dense:
-        row_data[0] = data + i * n_features
-        row_ind[0] = indices
-        nnz[0] = n_features
+    if (rows_t is Rows32 and index_t is int) or (
+        rows_t is Rows64 and index_t is "long long"
+    ):
+        if rows.dense:
+            row_data[0] = rows.data + i * rows.n_features
+            row_ind[0] = rows.indices
+            nnz[0] = rows.n_features
+        else:
+            start = <Py_ssize_t> rows.indptr[i]
+            row_data[0] = rows.data + start
+            row_ind[0] = rows.indices + start
+            nnz[0] = <Py_ssize_t> rows.indptr[i + 1] - start
     else:
-        start = <Py_ssize_t> indptr[i]
-        row_data[0] = data + start
-        row_ind[0] = indices + start
-        nnz[0] = <Py_ssize_t> indptr[i + 1] - start
+        # an index pointer of the other width: Cython specialises every pair
+        # of the two fused types, but no kernel calls these (its index pointer
+        # takes the struct's type); an empty row
+        row_data[0] = NULL
+        row_ind[0] = NULL
+        nnz[0] = 0
 
 
 # Checks at every kernel entry (defence in depth: the estimators validate
@@ -40,23 +141,17 @@ cdef inline void get_row(
 # weight array that does not fit raises ValueError here instead of being
 # read or written out of bounds.
 
-cdef inline int csr_row_fault(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    Py_ssize_t n_features,
-    Py_ssize_t i,
-) noexcept nogil:
-    """0 when CSR row ``i`` (with ``i + 1 < indptr.shape[0]``) lies inside
+cdef inline int csr_row_fault(const rows_t *rows, Py_ssize_t i) noexcept nogil:
+    """0 when CSR row ``i`` (with ``0 <= i < rows.n_rows``) lies inside
     ``data`` and ``indices`` with feature indices in [0, n_features); 2 when
     its ``indptr`` entries do not, 3 when a feature index does not."""
     cdef Py_ssize_t j
-    if (indptr[i] < 0 or indptr[i] > indptr[i + 1]
-            or indptr[i + 1] > data.shape[0]
-            or indptr[i + 1] > indices.shape[0]):
+    if (rows.indptr[i] < 0 or rows.indptr[i] > rows.indptr[i + 1]
+            or rows.indptr[i + 1] > rows.n_data
+            or rows.indptr[i + 1] > rows.n_indices):
         return 2
-    for j in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
-        if indices[j] < 0 or indices[j] >= n_features:
+    for j in range(<Py_ssize_t> rows.indptr[i], <Py_ssize_t> rows.indptr[i + 1]):
+        if rows.indices[j] < 0 or rows.indices[j] >= rows.n_features:
             return 3
     return 0
 
@@ -70,27 +165,26 @@ cdef inline int raise_csr_fault(int bad, Py_ssize_t n_features) except -1:
     return 0
 
 
+cdef inline int check_view(const rows_t *rows) except -1:
+    """Raise ValueError unless ``n_features`` is >= 0 and a dense view has
+    its ``n_features`` indices."""
+    if rows.n_features < 0:
+        raise ValueError("n_features must be >= 0")
+    if rows.dense and rows.n_indices < rows.n_features:
+        raise ValueError(f"the dense row view needs {rows.n_features} indices")
+    return 0
+
+
 cdef inline Py_ssize_t check_rows(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
-    const long long[::1] order,
+    const rows_t *rows, const long long[::1] order
 ) except -1:
     """Raise ValueError unless every row named in ``order`` lies inside the
     row view, with its feature indices in [0, n_features); return the number
     of rows the per-row arrays (labels, targets, weights) must cover."""
     cdef Py_ssize_t q, i, n_rows, needed = 0
     cdef int bad = 0
-    if n_features < 0:
-        raise ValueError("n_features must be >= 0")
-    if dense:
-        if indices.shape[0] < n_features:
-            raise ValueError(f"the dense row view needs {n_features} indices")
-        n_rows = data.shape[0] // n_features if n_features > 0 else order.shape[0]
-    else:
-        n_rows = indptr.shape[0] - 1
+    check_view(rows)
+    n_rows = rows.n_rows if rows.n_rows >= 0 else order.shape[0]
     with nogil:
         for q in range(order.shape[0]):
             i = <Py_ssize_t> order[q]
@@ -99,14 +193,14 @@ cdef inline Py_ssize_t check_rows(
                 break
             if i + 1 > needed:
                 needed = i + 1
-            if dense:
+            if rows.dense:
                 continue
-            bad = csr_row_fault(data, indices, indptr, n_features, i)
+            bad = csr_row_fault(rows, i)
             if bad:
                 break
     if bad == 1:
         raise ValueError(f"order names a row outside the {n_rows} rows of the data")
-    raise_csr_fault(bad, n_features)
+    raise_csr_fault(bad, rows.n_features)
     return needed
 
 

@@ -36,7 +36,9 @@ stored after the ``n_features`` feature weights.
 from libc.math cimport exp, log, sqrt, hypot, fabs, isfinite, NAN, INFINITY
 from libc.stdlib cimport malloc, free
 
-from ._dataset cimport index_t, get_row, check_rows, check_length
+from ._dataset cimport (
+    Rows32, Rows64, rows_t, get_row, make_rows, wide_rows, check_rows, check_length,
+)
 from ._rules cimport Rule, RuleParams, rule_params
 
 # largest |exponent| applied incrementally (exp(50) ~ 5e21: weights stay far
@@ -103,19 +105,23 @@ def epoch(
         because their prediction or step was not finite; whether a weight
         became non-finite (DPMU weights are not renormalised and can).
     """
-    return _epoch(
-        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
-        order, targets, sample_weight, pos, neg, intercept, params, loss_out,
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    if wide_rows(rows):
+        arrays = make_rows(rows, &rows64)
+        return _epoch[Rows64](
+            &rows64, order, targets, sample_weight, pos, neg, intercept, params,
+            loss_out, scores_out,
+        )
+    arrays = make_rows(rows, &rows32)
+    return _epoch[Rows32](
+        &rows32, order, targets, sample_weight, pos, neg, intercept, params, loss_out,
         scores_out,
     )
 
 
-def _epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+cdef tuple _epoch(
+    const rows_t *rows,
     const long long[::1] order,
     const double[::1] targets,
     const double[::1] sample_weight,
@@ -126,8 +132,14 @@ def _epoch(
     double[::1] loss_out,
     double[:, ::1] scores_out,
 ):
-    """:func:`epoch` on the arrays of the row view (one specialisation per
-    index dtype)."""
+    """:func:`epoch` on the row view ``rows`` (one specialisation per index
+    dtype)."""
+    # the loop reads a local copy of the row view, which the compiler keeps in
+    # registers (through the pointer it would reload the fields after each
+    # store that might alias them)
+    cdef rows_t view = rows[0]
+    cdef bint dense = view.dense
+    cdef Py_ssize_t n_features = view.n_features
     cdef RuleParams prm = rule_params(params)
     cdef int rule = prm.rule
     cdef double rate = prm.learning_rate, total = prm.total_weight
@@ -136,7 +148,7 @@ def _epoch(
     cdef Py_ssize_t n_weights = n_features + 1
     if pos.shape[0] < n_weights or neg.shape[0] < n_weights:
         raise ValueError(f"pos and neg need {n_weights} entries")
-    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    cdef Py_ssize_t needed = check_rows(rows, order)
     check_length(targets.shape[0], needed, "targets")
     check_length(sample_weight.shape[0], needed, "sample_weight")
     check_length(loss_out.shape[0], 1, "loss_out")
@@ -152,8 +164,7 @@ def _epoch(
     cdef double yhat, yp, ym, resid, w_i, a, e, emax, z_old, z, s, dz
     cdef double old_p, old_m, new_p, new_m, T, disc, beta, log_max
     cdef const double *row_data
-    cdef const index_t *row_ind
-    cdef const index_t *indptr_ptr = &indptr[0]
+    row_ind = view.indices
     cdef double *p = &pos[0]
     cdef double *m = &neg[0]
     cdef double *logs = NULL
@@ -176,8 +187,7 @@ def _epoch(
     with nogil:
         for n in range(n_rows):
             i = order[n]
-            get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
-                    &row_data, &row_ind, &nnz)
+            get_row(&view, i, &row_data, &row_ind, &nnz)
             yp = 0.0
             ym = 0.0
             emax = 0.0

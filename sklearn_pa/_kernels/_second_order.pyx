@@ -35,7 +35,10 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy
 from scipy.linalg.cython_blas cimport dsymv, dsyr
 
-from ._dataset cimport index_t, get_row, check_rows, check_length
+from ._dataset cimport (
+    Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
+    check_length,
+)
 from ._rules cimport SecondOrderParams, SecondOrderRule, second_order_params
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
@@ -86,19 +89,23 @@ def epoch(
     -------
     (mistakes, updates, skipped, overflow)
     """
-    return _epoch(
-        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
-        order, labels, sample_weight, W, b, S_diag, S_full, U, bu, class_weight,
-        params, intercept, t0, average_start, loss_out,
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    if wide_rows(rows):
+        arrays = make_rows(rows, &rows64)
+        return _epoch[Rows64](
+            &rows64, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+            class_weight, params, intercept, t0, average_start, loss_out,
+        )
+    arrays = make_rows(rows, &rows32)
+    return _epoch[Rows32](
+        &rows32, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+        class_weight, params, intercept, t0, average_start, loss_out,
     )
 
 
-def _epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+cdef tuple _epoch(
+    const rows_t *rows,
     const long long[::1] order,
     const int[::1] labels,
     const double[::1] sample_weight,
@@ -115,8 +122,14 @@ def _epoch(
     long long average_start,
     double[::1] loss_out,
 ):
-    """:func:`epoch` on the arrays of the row view (one specialisation per
-    index dtype)."""
+    """:func:`epoch` on the row view ``rows`` (one specialisation per index
+    dtype)."""
+    # the loop reads a local copy of the row view, which the compiler keeps in
+    # registers (through the pointer it would reload the fields after each
+    # store that might alias them)
+    cdef rows_t view = rows[0]
+    cdef bint dense = view.dense
+    cdef Py_ssize_t n_features = view.n_features
     cdef SecondOrderParams prm = second_order_params(params)
     cdef int rule = prm.rule, step = prm.step
     cdef double phi = prm.phi, param = prm.param
@@ -140,7 +153,7 @@ def _epoch(
     if rule == SecondOrderRule.SO_BINARY and K != 1:
         raise ValueError("the binary rule needs one weight column")
     # the rows, the weights and every per-row array must fit the data
-    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    cdef Py_ssize_t needed = check_rows(rows, order)
     cdef Py_ssize_t q
     if W.shape[0] != n_features:
         raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
@@ -163,10 +176,9 @@ def _epoch(
     cdef double w_i, m, v, vy, vr, alpha, beta, ysign, best, xj, avg_coef, A, loss
     cdef double Kd = <double> K
     cdef const double *row_data
-    cdef const index_t *row_ind
-    cdef const index_t *indptr_ptr = &indptr[0]
+    row_ind = view.indices
     cdef const double *next_data
-    cdef const index_t *next_ind
+    next_ind = view.indices
     cdef Py_ssize_t next_nnz
     cdef double *wrow
     cdef double *W0 = &W[0, 0]
@@ -219,13 +231,11 @@ def _epoch(
         for n in range(n_rows):
             i = order[n]
             t = t0 + n + 1
-            get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
-                    &row_data, &row_ind, &nnz)
+            get_row(&view, i, &row_data, &row_ind, &nnz)
             if n + 1 < n_rows and not dense:
                 # the next row is elsewhere in X (shuffled order): start
                 # fetching its first non-zeros while this one is processed
-                get_row(&data[0], &indices[0], indptr_ptr, dense, n_features,
-                        order[n + 1], &next_data, &next_ind, &next_nnz)
+                get_row(&view, order[n + 1], &next_data, &next_ind, &next_nnz)
                 for p in range(0, min(next_nnz, 32), 8):
                     PA_PREFETCH(next_data + p)
                 for p in range(0, min(next_nnz, 32), 16):

@@ -48,8 +48,11 @@ options are the ``SequenceUpdate`` and ``SequenceLoss`` enums of
 from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
+from types import SimpleNamespace
 
-from ._dataset cimport check_length, get_row, index_t
+from ._dataset cimport (
+    Rows32, Rows64, check_length, get_row, make_rows, rows_t, wide_rows,
+)
 from ._rules cimport SequenceUpdate
 from ._sequence_search cimport backtrace, beam_search, emissions, kbest_viterbi
 from ._sequence_qp cimport solve_duals
@@ -58,11 +61,7 @@ from ._sequence_checks cimport check_sentences, check_training
 
 # ----------------------------------------------------------------- updates
 cdef void add_delta(
-    const double *data,
-    const index_t *indices,
-    const index_t *indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    const rows_t *rows,
     Py_ssize_t start,
     const int *y,
     const int *z,
@@ -81,15 +80,15 @@ cdef void add_delta(
     cdef Py_ssize_t Ls = L + 1
     cdef Py_ssize_t s, p, nnz, f, yi, zi, py, pz
     cdef const double *rd
-    cdef const index_t *ri
     cdef double v
+    ri = rows.indices
     py = L
     pz = L
     for s in range(upto + 1):
         yi = y[s]
         zi = z[s]
         if yi != zi:
-            get_row(data, indices, indptr, dense, n_features, start + s, &rd, &ri, &nnz)
+            get_row(rows, start + s, &rd, &ri, &nnz)
             for p in range(nnz):
                 v = a * rd[p]
                 if v == 0.0:
@@ -117,24 +116,20 @@ cdef void add_delta(
 
 
 cdef double row_dot(
-    const double *data,
-    const index_t *indices,
-    const index_t *indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    const rows_t *rows,
     Py_ssize_t r1,
     Py_ssize_t r2,
 ) noexcept nogil:
     """x_r1 . x_r2 (CSR rows with sorted indices, or dense rows)."""
     cdef const double *d1
     cdef const double *d2
-    cdef const index_t *i1
-    cdef const index_t *i2
+    i1 = rows.indices
+    i2 = rows.indices
     cdef Py_ssize_t n1, n2, p, q
     cdef double s = 0.0
-    get_row(data, indices, indptr, dense, n_features, r1, &d1, &i1, &n1)
-    get_row(data, indices, indptr, dense, n_features, r2, &d2, &i2, &n2)
-    if dense:
+    get_row(rows, r1, &d1, &i1, &n1)
+    get_row(rows, r2, &d2, &i2, &n2)
+    if rows.dense:
         for p in range(n1):
             s += d1[p] * d2[p]
         return s
@@ -194,12 +189,8 @@ def solve_kbest_qp(
 
 
 # ------------------------------------------------------------------ epochs
-def _perceptron_epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+cdef tuple _perceptron_epoch(
+    const rows_t *rows,
     const long long[::1] offsets,
     const long long[::1] order,
     const int[::1] labels,
@@ -226,7 +217,7 @@ def _perceptron_epoch(
     update (length 0: none), and ``rec_pred`` at that sentence's tokens the
     predicted prefix."""
     cdef Py_ssize_t L = W.shape[1]
-    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_sentences(rows, offsets, W, Tr)
     check_training(offsets, order, labels, L, W, Tr, U, UT, average)
     cdef Py_ssize_t n = order.shape[0]
     cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
@@ -246,7 +237,7 @@ def _perceptron_epoch(
     cdef double *g_score
     cdef unsigned char *gold_in
     cdef int *z
-    cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
+    cdef rows_t view = rows[0]  # read in the loop (see _dataset.pxd)
     cdef double *Up = &U[0, 0] if average else NULL
     cdef double *UTp = &UT[0, 0] if average else NULL
     for m in range(offsets.shape[0] - 1):
@@ -282,8 +273,7 @@ def _perceptron_epoch(
                 if T == 0:
                     continue
                 tc += 1.0
-                emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
-                          &W[0, 0], L, E)
+                emissions(&view, start, T, &W[0, 0], L, E)
                 beam_search(E, &Tr[0, 0], L, T, b, &labels[start],
                             update == SequenceUpdate.UPDATE_EARLY, delta, bp, gold,
                             beam, n_beam,
@@ -329,9 +319,8 @@ def _perceptron_epoch(
                     rec_margin[m] = margin
                     for t in range(upd_t + 1):
                         rec_pred[start + t] = z[t]
-                add_delta(&data[0], &indices[0], ip, dense, n_features, start,
-                          &labels[start], z, upd_t, upd_t == T - 1, 1.0,
-                          &W[0, 0], &Tr[0, 0], Up, UTp, L, tc - 1.0, average)
+                add_delta(&view, start, &labels[start], z, upd_t, upd_t == T - 1,
+                          1.0, &W[0, 0], &Tr[0, 0], Up, UTp, L, tc - 1.0, average)
                 n_updates += 1
     finally:
         free(E); free(delta); free(bp); free(gold); free(beam); free(n_beam)
@@ -339,12 +328,8 @@ def _perceptron_epoch(
     return tc, n_updates, n_invalid, n_errors
 
 
-def _pa_epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+cdef tuple _pa_epoch(
+    const rows_t *rows,
     const long long[::1] offsets,
     const long long[::1] order,
     const int[::1] labels,
@@ -383,7 +368,7 @@ def _pa_epoch(
     ``(t, n_updates, n_errors, max_qp_iterations)``; with ``record``,
     ``rec_alpha[k]`` holds the k-th sentence's multipliers."""
     cdef Py_ssize_t L = W.shape[1]
-    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_sentences(rows, offsets, W, Tr)
     check_training(offsets, order, labels, L, W, Tr, U, UT, average)
     cdef Py_ssize_t Ls = L + 1
     cdef Py_ssize_t n = order.shape[0]
@@ -430,7 +415,7 @@ def _pa_epoch(
     cdef double *grad
     cdef unsigned char *diff
     cdef double *trp = &Tr[0, 0]
-    cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
+    cdef rows_t view = rows[0]  # read in the loop (see _dataset.pxd)
     cdef double *Up = &U[0, 0] if average else NULL
     cdef double *UTp = &UT[0, 0] if average else NULL
     if cost is not None and (cost.shape[0] < L or cost.shape[1] < L):
@@ -502,8 +487,7 @@ def _pa_epoch(
                     continue
                 tc += 1.0
                 yy = &labels[start]
-                emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
-                          &W[0, 0], L, E)
+                emissions(&view, start, T, &W[0, 0], L, E)
                 # the gold score and the k best sequences
                 g = trp[L * Ls + yy[0]] + E[yy[0]]
                 for t in range(1, T):
@@ -565,8 +549,7 @@ def _pa_epoch(
                         continue
                     for u in range(t, T):
                         if diff[u]:
-                            dot = row_dot(&data[0], &indices[0], ip, dense,
-                                          n_features, start + t, start + u)
+                            dot = row_dot(&view, start + t, start + u)
                             K[t * Tmax + u] = dot
                             K[u * Tmax + t] = dot
                 for q in range(cnt):
@@ -602,10 +585,9 @@ def _pa_epoch(
                     if record:
                         rec_alpha[m, q] = alpha[q]
                     if alpha[q] > 0.0:
-                        add_delta(&data[0], &indices[0], ip, dense, n_features,
-                                  start, yy, paths + q * T, T - 1, True, alpha[q],
-                                  &W[0, 0], &Tr[0, 0], Up, UTp, L, tc - 1.0,
-                                  average)
+                        add_delta(&view, start, yy, paths + q * T, T - 1, True,
+                                  alpha[q], &W[0, 0], &Tr[0, 0], Up, UTp, L,
+                                  tc - 1.0, average)
                 n_updates += 1
     finally:
         free(E); free(delta); free(bp); free(gold); free(beam); free(n_beam)
@@ -616,12 +598,8 @@ def _pa_epoch(
     return tc, n_updates, n_errors, max_it
 
 
-def _decode(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+cdef object _decode(
+    const rows_t *rows,
     const long long[::1] offsets,
     const double[:, ::1] W,
     const double[:, ::1] Tr,
@@ -631,7 +609,7 @@ def _decode(
     """Best label sequence of every sentence (Viterbi, or beam search when
     ``0 < beam_width < L``), written at the sentence's tokens in ``out``."""
     cdef Py_ssize_t L = W.shape[1]
-    check_sentences(data, indices, indptr, dense, n_features, offsets, W, Tr)
+    check_sentences(rows, offsets, W, Tr)
     check_length(out.shape[0], offsets[offsets.shape[0] - 1], "out")
     cdef Py_ssize_t b = beam_width if 0 < beam_width < L else L
     cdef Py_ssize_t Tmax = 0
@@ -642,7 +620,7 @@ def _decode(
     cdef int *beam
     cdef Py_ssize_t *n_beam
     cdef unsigned char *taken
-    cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
+    cdef rows_t view = rows[0]  # read in the loop (see _dataset.pxd)
     for m in range(offsets.shape[0] - 1):
         if offsets[m + 1] - offsets[m] > Tmax:
             Tmax = offsets[m + 1] - offsets[m]
@@ -665,8 +643,7 @@ def _decode(
                 T = offsets[m + 1] - start
                 if T == 0:
                     continue
-                emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
-                          &W[0, 0], L, E)
+                emissions(&view, start, T, &W[0, 0], L, E)
                 beam_search(E, &Tr[0, 0], L, T, b, NULL, False, delta, bp, NULL,
                             beam, n_beam, taken, NULL, NULL, &n_done)
                 backtrace(bp, L, T - 1, beam[(T - 1) * L], &out[start])
@@ -674,12 +651,24 @@ def _decode(
         free(E); free(delta); free(bp); free(beam); free(n_beam); free(taken)
 
 
-def kbest(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+def kbest(data, indices, indptr, dense, n_features, start, T, W, Tr, k, paths, scores):
+    """The k best sequences of rows ``start:start + T`` of the row view
+    ``(data, indices, indptr, dense, n_features)``, taken as one sentence (for
+    tests); returns their count."""
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    view = SimpleNamespace(
+        data=data, indices=indices, indptr=indptr, dense=dense, n_features=n_features
+    )
+    if wide_rows(view):
+        arrays = make_rows(view, &rows64)
+        return _kbest[Rows64](&rows64, start, T, W, Tr, k, paths, scores)
+    arrays = make_rows(view, &rows32)
+    return _kbest[Rows32](&rows32, start, T, W, Tr, k, paths, scores)
+
+
+cdef Py_ssize_t _kbest(
+    const rows_t *rows,
     Py_ssize_t start,
     Py_ssize_t T,
     const double[:, ::1] W,
@@ -687,10 +676,10 @@ def kbest(
     Py_ssize_t k,
     int[:, ::1] paths,
     double[::1] scores,
-):
-    """The k best sequences of one sentence (for tests); returns their count."""
+) except -1:
+    """:func:`kbest` on the row view ``rows``."""
     cdef Py_ssize_t L = W.shape[1]
-    cdef const index_t *ip = &indptr[0] if indptr.shape[0] > 0 else NULL
+    cdef rows_t view = rows[0]  # read in the loop (see _dataset.pxd)
     cdef double *E = <double *> malloc(T * L * sizeof(double))
     cdef double *dk = <double *> malloc(T * L * k * sizeof(double))
     cdef int *bl = <int *> malloc(T * L * k * sizeof(int))
@@ -700,8 +689,7 @@ def kbest(
     cdef int *fr = <int *> malloc(k * sizeof(int))
     cdef Py_ssize_t cnt
     try:
-        emissions(&data[0], &indices[0], ip, dense, n_features, start, T,
-                  &W[0, 0], L, E)
+        emissions(&view, start, T, &W[0, 0], L, E)
         cnt = kbest_viterbi(E, &Tr[0, 0], L, T, k, dk, bl, br, nk, fj, fr,
                             &scores[0], &paths[0, 0])
     finally:
@@ -713,7 +701,7 @@ def kbest(
 # Each takes the row view (``data``, ``indices``, ``indptr``, ``dense``,
 # ``n_features``: a ``SequenceBatch``), the sentence offsets, the order and
 # labels and the weights positionally, the options by keyword, and runs the
-# specialisation of its index dtype.
+# specialisation of its index dtype on the view's struct (``_dataset.pxd``).
 
 def perceptron_epoch(
     rows, offsets, order, labels, W, Tr, *, U, UT, average, t0, update,
@@ -722,10 +710,18 @@ def perceptron_epoch(
     """One structured-perceptron epoch over the sentences ``order``:
     ``update`` a ``SequenceUpdate`` (``_rules.pxd``); see
     :func:`_perceptron_epoch`."""
-    return _perceptron_epoch(
-        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
-        offsets, order, labels, W, Tr, U, UT, average, t0, update, beam_width,
-        record, rec_margin, rec_length, rec_pred,
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    if wide_rows(rows):
+        arrays = make_rows(rows, &rows64)
+        return _perceptron_epoch[Rows64](
+            &rows64, offsets, order, labels, W, Tr, U, UT, average, t0, update,
+            beam_width, record, rec_margin, rec_length, rec_pred,
+        )
+    arrays = make_rows(rows, &rows32)
+    return _perceptron_epoch[Rows32](
+        &rows32, offsets, order, labels, W, Tr, U, UT, average, t0, update,
+        beam_width, record, rec_margin, rec_length, rec_pred,
     )
 
 
@@ -736,11 +732,20 @@ def pa_epoch(
 ):
     """One structured PA / k-best MIRA epoch over the sentences ``order``:
     ``loss`` a ``SequenceLoss`` (``_rules.pxd``); see :func:`_pa_epoch`."""
-    return _pa_epoch(
-        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
-        offsets, order, labels, W, Tr, U, UT, average, t0, C, loss, k_best,
-        beam_width, tol, max_qp_iter, record, rec_alpha, cost, sqrt_margin,
-        max_loss,
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    if wide_rows(rows):
+        arrays = make_rows(rows, &rows64)
+        return _pa_epoch[Rows64](
+            &rows64, offsets, order, labels, W, Tr, U, UT, average, t0, C, loss,
+            k_best, beam_width, tol, max_qp_iter, record, rec_alpha, cost,
+            sqrt_margin, max_loss,
+        )
+    arrays = make_rows(rows, &rows32)
+    return _pa_epoch[Rows32](
+        &rows32, offsets, order, labels, W, Tr, U, UT, average, t0, C, loss,
+        k_best, beam_width, tol, max_qp_iter, record, rec_alpha, cost,
+        sqrt_margin, max_loss,
     )
 
 
@@ -748,8 +753,10 @@ def decode(rows, offsets, W, Tr, *, beam_width, out):
     """The best label sequence of every sentence (beam search; exact Viterbi
     when ``beam_width`` covers the labels) into ``out``; see
     :func:`_decode`."""
-    return _decode(
-        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
-        offsets, W, Tr, beam_width, out,
-    )
-
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    if wide_rows(rows):
+        arrays = make_rows(rows, &rows64)
+        return _decode[Rows64](&rows64, offsets, W, Tr, beam_width, out)
+    arrays = make_rows(rows, &rows32)
+    return _decode[Rows32](&rows32, offsets, W, Tr, beam_width, out)

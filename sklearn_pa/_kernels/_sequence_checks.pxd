@@ -3,15 +3,13 @@
 # weights, labels and averages must fit them, since the loops run without
 # bounds checks.
 
-from ._dataset cimport check_length, csr_row_fault, index_t, raise_csr_fault
+from ._dataset cimport (
+    check_length, check_view, csr_row_fault, raise_csr_fault, rows_t,
+)
 
 
 cdef inline int check_sentences(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    const rows_t *rows,
     const long long[::1] offsets,
     const double[:, ::1] W,
     const double[:, ::1] Tr,
@@ -21,6 +19,7 @@ cdef inline int check_sentences(
     labels (the loops below run without bounds checks)."""
     cdef Py_ssize_t L = W.shape[1], m, i, n_rows, n_tokens
     cdef int bad = 0
+    cdef Py_ssize_t n_features = rows.n_features
     if W.shape[0] != n_features:
         raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
     if Tr.shape[0] != L + 1 or Tr.shape[1] != L + 1:
@@ -31,18 +30,14 @@ cdef inline int check_sentences(
         if offsets[m + 1] < offsets[m]:
             raise ValueError("offsets must not decrease")
     n_tokens = offsets[offsets.shape[0] - 1]
-    if dense:
-        if indices.shape[0] < n_features:
-            raise ValueError(f"the dense row view needs {n_features} indices")
-        n_rows = data.shape[0] // n_features if n_features > 0 else n_tokens
-    else:
-        n_rows = indptr.shape[0] - 1
+    check_view(rows)
+    n_rows = rows.n_rows if rows.n_rows >= 0 else n_tokens
     if n_tokens > n_rows:
         raise ValueError(f"offsets name {n_tokens} tokens; the data has {n_rows}")
-    if not dense:
+    if not rows.dense:
         with nogil:
             for i in range(n_tokens):
-                bad = csr_row_fault(data, indices, indptr, n_features, i)
+                bad = csr_row_fault(rows, i)
                 if bad:
                     break
         raise_csr_fault(bad, n_features)

@@ -7,15 +7,11 @@
 from libc.math cimport INFINITY
 from libc.string cimport memset
 
-from ._dataset cimport get_row, index_t
+from ._dataset cimport get_row, rows_t
 
 # --------------------------------------------------------------- emissions
 cdef inline void emissions(
-    const double *data,
-    const index_t *indices,
-    const index_t *indptr,
-    bint dense,
-    Py_ssize_t n_features,
+    const rows_t *rows,
     Py_ssize_t start,
     Py_ssize_t T,
     const double *W,
@@ -24,12 +20,12 @@ cdef inline void emissions(
 ) noexcept nogil:
     cdef Py_ssize_t t, p, j, nnz
     cdef const double *rd
-    cdef const index_t *ri
+    ri = rows.indices
     cdef const double *w
     cdef double *e
     cdef double v
     for t in range(T):
-        get_row(data, indices, indptr, dense, n_features, start + t, &rd, &ri, &nnz)
+        get_row(rows, start + t, &rd, &ri, &nnz)
         e = E + t * L
         for j in range(L):
             e[j] = 0.0

@@ -44,7 +44,9 @@ both layouts.  Nothing here calls back into Python.
 
 from libc.math cimport hypot, isfinite, sqrt
 
-from ._dataset cimport index_t, get_row, check_rows, check_length
+from ._dataset cimport (
+    Rows32, Rows64, rows_t, get_row, make_rows, wide_rows, check_rows, check_length,
+)
 from ._rules cimport Slack, check_param_names
 
 
@@ -107,19 +109,23 @@ def epoch(
     """
     check_param_names(params, ("slack", "C", "epsilon", "learn", "bound"))
     cdef UniclassParams p = params
-    return _epoch(
-        rows.data, rows.indices, rows.indptr, rows.dense, rows.n_features,
-        order, sample_weight, w, extra, p.slack, p.C, p.epsilon, p.learn, p.bound,
-        loss_out,
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    if wide_rows(rows):
+        arrays = make_rows(rows, &rows64)
+        return _epoch[Rows64](
+            &rows64, order, sample_weight, w, extra, p.slack, p.C, p.epsilon, p.learn,
+            p.bound, loss_out,
+        )
+    arrays = make_rows(rows, &rows32)
+    return _epoch[Rows32](
+        &rows32, order, sample_weight, w, extra, p.slack, p.C, p.epsilon, p.learn,
+        p.bound, loss_out,
     )
 
 
-def _epoch(
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    bint dense,
-    Py_ssize_t n_features,
+cdef tuple _epoch(
+    const rows_t *rows,
     const long long[::1] order,
     const double[::1] sample_weight,
     double[::1] w,
@@ -131,11 +137,17 @@ def _epoch(
     double bound,
     double[::1] loss_out,
 ):
-    """:func:`epoch` on the arrays of the row view (one specialisation per
-    index dtype)."""
+    """:func:`epoch` on the row view ``rows`` (one specialisation per index
+    dtype)."""
+    # the loop reads a local copy of the row view, which the compiler keeps in
+    # registers (through the pointer it would reload the fields after each
+    # store that might alias them)
+    cdef rows_t view = rows[0]
+    cdef bint dense = view.dense
+    cdef Py_ssize_t n_features = view.n_features
     cdef Py_ssize_t n_rows = order.shape[0]
     # the rows, the centre and every per-row array must fit the data
-    cdef Py_ssize_t needed = check_rows(data, indices, indptr, dense, n_features, order)
+    cdef Py_ssize_t needed = check_rows(rows, order)
     if w.shape[0] != n_features:
         raise ValueError(f"w has {w.shape[0]} entries for {n_features} features")
     check_length(sample_weight.shape[0], needed, "sample_weight")
@@ -148,8 +160,7 @@ def _epoch(
     cdef double keep, wj, xj, diff, new_wj, r = 0.0, w_i
     cdef double g = 0.0, eps_learned = 0.0, d
     cdef const double *row_data
-    cdef const index_t *row_ind
-    cdef const index_t *indptr_ptr = &indptr[0]
+    row_ind = view.indices
     cdef double *v = &w[0]
 
     if learn:
@@ -161,8 +172,7 @@ def _epoch(
             wsq += v[j] * v[j]
         for n in range(n_rows):
             i = order[n]
-            get_row(&data[0], &indices[0], indptr_ptr, dense, n_features, i,
-                    &row_data, &row_ind, &nnz)
+            get_row(&view, i, &row_data, &row_ind, &nnz)
             wS = 0.0
             dist_sq = 0.0
             for j in range(nnz):
