@@ -472,7 +472,9 @@ class _BaseSecondOrder(
             var = np.mean(var, axis=1)
         var = np.maximum(np.nan_to_num(var), 0.0)
         classes_idx = np.searchsorted(self.classes_, np.asarray(y))
-        proba = self._progressive_proba(scores, var, classes_idx, calibration, held_out)
+        proba = self._progressive_proba(
+            scores, var, classes_idx, calibration, held_out, fitted
+        )
         return scores, proba
 
     def _variance(self, X, block=0):
@@ -591,7 +593,9 @@ class _BaseSecondOrder(
         _CALIBRATION_CACHE[self] = (calibration, fitted)
         return fitted
 
-    def _progressive_proba(self, scores, var, classes_idx, calibration, held_out):
+    def _progressive_proba(
+        self, scores, var, classes_idx, calibration, held_out, fitted
+    ):
         """The probabilities of the rows of a compiled pass from their
         pre-update ``scores`` and variances ``var``, as the per-sample loop
         would give them: the calibration of row ``i`` is fitted to the
@@ -600,19 +604,20 @@ class _BaseSecondOrder(
         rows, each with the score and variance it had before its update),
         refitted before each of the first ``_PROGRESSIVE_DENSE`` rows of the
         batch and then every ``_PROGRESSIVE_REFIT`` rows, not after every
-        row.  ``calibration`` is
-        the model's recorded ``(scores, variances, classes)`` before the
-        batch, None on an unfitted model (whose first sample partial_fit
-        does not record), and ``held_out`` whether they were held out
-        (``partial_fit``) or training margins (``fit``)."""
+        row.  ``calibration`` is the model's recorded ``(scores, variances,
+        classes)`` before the batch (or None), ``held_out`` whether they
+        were held out (``partial_fit``) or training margins (``fit``), and
+        ``fitted`` whether the model had learned before the batch
+        (``partial_fit`` records no margin for the first sample it
+        learns)."""
         n = scores.shape[0]
         dense = min(n, _PROGRESSIVE_DENSE)
         bounds = list(range(dense)) + list(range(dense, n, _PROGRESSIVE_REFIT)) + [n]
         valid = ~(np.isnan(scores) if scores.ndim == 1 else np.isnan(scores[:, 0]))
         scored = valid.copy()
-        if calibration is None:
-            valid[:1] = False  # partial_fit records no margin on its first row
-        elif calibration[0].ndim != scores.ndim:
+        if not fitted:
+            valid[:1] = False
+        if calibration is not None and calibration[0].ndim != scores.ndim:
             calibration = None
         proba = np.full((n, self.classes_.shape[0]), np.nan)
         for start, stop in zip(bounds[:-1], bounds[1:]):
