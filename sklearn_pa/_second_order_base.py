@@ -602,23 +602,25 @@ class _BaseSecondOrder(
         margins of the latest ``_CALIBRATION_SIZE`` samples before it (those
         recorded before the batch, ``calibration``, then the batch's own
         rows, each with the score and variance it had before its update),
-        refitted before each of the first ``_PROGRESSIVE_DENSE`` rows of the
-        batch and then every ``_PROGRESSIVE_REFIT`` rows, not after every
-        row.  ``calibration`` is the model's recorded ``(scores, variances,
+        refitted before each row while fewer than ``_PROGRESSIVE_DENSE``
+        margins are recorded and then every ``_PROGRESSIVE_REFIT`` rows, not
+        after every row.  ``calibration`` is the model's recorded ``(scores, variances,
         classes)`` before the batch (or None), ``held_out`` whether they
         were held out (``partial_fit``) or training margins (``fit``), and
         ``fitted`` whether the model had learned before the batch
         (``partial_fit`` records no margin for the first sample it
         learns)."""
         n = scores.shape[0]
-        dense = min(n, _PROGRESSIVE_DENSE)
-        bounds = list(range(dense)) + list(range(dense, n, _PROGRESSIVE_REFIT)) + [n]
         valid = ~(np.isnan(scores) if scores.ndim == 1 else np.isnan(scores[:, 0]))
         scored = valid.copy()
         if not fitted:
             valid[:1] = False
         if calibration is not None and calibration[0].ndim != scores.ndim:
             calibration = None
+        # a refit before each row while the window holds few margins
+        n_prior = 0 if calibration is None else calibration[0].shape[0]
+        dense = min(n, max(0, _PROGRESSIVE_DENSE - n_prior))
+        bounds = list(range(dense)) + list(range(dense, n, _PROGRESSIVE_REFIT)) + [n]
         proba = np.full((n, self.classes_.shape[0]), np.nan)
         for start, stop in zip(bounds[:-1], bounds[1:]):
             mine = np.flatnonzero(valid[:start])[-_CALIBRATION_SIZE:]
@@ -707,9 +709,9 @@ _CALIBRATION_CACHE = weakref.WeakKeyDictionary()
 _CALIBRATION_SIZE = 1000
 
 #: Rows between two refits of the calibration in the probabilities of a
-#: compiled progressive-validation pass, after a refit before each of the
-#: first ``_PROGRESSIVE_DENSE`` rows of a batch, where a few margins move it
-#: most (the per-sample loop refits it after every sample).
+#: compiled progressive-validation pass, after a refit before each row
+#: while fewer than ``_PROGRESSIVE_DENSE`` margins are recorded, where each
+#: new one moves it most (the per-sample loop refits it after every sample).
 _PROGRESSIVE_REFIT = 128
 _PROGRESSIVE_DENSE = 64
 

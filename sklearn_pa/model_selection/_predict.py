@@ -44,9 +44,10 @@ def progressive_val_predict(
     update, and the probabilities are calibrated on the margins the samples
     before it got (those ``partial_fit`` recorded before the batch, then the
     batch's own pre-update margins), as the per-sample loop calibrates
-    them, except that the calibration is refitted before each of the first
-    64 samples of a batch and then every 128 samples instead of after every
-    sample: the decision values and predictions are exact, the
+    them, except that the calibration is refitted before each sample only
+    while fewer than 64 margins are recorded, then every 128 samples (and at
+    the start of each batch) instead of after every sample: the decision
+    values and predictions are exact, the
     probabilities close (exact in batches of one sample), and the model
     afterwards is that of ``partial_fit`` on the batches.  Any other
     estimator with ``partial_fit`` falls back to a loop of ``predict`` then
