@@ -508,7 +508,11 @@ class BaseOnlineLinear(BaseEstimator):
           skipped a row;
         - raises ``NotImplementedError`` before touching the model when its
           current configuration cannot provide those scores, so the caller
-          falls back to predict / ``partial_fit``.
+          falls back to predict / ``partial_fit``;
+        - optionally takes a keyword ``predict_proba`` and then returns
+          ``(scores, proba)``, the class probabilities of each row before its
+          update as well (the confidence-weighted family,
+          ``_second_order_base.py``).
 
         With ``average`` the kernel records the averaged model's scores (the
         model ``predict`` uses), computed before each update from the lazy

@@ -401,16 +401,20 @@ class OnlineBayesPointClassifier(
         rng,
         train_idx=None,
         validation=None,
+        scores_out=None,
     ):
         """Run up to ``max_iter`` epochs over the rows ``train_idx`` (all by
         default) through the epoch driver; returns the number of epochs.
         ``validation`` scores the published Bayes point for early
-        stopping."""
+        stopping; ``scores_out`` (one epoch, no shuffling) receives each
+        row's scores before its update."""
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         self._check_copies(X.shape[1], n_columns)
         if train_idx is None:
             train_idx = np.arange(X.shape[0])
-        adapter = _BayesPointEpochs.for_batch(self, X, labels, sample_weight, base, rng)
+        adapter = _BayesPointEpochs.for_batch(
+            self, X, labels, sample_weight, base, rng, scores_out=scores_out
+        )
         n_labeled_rows = int(np.count_nonzero(labels[train_idx] >= 0))
         run = run_epochs(
             self,
@@ -418,7 +422,7 @@ class OnlineBayesPointClassifier(
             train_idx=train_idx,
             max_iter=max_iter,
             rng=rng,
-            shuffle=self.shuffle,
+            shuffle=self.shuffle and scores_out is None,
             stopping=stopping,
             validation=validation,
             t_start=int(self.t_) - 1,
@@ -517,7 +521,10 @@ class OnlineBayesPointClassifier(
         self._publish()
         return self
 
-    def _partial_fit(self, X, y, classes, sample_weight):
+    def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
+        """One pass over a batch; returns ``self``, or, with
+        ``record_scores``, the ``(n_samples, n_columns)`` scores of the Bayes
+        point on each row before its update (see ``_partial_fit_scores``)."""
         self._validate_params()
         base = self._make_base()
         first_call = not hasattr(self, "_W")
@@ -546,6 +553,9 @@ class OnlineBayesPointClassifier(
                     "or start again with fit."
                 )
             base.intercept_scaling_ = self.intercept_scaling_
+        scores_out = None
+        if record_scores:
+            scores_out = np.empty((X.shape[0], n_columns))
         self.n_iter_ = self._run(
             X,
             self._labels(y, unlabeled),
@@ -554,9 +564,31 @@ class OnlineBayesPointClassifier(
             max_iter=1,
             stopping=False,
             rng=self._rng,
+            scores_out=scores_out,
         )
         self._publish()
+        if record_scores:
+            return scores_out
         return self
+
+    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
+        """``partial_fit`` on a batch in its given order (no shuffling),
+        returning the decision values of the Bayes point on each sample just
+        before the copies learned from it (unlabeled samples included).
+
+        The protocol of progressive validation (see
+        :meth:`BaseOnlineLinear._partial_fit_scores`): the same validation,
+        atomicity, random draws and effect on the model as ``partial_fit``
+        with ``shuffle=False``; the compiled pass mixes the copies' scores
+        with the weights ``_publish`` gives them at that point of the stream.
+        Returns an ndarray of shape ``(n_samples,)`` for two classes, else
+        ``(n_samples, n_classes)``; NaN where a row was skipped.
+        """
+        with atomic_update(self):
+            scores = self._partial_fit(X, y, classes, sample_weight, record_scores=True)
+        if scores.shape[1] == 1:
+            return scores[:, 0]
+        return scores
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

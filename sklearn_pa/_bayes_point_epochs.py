@@ -52,10 +52,12 @@ class _BayesPointEpochs(EpochAdapter):
     )
 
     @classmethod
-    def for_batch(cls, estimator, X, labels, sample_weight, base, rng):
+    def for_batch(cls, estimator, X, labels, sample_weight, base, rng, scores_out=None):
         """The adapter of one ``fit`` or ``partial_fit`` call over the
         validated rows ``X`` (encoded ``labels``, -1 unlabeled), the
-        kernel's parameters and margins read from the base learner."""
+        kernel's parameters and margins read from the base learner.
+        ``scores_out`` ``(n_rows, n_columns)``, when given, receives the
+        Bayes point's scores of each row before its update."""
         n_columns = estimator._W.shape[1] // estimator.n_estimators
         weight_pos, weight_neg, margins = base._kernel_extras(n_columns)
         params = base._kernel_params()
@@ -77,6 +79,7 @@ class _BayesPointEpochs(EpochAdapter):
             intercept_sq=scaling**2 if base.fit_intercept else 0.0,
             M=estimator.n_estimators,
             n_rows=X.shape[0],
+            scores_out=scores_out,
         )
 
     def __init__(self, estimator, **arrays):
@@ -108,6 +111,8 @@ class _BayesPointEpochs(EpochAdapter):
             unlabeled_step=float(est.unlabeled_step),
             mistakes=est.n_mistakes_,
             loss_out=loss,
+            scores_out=self.scores_out,
+            weight_by_mistakes=est.weighting == "mistakes",
         )
         est.t_ += order.shape[0]
         self.counts = (int(n_lab), int(n_unlab))

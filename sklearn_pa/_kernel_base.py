@@ -41,6 +41,7 @@ from ._kernels import _kernel_pa
 from ._kernels._rules import Rule
 from ._validation import (
     MAX_SAMPLE_COUNT,
+    atomic_update,
     canonical_csr,
     check_batch_sample_weight,
     check_sample_count,
@@ -82,7 +83,12 @@ class _KernelEpochs(EpochAdapter):
     blocks; per block, the kernel values against the current support set
     are computed in Python (one ``pairwise_kernels`` call) and the
     compiled ``_kernel_pa.block`` makes the updates, growing, and within a
-    ``budget`` shrinking, the support set held in the slot arrays."""
+    ``budget`` shrinking, the support set held in the slot arrays.
+
+    ``scores_out`` ``(n_rows, n_columns)``, when not None, receives each
+    row's scores before its update (progressive validation): the block
+    leaves them in ``F``, whose row ``p`` the kernel only ever updates for
+    the steps of earlier rows."""
 
     skipped_reason = (
         "their kernel values or scores were not finite; scale the input "
@@ -140,7 +146,7 @@ class _KernelEpochs(EpochAdapter):
             size = min(_MAX_BLOCK_ROWS, max(_MIN_BLOCK_ROWS, n_alive))
             size = max(1, min(size, _BLOCK_ELEMENTS // (n_alive + size)))
             rows = order[start : start + size]
-            start += rows.shape[0]
+            first, start = start, start + rows.shape[0]
             XR = X[rows]
             S = np.sort(alive_list[:n_alive])
             old = S[S < n_old]
@@ -185,6 +191,12 @@ class _KernelEpochs(EpochAdapter):
                 loss_out=loss,
             )
             pos_S[S] = -1  # O(|S|) reset, not O(cap) per block
+            if self.scores_out is not None:
+                # F holds each row's scores as the kernel met them; the rows
+                # it skipped (kernel values or scores not finite) are NaN
+                F_rows = F[: rows.shape[0]]
+                finite = np.isfinite(np.diag(K_RR)) & np.all(np.isfinite(F_rows), 1)
+                self.scores_out[first:start] = np.where(finite[:, None], F_rows, np.nan)
             mistakes, updates = mistakes + m, updates + u
             skipped, removed = skipped + s, removed + r
         if params["rule"] == Rule.REGRESSION:
@@ -466,11 +478,13 @@ class _BaseKernelPA(BaseEstimator):
         t_start,
         train_idx=None,
         validation=None,
+        scores_out=None,
     ):
         """Run up to ``max_iter`` epochs over the rows ``train_idx`` of X
         (all by default) through the epoch driver; returns (state, n_iter,
         t).  ``validation`` scores the published model for early
-        stopping."""
+        stopping; ``scores_out`` (one epoch, no shuffling) receives each
+        row's scores before its update."""
         state = self._enforce_budget(state)
         X = self._as_storage(X, state["sv"]) if state["sv"].shape[0] else X
         old_sv = state["sv"]
@@ -519,6 +533,7 @@ class _BaseKernelPA(BaseEstimator):
             budget=budget,
             policy=policy,
             params=self._kernel_params(),
+            scores_out=scores_out,
         )
         run = run_epochs(
             self,
@@ -526,7 +541,7 @@ class _BaseKernelPA(BaseEstimator):
             train_idx=np.arange(n) if train_idx is None else train_idx,
             max_iter=max_iter,
             rng=rng,
-            shuffle=self.shuffle,
+            shuffle=self.shuffle and scores_out is None,
             stopping=stopping,
             validation=validation,
             t_start=t_start,
@@ -580,7 +595,10 @@ class _BaseKernelPA(BaseEstimator):
         self._publish(state)
         return self
 
-    def _partial_fit(self, X, y, classes, sample_weight):
+    def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
+        """One pass over a batch; returns ``self``, or, with
+        ``record_scores``, the ``(n_samples, n_columns)`` scores each row got
+        before its update (see ``_partial_fit_scores``)."""
         self._validate_params()
         self._check_kernel_args()
         first_call = not hasattr(self, "dual_coef_")
@@ -598,6 +616,9 @@ class _BaseKernelPA(BaseEstimator):
             t_start = check_sample_count(self) - 1
         labels, targets = self._targets(y)
         sample_weight = self._effective_sample_weight(y, sample_weight)
+        scores_out = None
+        if record_scores:
+            scores_out = np.empty((X.shape[0], state["alpha"].shape[1]))
         state, n_iter, t = self._run(
             X,
             labels,
@@ -608,11 +629,35 @@ class _BaseKernelPA(BaseEstimator):
             rng=self._rng,
             stopping=False,
             t_start=t_start,
+            scores_out=scores_out,
         )
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(state)
+        if record_scores:
+            return scores_out
         return self
+
+    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
+        """``partial_fit`` on a batch in its given order (no shuffling),
+        returning the decision values (``predict`` for the regressor) each
+        sample got just before the model learned from it.
+
+        The protocol of progressive validation (see
+        :meth:`BaseOnlineLinear._partial_fit_scores`): the same validation,
+        atomicity and effect on the model as ``partial_fit`` with
+        ``shuffle=False``.  The compiled block pass keeps each row's scores
+        as it meets them (the kernel expansion of the support vectors alive
+        then), so no row is scored twice.  Returns an ndarray of shape
+        ``(n_samples,)`` with one output column, else ``(n_samples,
+        n_classes)``; NaN where a row was skipped.
+        """
+        with atomic_update(self):
+            args = (classes,) if isinstance(self, ClassifierMixin) else (None,)
+            scores = self._partial_fit(X, y, *args, sample_weight, record_scores=True)
+        if scores.shape[1] == 1:
+            return scores[:, 0]
+        return scores
 
     def _effective_sample_weight(self, y, sample_weight):
         return sample_weight

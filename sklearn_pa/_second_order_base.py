@@ -76,9 +76,23 @@ class _SecondOrderEpochs(EpochAdapter):
     )
 
     def __init__(
-        self, estimator, sample_weight, W, b, U, bu, *, sigma, rows, labels, params
+        self,
+        estimator,
+        sample_weight,
+        W,
+        b,
+        U,
+        bu,
+        *,
+        sigma,
+        rows,
+        labels,
+        params,
+        scores_out=None,
+        var_out=None,
     ):
         est = self.estimator = estimator
+        self.scores_out, self.var_out = scores_out, var_out
         self.sample_weight = sample_weight
         self.W, self.b, self.U, self.bu = W, b, U, bu
         self.sigma, self.rows, self.labels, self.params = sigma, rows, labels, params
@@ -122,6 +136,8 @@ class _SecondOrderEpochs(EpochAdapter):
                 t0=int(t),
                 average_start=int(self.avg_start),
                 loss_out=loss,
+                scores_out=self.scores_out,
+                var_out=self.var_out,
             )
         mistakes, n_updates, n_skipped, overflow = result
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
@@ -271,13 +287,9 @@ class _BaseSecondOrder(
         t_start,
         scores_out=None,
     ):
-        if scores_out is not None:
-            # the second-order kernel does not record the scores before each
-            # update: refuse before any write, so that progressive
-            # validation falls back to predict / partial_fit
-            raise NotImplementedError(
-                "the second-order kernel does not record pre-update scores"
-            )
+        # progressive validation with predict_proba asks for the variances
+        # too (see _partial_fit_scores)
+        want_variances = self.__dict__.pop("_record_variances", False)
         rows = _RowView(X)
         labels, _ = self._targets(y)
         params = self._kernel_params()
@@ -287,6 +299,10 @@ class _BaseSecondOrder(
             sigma = self._new_sigma(X.shape[1], n_groups)
         else:
             sigma = sigma.copy()
+        var_out = None
+        if want_variances and scores_out is not None:
+            var_out = np.empty((X.shape[0], n_groups))
+            self._recorded_variances = var_out
         adapter = _SecondOrderEpochs(
             self,
             sample_weight,
@@ -298,6 +314,8 @@ class _BaseSecondOrder(
             rows=rows,
             labels=labels,
             params=params,
+            scores_out=scores_out,
+            var_out=var_out,
         )
         validation = None
         if stopping and self.early_stopping:
@@ -308,7 +326,7 @@ class _BaseSecondOrder(
             train_idx=train_idx,
             max_iter=max_iter,
             rng=rng,
-            shuffle=self.shuffle,
+            shuffle=self.shuffle and scores_out is None,
             stopping=stopping,
             validation=validation,
             t_start=t_start,
@@ -411,6 +429,53 @@ class _BaseSecondOrder(
             if before is not None:
                 self._record_margins(*before)
             return self
+
+    def _partial_fit_scores(
+        self, X, y, classes=None, sample_weight=None, *, predict_proba=False
+    ):
+        """``partial_fit`` on a batch in its given order (no shuffling),
+        returning the decision values each sample got just before the model
+        learned from it (the protocol of progressive validation, see
+        :meth:`BaseOnlineLinear._partial_fit_scores`).
+
+        The model is left as ``partial_fit`` leaves it, the margins that
+        calibrate ``predict_proba`` included.  With ``predict_proba`` the
+        kernel also records each row's variance ``x~^T Sigma x~`` before its
+        update, and ``(scores, proba)`` is returned: the probabilities of
+        those scores and variances, calibrated on the margins of the samples
+        before each row, refitted at intervals (see
+        ``_progressive_proba``).
+        """
+        with atomic_update(self):
+            fitted = hasattr(self, "coef_")
+            before = self._margin_stats(X, y) if fitted else None
+            calibration = getattr(self, "_calibration", None) if fitted else None
+            held_out = getattr(self, "_calibration_held_out", True)
+            self._record_variances = bool(predict_proba)
+            try:
+                scores = self._partial_fit(
+                    X, y, classes, sample_weight, record_scores=True
+                )
+            finally:
+                self.__dict__.pop("_record_variances", None)
+            var = self.__dict__.pop("_recorded_variances", None)
+            if before is not None:
+                self._record_margins(*before)
+        if scores.shape[1] == 1:
+            scores = scores[:, 0]
+        if not predict_proba:
+            return scores
+        if scores.ndim == 1 or var.shape[1] != scores.shape[1]:
+            var = var[:, 0]
+        else:
+            # one covariance per class: their mean, as in _margins
+            var = np.mean(var, axis=1)
+        var = np.maximum(np.nan_to_num(var), 0.0)
+        classes_idx = np.searchsorted(self.classes_, np.asarray(y))
+        proba = self._progressive_proba(
+            scores, var, classes_idx, calibration, held_out, fitted
+        )
+        return scores, proba
 
     def _variance(self, X, block=0):
         """``x~^T Sigma x~`` per row, with the covariance of ``block``."""
@@ -524,44 +589,57 @@ class _BaseSecondOrder(
         cached = _CALIBRATION_CACHE.get(self)
         if cached is not None and cached[0] is calibration:
             return cached[1]
-        scores, var, idx = calibration
-        # to float32 precision: batches that give the same model up to
-        # rounding (another layout of the same rows) give the same fit
-        largest = float(np.max(np.abs(scores)))
-        k = 2.0 ** np.round(np.log2(largest)) if 0.0 < largest < np.inf else 1.0
-        scores = _round_relative(scores / k)
-        var = _round_relative(var / k / k)
-        rows = np.arange(idx.shape[0])
-
-        def nll(params):
-            c, s2 = np.exp(params)
-            with np.errstate(over="ignore", under="ignore"):
-                proba = _gaussian_margin_proba(scores, c * var, s2)
-            return -np.mean(np.log(proba[rows, idx] + 1e-300))
-
-        # start from the best noise alone, on a grid around the margins' scale
-        scale = max(float(np.mean(np.square(scores))), 1e-12)
-        grid = np.log(scale) + np.linspace(-8, 8, 33) * np.log(10)
-        start = grid[int(np.argmin([nll((0.0, g)) for g in grid]))]
-        result = minimize(
-            nll,
-            x0=np.array([0.0, start]),
-            method="L-BFGS-B",
-            options={"ftol": 1e-14, "gtol": 1e-10},
-            bounds=[
-                (-30.0, 30.0) if self._calibration_held_out else (0.0, 0.0),
-                (np.log(scale) - 30.0, np.log(scale) + 30.0),
-            ],
-        )
-        params = result.x if result.fun <= nll((0.0, start)) else (0.0, start)
-        c, s2 = np.exp(params)
-        if s2 < 1e-6 * scale:
-            # a noise that changes no probability: the likelihood is flat
-            # there and the optimiser stops anywhere; no noise
-            s2 = 0.0
-        fitted = (float(c), float(s2), float(k))
+        fitted = _fit_calibration(*calibration, self._calibration_held_out)
         _CALIBRATION_CACHE[self] = (calibration, fitted)
         return fitted
+
+    def _progressive_proba(
+        self, scores, var, classes_idx, calibration, held_out, fitted
+    ):
+        """The probabilities of the rows of a compiled pass from their
+        pre-update ``scores`` and variances ``var``, as the per-sample loop
+        would give them: the calibration of row ``i`` is fitted to the
+        margins of the latest ``_CALIBRATION_SIZE`` samples before it (those
+        recorded before the batch, ``calibration``, then the batch's own
+        rows, each with the score and variance it had before its update),
+        refitted before each row while fewer than ``_PROGRESSIVE_DENSE``
+        margins are recorded and then every ``_PROGRESSIVE_REFIT`` rows, not
+        after every row.  ``calibration`` is the model's recorded ``(scores, variances,
+        classes)`` before the batch (or None), ``held_out`` whether they
+        were held out (``partial_fit``) or training margins (``fit``), and
+        ``fitted`` whether the model had learned before the batch
+        (``partial_fit`` records no margin for the first sample it
+        learns)."""
+        n = scores.shape[0]
+        valid = ~(np.isnan(scores) if scores.ndim == 1 else np.isnan(scores[:, 0]))
+        scored = valid.copy()
+        if not fitted:
+            valid[:1] = False
+        if calibration is not None and calibration[0].ndim != scores.ndim:
+            calibration = None
+        # a refit before each row while the window holds few margins
+        n_prior = 0 if calibration is None else calibration[0].shape[0]
+        dense = min(n, max(0, _PROGRESSIVE_DENSE - n_prior))
+        bounds = list(range(dense)) + list(range(dense, n, _PROGRESSIVE_REFIT)) + [n]
+        proba = np.full((n, self.classes_.shape[0]), np.nan)
+        for start, stop in zip(bounds[:-1], bounds[1:]):
+            mine = np.flatnonzero(valid[:start])[-_CALIBRATION_SIZE:]
+            parts = [(scores[mine], var[mine], classes_idx[mine])]
+            if calibration is not None and mine.shape[0] < _CALIBRATION_SIZE:
+                parts.insert(0, calibration)
+            window = [np.concatenate(a)[-_CALIBRATION_SIZE:] for a in zip(*parts)]
+            if window[0].shape[0] == 0:
+                c, s2, k = 1.0, 0.0, 1.0
+            else:
+                own = mine.shape[0] > 0
+                c, s2, k = _fit_calibration(*window, held_out or own)
+            rows = slice(start, stop)
+            with np.errstate(over="ignore", under="ignore"):
+                proba[rows] = _gaussian_margin_proba(
+                    np.nan_to_num(scores[rows]) / k, c * (var[rows] / k / k), s2
+                )
+        proba[~scored] = np.nan
+        return proba
 
     def predict_proba(self, X):
         r"""Probability of each class under the Gaussian margin model.
@@ -629,6 +707,55 @@ _CALIBRATION_CACHE = weakref.WeakKeyDictionary()
 
 #: Number of recent samples whose margins calibrate ``predict_proba``.
 _CALIBRATION_SIZE = 1000
+
+#: Rows between two refits of the calibration in the probabilities of a
+#: compiled progressive-validation pass, after a refit before each row
+#: while fewer than ``_PROGRESSIVE_DENSE`` margins are recorded, where each
+#: new one moves it most (the per-sample loop refits it after every sample).
+_PROGRESSIVE_REFIT = 128
+_PROGRESSIVE_DENSE = 64
+
+
+def _fit_calibration(scores, var, idx, held_out):
+    """``(c, s2, k)`` fitted to the margins ``scores`` / ``var`` of the
+    samples of class indices ``idx`` (see
+    ``_BaseSecondOrder._fitted_calibration``); ``c`` stays 1 unless
+    ``held_out``."""
+    # to float32 precision: batches that give the same model up to
+    # rounding (another layout of the same rows) give the same fit
+    largest = float(np.max(np.abs(scores)))
+    k = 2.0 ** np.round(np.log2(largest)) if 0.0 < largest < np.inf else 1.0
+    scores = _round_relative(scores / k)
+    var = _round_relative(var / k / k)
+    rows = np.arange(idx.shape[0])
+
+    def nll(params):
+        c, s2 = np.exp(params)
+        with np.errstate(over="ignore", under="ignore"):
+            proba = _gaussian_margin_proba(scores, c * var, s2)
+        return -np.mean(np.log(proba[rows, idx] + 1e-300))
+
+    # start from the best noise alone, on a grid around the margins' scale
+    scale = max(float(np.mean(np.square(scores))), 1e-12)
+    grid = np.log(scale) + np.linspace(-8, 8, 33) * np.log(10)
+    start = grid[int(np.argmin([nll((0.0, g)) for g in grid]))]
+    result = minimize(
+        nll,
+        x0=np.array([0.0, start]),
+        method="L-BFGS-B",
+        options={"ftol": 1e-14, "gtol": 1e-10},
+        bounds=[
+            (-30.0, 30.0) if held_out else (0.0, 0.0),
+            (np.log(scale) - 30.0, np.log(scale) + 30.0),
+        ],
+    )
+    params = result.x if result.fun <= nll((0.0, start)) else (0.0, start)
+    c, s2 = np.exp(params)
+    if s2 < 1e-6 * scale:
+        # a noise that changes no probability: the likelihood is flat
+        # there and the optimiser stops anywhere; no noise
+        s2 = 0.0
+    return (float(c), float(s2), float(k))
 
 
 def _round_relative(a, bits=24):

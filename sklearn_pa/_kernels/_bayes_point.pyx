@@ -28,7 +28,7 @@ so the score of copy ``r`` on ``x`` becomes ``(1 - c) f_{r,v} + c fbar_v``:
 Nothing here calls back into Python.
 """
 
-from libc.math cimport isfinite
+from libc.math cimport isfinite, exp2, NAN
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport (
@@ -79,6 +79,37 @@ cdef inline Py_ssize_t copy_step(
                            delta, changed, offset, loss_sum, mistake)
 
 
+cdef inline void _record_mix(
+    const double *scores, Py_ssize_t M, Py_ssize_t K, bint finite,
+    bint weight_by_mistakes, const long long *mistakes, double *mix, double *out,
+) noexcept nogil:
+    """The Bayes point's scores ``out[k] = sum_r c_r scores[r K + k]``,
+    ``c_r`` uniform or proportional to ``2 ** -(mistakes[r] - min)`` (as
+    ``_publish`` mixes the copies); NaN when the row is not finite."""
+    cdef Py_ssize_t r, k
+    cdef long long least
+    cdef double total = 0.0
+    if not finite:
+        for k in range(K):
+            out[k] = NAN
+        return
+    least = mistakes[0]
+    for r in range(M):
+        if mistakes[r] < least:
+            least = mistakes[r]
+    for r in range(M):
+        mix[r] = exp2(-<double> (mistakes[r] - least)) if weight_by_mistakes else 1.0
+        total += mix[r]
+    for k in range(K):
+        out[k] = 0.0
+    for r in range(M):
+        for k in range(K):
+            out[k] += (mix[r] / total) * scores[r * K + k]
+    for k in range(K):
+        if not isfinite(out[k]):
+            out[k] = NAN
+
+
 def epoch(
     rows,
     const long long[::1] order,
@@ -97,6 +128,8 @@ def epoch(
     double unlabeled_step,
     mistakes,
     loss_out,
+    scores_out=None,
+    bint weight_by_mistakes=True,
 ):
     """Run the M copies over the rows ``order`` once, updating W and b.
 
@@ -125,6 +158,13 @@ def epoch(
         prediction mistakes on the labeled rows (whether or not it learned).
     loss_out : [0] receives the online loss summed over labeled rows and
         copies, measured before each update.
+    scores_out : None, or (len(order), K): row n receives the scores of the
+        Bayes point (the copies' mix ``sum_r c_r (w_r . x + b_r)``) on row
+        ``order[n]`` before its update (progressive validation); NaN when not
+        finite.  Labeled or not, every row is scored.
+    weight_by_mistakes : with ``scores_out``, the mix of the copies:
+        ``c_r`` proportional to ``2 ** -mistakes[r]`` (counted up to that
+        row), else uniform.
 
     Returns
     -------
@@ -140,12 +180,13 @@ def epoch(
         return _epoch[Rows64](
             &rows64, order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
             weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes,
-            loss_out,
+            loss_out, scores_out, weight_by_mistakes,
         )
     arrays = make_rows(rows, &rows32)
     return _epoch[Rows32](
         &rows32, order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
         weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes, loss_out,
+        scores_out, weight_by_mistakes,
     )
 
 
@@ -166,6 +207,8 @@ cdef tuple _epoch(
     double unlabeled_step,
     long long[::1] mistakes,
     double[::1] loss_out,
+    double[:, ::1] scores_out,
+    bint weight_by_mistakes,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     dtype)."""
@@ -208,6 +251,9 @@ cdef tuple _epoch(
     check_length(sample_weight.shape[0], needed, "sample_weight")
     check_length(labels.shape[0], needed, "labels")
     check_length(loss_out.shape[0], 1, "loss_out")
+    cdef bint want_scores = scores_out is not None
+    if want_scores and (scores_out.shape[0] < n_rows or scores_out.shape[1] < K):
+        raise ValueError(f"scores_out must be at least ({n_rows}, {K})")
     for q in range(order.shape[0]):
         if labels[order[q]] < -1 or labels[order[q]] >= n_labels:
             raise ValueError(f"labels must lie in [-1, {n_labels})")
@@ -229,8 +275,11 @@ cdef tuple _epoch(
     cdef Py_ssize_t *changed = <Py_ssize_t *> malloc(MK * sizeof(Py_ssize_t))
     cdef double *tau_buf = <double *> malloc(K * sizeof(double))
     cdef Candidate *cand = <Candidate *> malloc(K * sizeof(Candidate))
-    if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL:
+    cdef double *mix = <double *> malloc(M * sizeof(double))
+    if (scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL
+            or cand == NULL or mix == NULL):
         free(scores); free(delta); free(tau_buf); free(changed); free(cand)
+        free(mix)
         raise MemoryError()
 
     with nogil:
@@ -251,7 +300,7 @@ cdef tuple _epoch(
                 step = unlabeled_step * w_i
                 if step > 2.0:
                     step = 2.0
-                if not step > 0.0:
+                if not step > 0.0 and not want_scores:
                     continue
             else:
                 n_labeled += 1
@@ -273,6 +322,11 @@ cdef tuple _epoch(
             finite = isfinite(sq)
             for c in range(MK):
                 finite = finite and isfinite(scores[c])
+            if want_scores:
+                _record_mix(scores, M, K, finite, weight_by_mistakes,
+                            &mistakes[0], mix, &scores_out[n, 0])
+                if y < 0 and not step > 0.0:
+                    continue
             if not finite:
                 skipped += 1
                 continue
@@ -347,5 +401,6 @@ cdef tuple _epoch(
     free(tau_buf)
     free(changed)
     free(cand)
+    free(mix)
     loss_out[0] += loss_sum
     return n_labeled, n_unlabeled, updates, skipped, overflow

@@ -62,6 +62,8 @@ def epoch(
     long long t0,
     long long average_start,
     loss_out,
+    scores_out=None,
+    var_out=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b, Sigma (U, bu).
 
@@ -84,6 +86,13 @@ def epoch(
     t0, average_start : as in the first-order kernel.
     loss_out : [0] receives the summed loss measured before each update
         (the constraint violation ``max(0, phi sqrt(v) - m)``, AROW's hinge).
+    scores_out : None, or (len(order), K): row n receives the scores of row
+        ``order[n]`` before its update (progressive validation): those of the
+        averaged model ``mu - U / (t - average_start)`` when averaging (once
+        an average exists), else of the current mean; NaN when not finite.
+    var_out : None, or (len(order), G): row n receives ``x~^T Sigma_g x~``
+        for each covariance block g before the row's update (NaN when the row
+        is skipped), what ``predict_proba`` needs besides the scores.
 
     Returns
     -------
@@ -95,12 +104,14 @@ def epoch(
         arrays = make_rows(rows, &rows64)
         return _epoch[Rows64](
             &rows64, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
-            class_weight, params, intercept, t0, average_start, loss_out,
+            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+            var_out,
         )
     arrays = make_rows(rows, &rows32)
     return _epoch[Rows32](
         &rows32, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
-        class_weight, params, intercept, t0, average_start, loss_out,
+        class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+        var_out,
     )
 
 
@@ -121,6 +132,8 @@ cdef tuple _epoch(
     long long t0,
     long long average_start,
     double[::1] loss_out,
+    double[:, ::1] scores_out,
+    double[:, ::1] var_out,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     dtype)."""
@@ -165,6 +178,12 @@ cdef tuple _epoch(
     check_length(sample_weight.shape[0], needed, "sample_weight")
     check_length(labels.shape[0], needed, "labels")
     check_length(loss_out.shape[0], 1, "loss_out")
+    cdef bint want_scores = scores_out is not None
+    cdef bint want_var = var_out is not None
+    if want_scores and (scores_out.shape[0] < n_rows or scores_out.shape[1] < K):
+        raise ValueError(f"scores_out must be at least ({n_rows}, {K})")
+    if want_var and (var_out.shape[0] < n_rows or var_out.shape[1] < G):
+        raise ValueError(f"var_out must be at least ({n_rows}, {G})")
     for q in range(order.shape[0]):
         if labels[order[q]] < 0 or labels[order[q]] >= n_classes:
             raise ValueError(f"labels must lie in [0, {n_classes})")
@@ -261,6 +280,13 @@ cdef tuple _epoch(
                     scores[k] += xj * wrow[k]
             for k in range(K):
                 finite = finite and isfinite(scores[k])
+            if want_scores:
+                _record_scores(row_data, row_ind, nnz, scores, finite, averaging,
+                               <double> (t - average_start), U0,
+                               &bu[0] if averaging else NULL, K, &scores_out[n, 0])
+            if want_var:
+                _record_variances(finite, full, &view, i, Sf, Sd, G, blk, n_blas,
+                                  uplo, xbuf, sx_b, intercept, &var_out[n, 0])
             if not finite:
                 skipped += 1
                 continue
@@ -365,6 +391,68 @@ cdef tuple _epoch(
     free(sx_a)
     free(sx_b)
     return mistakes, updates, skipped, overflow
+
+
+cdef inline void _record_scores(
+    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const double *scores, bint finite, bint averaged, double n_avg_before,
+    const double *U0, const double *bu, Py_ssize_t K, double *out,
+) noexcept nogil:
+    """The row's scores before its update into ``out[:K]``: those of the
+    averaged model ``s - (x . U + bu) / c`` when ``averaged`` (with ``c =
+    n_avg_before >= 1``), else the current mean's; NaN when not finite."""
+    cdef Py_ssize_t j, k
+    cdef double xj
+    cdef const double *urow
+    if finite and averaged and n_avg_before >= 1.0:
+        for k in range(K):
+            out[k] = bu[k]
+        for j in range(nnz):
+            xj = row_data[j]
+            urow = U0 + row_ind[j] * K
+            for k in range(K):
+                out[k] += xj * urow[k]
+        for k in range(K):
+            out[k] = scores[k] - out[k] / n_avg_before
+            if not isfinite(out[k]):
+                out[k] = NAN
+    else:
+        for k in range(K):
+            out[k] = scores[k] if finite else NAN
+
+
+cdef inline void _record_variances(
+    bint finite, bint full, const rows_t *rows, Py_ssize_t i, double *Sf,
+    double *Sd, Py_ssize_t G, Py_ssize_t blk, int n_blas, char *uplo,
+    double *xbuf, double *work, double intercept, double *out,
+) noexcept nogil:
+    """``x~^T Sigma_g x~`` of every block g for row ``i`` of ``rows`` into
+    ``out[:G]`` (NaN when the row is not finite); ``work`` is scratch.  The
+    full covariance reads the dense ``x~`` from ``xbuf``, filled here and
+    cleared again."""
+    cdef Py_ssize_t g, p, nnz
+    cdef Py_ssize_t n_features = rows.n_features
+    cdef const double *row_data
+    row_ind = rows.indices
+    if not finite:
+        for g in range(G):
+            out[g] = NAN
+        return
+    get_row(rows, i, &row_data, &row_ind, &nnz)
+    if full:
+        if rows.dense:
+            memcpy(xbuf, row_data, n_features * sizeof(double))
+        else:
+            for p in range(nnz):
+                xbuf[row_ind[p]] = row_data[p]
+        if n_blas > n_features:
+            xbuf[n_features] = intercept
+    for g in range(G):
+        out[g] = _sigma_x(full, Sf, Sd, g, G, blk, n_blas, uplo, xbuf, work,
+                          row_data, row_ind, nnz, n_features, intercept)
+    if full and not rows.dense:
+        for p in range(nnz):
+            xbuf[row_ind[p]] = 0.0
 
 
 cdef inline double _avg(bint averaging, long long t, long long start) noexcept nogil:

@@ -30,14 +30,28 @@ def progressive_val_predict(
     beforehand on data that precedes the stream) and only the last step
     learns.
 
-    The estimators of this package take the fast path: their private method
+    The estimators of this package that learn from ``(X, y)`` take the fast
+    path: their private method
     ``_partial_fit_scores(X, y[, classes], sample_weight)`` makes one
     compiled pass over a batch that records each sample's score just before
-    learning from it (the averaged model's score with ``average``), so the
-    result is exactly the per-sample predict-then-learn loop whatever the
-    batches.  Any other estimator with ``partial_fit`` (and this package's
-    for ``method="predict_proba"``, or where the kernel records no scores)
-    falls back to a loop of ``predict`` then ``partial_fit`` per batch:
+    learning from it (the averaged model's score with ``average``; the Bayes
+    point of the online Bayes point machine; kernel PA's kernel expansion),
+    so the result is exactly the per-sample predict-then-learn loop whatever
+    the batches.  ``method="predict_proba"`` takes it too for
+    :class:`~sklearn_pa.ConfidenceWeightedClassifier`,
+    :class:`~sklearn_pa.AROWClassifier` and :class:`~sklearn_pa.SCWClassifier`:
+    the pass also records each sample's variance ``x^T Sigma x`` before its
+    update, and the probabilities are calibrated on the margins the samples
+    before it got (those ``partial_fit`` recorded before the batch, then the
+    batch's own pre-update margins), as the per-sample loop calibrates
+    them, except that the calibration is refitted before each sample only
+    while fewer than 64 margins are recorded, then every 128 samples (and at
+    the start of each batch) instead of after every sample: the decision
+    values and predictions are exact, the
+    probabilities close (exact in batches of one sample), and the model
+    afterwards is that of ``partial_fit`` on the batches.  Any other
+    estimator with ``partial_fit`` falls back to a loop of ``predict`` then
+    ``partial_fit`` per batch:
     within a batch the model does not learn between predictions, so only
     batches of one sample (the default on arrays) are exact, and the first
     batch, which an unfitted estimator cannot predict, is learned without
@@ -74,8 +88,8 @@ def progressive_val_predict(
             default="predict"
         What to record: the predictions, the raw decision values (fast
         path: the kernel's scores; fallback: ``decision_function``, or
-        ``predict`` for a regressor), or the class probabilities (always
-        the fallback loop).
+        ``predict`` for a regressor), or the class probabilities (compiled
+        for the confidence-weighted family, see above).
     return_estimator : bool, default=False
         Whether to return the estimator fitted on the whole stream as well.
 

@@ -125,9 +125,12 @@ def progressive_val_score(
     disk); ``estimator`` may be a :class:`~sklearn.pipeline.Pipeline` whose
     last step has ``partial_fit`` (see :func:`progressive_val_predict`).
     The estimators of this package, averaged or not, are evaluated in one
-    compiled pass per batch; other estimators, and scorers that need
-    ``predict_proba``, through a ``predict`` / ``partial_fit`` loop that is
-    exact only with batches of one sample.
+    compiled pass per batch (``predict_proba`` of the confidence-weighted
+    family included, with the calibration refitted at intervals within a
+    batch rather than after every sample, see
+    :func:`progressive_val_predict`); other estimators through a
+    ``predict`` / ``partial_fit`` loop that is exact only with batches of one
+    sample.
 
     Parameters
     ----------
@@ -148,9 +151,9 @@ def progressive_val_score(
         ``"roc_auc"``, ``"neg_log_loss"``, ...) or an object made with
         :func:`sklearn.metrics.make_scorer`, applied to the online responses
         of the predicted samples (the decision values for ``"roc_auc"``, the
-        probabilities of a loop of ``predict_proba`` / ``partial_fit`` for
-        ``"neg_log_loss"``); or a callable ``metric(y_true, y_pred)`` for
-        which greater is better, applied to the online predictions.  None
+        online probabilities for ``"neg_log_loss"``); or a callable
+        ``metric(y_true, y_pred)`` for which greater is better, applied to
+        the online predictions.  None
         means ``"accuracy"`` for a classifier and
         ``"neg_mean_squared_error"`` for a regressor.
     classes : array-like of shape (n_classes,), default=None

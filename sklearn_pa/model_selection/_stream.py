@@ -2,6 +2,7 @@
 step of each batch and the assembly of its outputs."""
 
 import copy
+import inspect
 import numbers
 import warnings
 from collections.abc import Iterable
@@ -32,6 +33,15 @@ _LOOP_WARNING_SIZE = 1000
 
 def _has_score_protocol(estimator):
     return callable(getattr(estimator, "_partial_fit_scores", None))
+
+
+def _has_proba_protocol(estimator):
+    """Whether ``_partial_fit_scores`` can also return the probabilities
+    (its ``predict_proba`` keyword)."""
+    if not _has_score_protocol(estimator):
+        return False
+    parameters = inspect.signature(estimator._partial_fit_scores).parameters
+    return "predict_proba" in parameters
 
 
 def _scores_to_predictions(estimator, scores):
@@ -205,13 +215,15 @@ def _progressive(estimator, X, y, *, classes, sample_weight, batch_size, respons
     ys, weights, outputs, predicted = [], [], {r: [] for r in responses}, []
     # the compiled path: one kernel pass per batch records each sample's
     # score before the model learns from it (averaged models included)
-    fast = _has_score_protocol(est) and "predict_proba" not in responses
+    want_proba = "predict_proba" in responses
+    fast = _has_proba_protocol(est) if want_proba else _has_score_protocol(est)
     pending = None
     if fast:
+        proba_kwargs = {"predict_proba": True} if want_proba else {}
         for X_batch, y_batch, sw in batches:
             try:
                 scores = est._partial_fit_scores(
-                    prepare(X_batch), y_batch, **learn_kwargs(sw)
+                    prepare(X_batch), y_batch, **learn_kwargs(sw), **proba_kwargs
                 )
             except NotImplementedError:
                 if ys:  # the protocol refused mid-stream: not a valid protocol
@@ -220,6 +232,9 @@ def _progressive(estimator, X, y, *, classes, sample_weight, batch_size, respons
                 pending = (X_batch, y_batch, sw)
                 est = clone(final)
                 break
+            if want_proba:
+                scores, proba = scores
+                outputs["predict_proba"].append(np.asarray(proba))
             scores = np.asarray(scores)
             ys.append(y_batch)
             weights.append(sw)
