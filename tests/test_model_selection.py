@@ -19,15 +19,18 @@ from sklearn_pa import (
 from sklearn_pa.model_selection import progressive_val_predict, progressive_val_score
 
 
-def _loop(estimator, X, y, method):
+def _loop(estimator, X, y, method, classes=None):
     """The definition: predict sample i with the model of samples < i.
 
     The package's estimators predict the first sample with their initial
     model; one call to ``_partial_fit_scores`` on that sample alone gives it
     (its own equivalence to ``predict`` is checked from the second sample on).
+    A classifier learns ``classes`` (default: the labels of ``y``).
     """
     est = clone(estimator)
-    kwargs = {"classes": np.unique(y)} if is_classifier(est) else {}
+    if classes is None:
+        classes = np.unique(y)
+    kwargs = {"classes": classes} if is_classifier(est) else {}
     out = [est._partial_fit_scores(X[:1], y[:1], **kwargs)[0]]
     for i in range(1, X.shape[0]):
         out.append(getattr(est, method)(X[i : i + 1])[0])

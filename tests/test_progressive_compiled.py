@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_classification
-from test_model_selection import _binary, _multiclass, _regression
+from test_model_selection import _binary, _loop, _multiclass, _regression
 
 from sklearn_pa import (
     AROWClassifier,
@@ -24,18 +24,6 @@ from sklearn_pa import (
 )
 from sklearn_pa.model_selection import progressive_val_predict, progressive_val_score
 from sklearn_pa.utils.discovery import all_estimators
-
-
-def _loop(estimator, X, y, method):
-    """Predict sample i with the model of samples < i (the first sample with
-    the initial model, through the scores protocol on that sample alone)."""
-    est = clone(estimator)
-    kwargs = {"classes": np.unique(y[y != -1])} if is_classifier(est) else {}
-    out = [est._partial_fit_scores(X[:1], y[:1], **kwargs)[0]]
-    for i in range(1, X.shape[0]):
-        out.append(getattr(est, method)(X[i : i + 1])[0])
-        est.partial_fit(X[i : i + 1], y[i : i + 1], **kwargs)
-    return np.asarray(out), est
 
 
 def _semi_supervised(n=120):
@@ -158,7 +146,7 @@ def test_compiled_scores_are_the_predict_then_learn_loop(name, sparse):
     estimator = clone(estimator).set_params(shuffle=False)
     X, y = data(60)
     Xs = sp.csr_matrix(X) if sparse else X
-    expected, _ = _loop(estimator, Xs, y, _method(estimator))
+    expected, _ = _loop(estimator, Xs, y, _method(estimator), np.unique(y[y != -1]))
     # (-1 marks the Bayes point machine's unlabeled rows, not a class)
     classes = np.unique(y[y != -1]) if is_classifier(estimator) else None
     scores, predicted = progressive_val_predict(

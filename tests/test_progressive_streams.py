@@ -13,7 +13,7 @@ from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import f1_score, get_scorer, make_scorer, roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from test_model_selection import _binary, _multiclass, _regression
+from test_model_selection import _binary, _loop, _multiclass, _regression
 
 from sklearn_pa import (
     AROWClassifier,
@@ -22,19 +22,6 @@ from sklearn_pa import (
     PassiveAggressiveRegressor,
 )
 from sklearn_pa.model_selection import progressive_val_predict, progressive_val_score
-
-
-def _loop(estimator, X, y, method):
-    """Predict sample i with the model of samples < i (the first sample with
-    the initial model, through the scores protocol on that sample alone)."""
-    est = clone(estimator)
-    kwargs = {"classes": np.unique(y)} if is_classifier(est) else {}
-    out = [est._partial_fit_scores(X[:1], y[:1], **kwargs)[0]]
-    for i in range(1, X.shape[0]):
-        out.append(getattr(est, method)(X[i : i + 1])[0])
-        est.partial_fit(X[i : i + 1], y[i : i + 1], **kwargs)
-    return np.asarray(out), est
-
 
 AVERAGED = [
     (PassiveAggressiveClassifier(average=True, intercept_scaling=1.0), _binary),
