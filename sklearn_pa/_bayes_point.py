@@ -17,6 +17,7 @@ from ._bayes_point_epochs import (
     labeled_validation_split,
     prepare_classes,
 )
+from ._docstrings import fill_doc
 from ._engine import run_epochs, validation_scorer
 from ._passive_aggressive import PassiveAggressiveClassifier
 from ._state_bayes import BayesPointState
@@ -34,6 +35,7 @@ from .utils._probability import NoProbabilityMixin
 __all__ = ["OnlineBayesPointClassifier"]
 
 
+@fill_doc
 class OnlineBayesPointClassifier(
     NoProbabilityMixin, LinearClassifierMixin, BaseEstimator
 ):
@@ -122,10 +124,8 @@ class OnlineBayesPointClassifier(
         accuracy of the Bayes point on them stops improving.
     validation_fraction : float, default=0.1
         Fraction of the labeled samples held out for early stopping.
-    n_iter_no_change : int, default=5
-        Number of epochs with no improvement to wait before stopping.
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    %(n_iter_no_change)s
+    %(shuffle)s
     verbose : int, default=0
         If positive, print one line per epoch (``Epoch i/max_iter``, average
         loss, time; ``partial_fit`` prints ``partial_fit call n``).  From 2
@@ -156,20 +156,13 @@ class OnlineBayesPointClassifier(
         Online prediction mistakes of each copy on the labeled samples seen.
     classes_ : ndarray of shape (n_classes,)
         The class labels (never -1).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(n_features_in_)s
+    %(feature_names_in_)s
     intercept_scaling_ : float
         The constant feature behind the intercept (see the base learner).
-    n_iter_ : int
-        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
-    t_ : float
-        Number of samples seen (over all epochs and calls) plus one.
+    %(n_iter_)s
+    %(loss_curve_)s
+    %(t_)s
 
     See Also
     --------

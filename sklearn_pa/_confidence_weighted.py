@@ -16,6 +16,7 @@ from numbers import Integral, Real
 from scipy.special import ndtri
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
+from ._docstrings import fill_text
 from ._kernels._rules import SecondOrderRule as R
 from ._second_order_base import _BaseSecondOrder
 from .utils._deprecation import renamed_parameter
@@ -47,19 +48,15 @@ _COMMON_DOC = """
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the training data and stop when
         its accuracy stops improving.
-    validation_fraction : float, default=0.1
-        Proportion of the training data held out for early stopping.
-    n_iter_no_change : int, default=5
-        Number of epochs with no improvement to wait before stopping.
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(shuffle)s
     verbose : int, default=0
         If positive, print one line per epoch (``Epoch i/max_iter``, average
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the online mistakes, updates,
         the mean's norm and the mean variance.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the shuffling and the early-stopping split.
+    %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous mean and covariance.
     class_weight : dict, "balanced" or None, default=None
@@ -83,24 +80,14 @@ _ATTRIBUTES_DOC = """
         layout).
     classes_ : ndarray of shape (n_classes,)
         The class labels.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(n_features_in_)s
+    %(feature_names_in_)s
     intercept_scaling_ : float
         The constant feature behind the intercept.
-    n_iter_ : int
-        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
-    validation_scores_ : list of float or None
-        With ``early_stopping``, the score on the held-out
-        ``validation_fraction`` after each epoch of the last ``fit``;
-        ``None`` otherwise.
-    t_ : float
-        Number of samples seen (over all epochs and calls) plus one.
+    %(n_iter_)s
+    %(loss_curve_)s
+    %(validation_scores_)s
+    %(t_)s
 """
 
 
@@ -494,5 +481,5 @@ class SCWClassifier(_BaseSecondOrder):
 
 
 for _cls in (ConfidenceWeightedClassifier, AROWClassifier, SCWClassifier):
-    _cls.__doc__ = _doc(_cls.__doc__)
+    _cls.__doc__ = fill_text(_doc(_cls.__doc__))
 del _cls

@@ -16,6 +16,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
 from ._base import BaseOnlineLinear
+from ._docstrings import fill_doc
 from ._gradient import _COMMON, _OnlineRegressorMixin, _rate_params
 from ._kernels import _multiplicative
 from ._kernels._rules import Rule
@@ -244,6 +245,7 @@ class _SplitWeightsMixin:
         return super()._partial_fit(X, y, classes, sample_weight, **kwargs)
 
 
+@fill_doc
 class ExponentiatedGradientRegressor(
     _SplitWeightsMixin, _OnlineRegressorMixin, BaseOnlineLinear
 ):
@@ -298,18 +300,14 @@ class ExponentiatedGradientRegressor(
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the data and stop when its R^2
         stops improving.
-    validation_fraction : float, default=0.1
-        Proportion of the training data held out for early stopping.
-    n_iter_no_change : int, default=5
-        Number of epochs with no improvement to wait before stopping.
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(shuffle)s
     verbose : int, default=0
         If positive, print one line per epoch (``Epoch i/max_iter``, average
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the updates and the norms.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the shuffling and the early-stopping split.
+    %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution.
 
@@ -319,20 +317,12 @@ class ExponentiatedGradientRegressor(
         The weights :math:`w^+ - w^-`.
     intercept_ : ndarray of shape (1,)
         The intercept :math:`b^+ - b^-` (0 without ``fit_intercept``).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(n_features_in_)s
+    %(feature_names_in_)s
     n_iter_ : int
         Number of epochs run by the last ``fit``.
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
-    validation_scores_ : list of float or None
-        With ``early_stopping``, the score on the held-out
-        ``validation_fraction`` after each epoch of the last ``fit``;
-        ``None`` otherwise.
+    %(loss_curve_)s
+    %(validation_scores_)s
     t_ : float
         Number of samples seen plus one.
 

@@ -14,6 +14,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target, unique_labels
 
+from ._docstrings import fill_text
 from ._kernel_base import _BaseKernelPA
 from ._kernels._rules import Rule, Slack
 from ._targets import checked_class_weight
@@ -66,10 +67,8 @@ _COMMON_PARAMS_DOC = r"""
         the regressor) stops improving.  ``fit`` only.
     validation_fraction : float, default=0.1
         Fraction of the training data held out for early stopping.
-    n_iter_no_change : int, default=5
-        Number of epochs with no improvement to wait before stopping.
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    %(n_iter_no_change)s
+    %(shuffle)s
     verbose : int, default=0
         If positive, print one line per epoch (``Epoch i/max_iter``, average
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
@@ -127,18 +126,11 @@ class KernelPassiveAggressiveClassifier(
         Their coefficients ``alpha``.
     classes_ : ndarray of shape (n_classes,)
         The class labels.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
-    n_iter_ : int
-        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
-    t_ : float
-        Number of samples seen (over all epochs and calls) plus one.
+    %(n_features_in_)s
+    %(feature_names_in_)s
+    %(n_iter_)s
+    %(loss_curve_)s
+    %(t_)s
 
     See Also
     --------
@@ -398,16 +390,10 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         The support vectors, dense or CSR as the training data.
     dual_coef_ : ndarray of shape (1, n_SV)
         Their coefficients ``alpha``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
-    n_iter_ : int
-        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
+    %(n_features_in_)s
+    %(feature_names_in_)s
+    %(n_iter_)s
+    %(loss_curve_)s
     t_ : float
         Number of samples seen plus one.
 
@@ -557,13 +543,8 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         return self._decision(X).ravel()
 
 
-KernelPassiveAggressiveClassifier.__doc__ = (
-    KernelPassiveAggressiveClassifier.__doc__.replace(
-        "    {common}", _COMMON_PARAMS_DOC.strip("\n")
+for _cls in (KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor):
+    _cls.__doc__ = fill_text(
+        _cls.__doc__.replace("    {common}", _COMMON_PARAMS_DOC.strip("\n"))
     )
-)
-KernelPassiveAggressiveRegressor.__doc__ = (
-    KernelPassiveAggressiveRegressor.__doc__.replace(
-        "    {common}", _COMMON_PARAMS_DOC.strip("\n")
-    )
-)
+del _cls

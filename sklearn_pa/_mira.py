@@ -14,6 +14,7 @@ from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
+from ._docstrings import fill_doc
 from ._kernels._rules import Rule, Slack
 from ._validation import atomic_update
 from .utils._probability import NoProbabilityMixin
@@ -21,6 +22,7 @@ from .utils._probability import NoProbabilityMixin
 __all__ = ["MIRAClassifier"]
 
 
+@fill_doc
 class MIRAClassifier(
     NoProbabilityMixin,
     OnlineLinearClassifierMixin,
@@ -82,19 +84,15 @@ class MIRAClassifier(
     early_stopping : bool, default=False
         Hold out a stratified ``validation_fraction`` of the training data and
         stop when its accuracy stops improving.
-    validation_fraction : float, default=0.1
-        Proportion of the training data held out for early stopping.
-    n_iter_no_change : int, default=5
-        Number of epochs with no improvement to wait before stopping.
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(shuffle)s
     verbose : int, default=0
         If positive, print one line per epoch (``Epoch i/max_iter``, average
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the online mistakes, updates
         and norms.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the shuffling and the early-stopping split.
+    %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution.
     class_weight : dict, "balanced" or None, default=None
@@ -114,24 +112,14 @@ class MIRAClassifier(
         Intercepts.
     classes_ : ndarray of shape (n_classes,)
         The class labels.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    %(n_features_in_)s
     intercept_scaling_ : float
         The constant feature behind the intercept.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
-    n_iter_ : int
-        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
-    validation_scores_ : list of float or None
-        With ``early_stopping``, the score on the held-out
-        ``validation_fraction`` after each epoch of the last ``fit``;
-        ``None`` otherwise.
-    t_ : float
-        Number of samples seen (over all epochs and calls) plus one.
+    %(feature_names_in_)s
+    %(n_iter_)s
+    %(loss_curve_)s
+    %(validation_scores_)s
+    %(t_)s
 
     See Also
     --------

@@ -19,6 +19,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._docstrings import fill_doc
 from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
@@ -93,6 +94,7 @@ class _UniclassEpochs(EpochAdapter):
         }
 
 
+@fill_doc
 class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     r"""Uniclass Passive-Aggressive: an online ball for novelty detection.
 
@@ -158,10 +160,8 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         Stop when the average loss of an epoch is not below
         ``best_loss - tol`` for ``n_iter_no_change`` consecutive epochs.
         ``None`` runs ``max_iter`` epochs.
-    n_iter_no_change : int, default=5
-        Number of epochs with no improvement to wait before stopping.
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    %(n_iter_no_change)s
+    %(shuffle)s
     verbose : int, default=0
         If positive, print one line per epoch (``Epoch i/max_iter``, average
         loss, time; ``partial_fit`` prints ``partial_fit call n``).  From 2
@@ -182,18 +182,11 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     offset_ : float
         ``-epsilon_``, so that ``decision_function = score_samples - offset_``
         as for scikit-learn's outlier detectors.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
-    n_iter_ : int
-        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
-    t_ : float
-        Number of samples seen (over all epochs and calls) plus one.
+    %(n_features_in_)s
+    %(feature_names_in_)s
+    %(n_iter_)s
+    %(loss_curve_)s
+    %(t_)s
 
     See Also
     --------

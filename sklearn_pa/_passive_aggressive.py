@@ -14,6 +14,7 @@ from sklearn.utils.validation import (
 )
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
+from ._docstrings import fill_doc
 from ._kernels._rules import Rule, Slack
 from ._mira import MIRAClassifier  # noqa: F401 (where older pickles find it)
 from ._targets import BinaryTargets, MultilabelTargets
@@ -38,6 +39,7 @@ _MULTICLASS_RULES = {
 }
 
 
+@fill_doc
 class PassiveAggressiveClassifier(
     NoProbabilityMixin,
     OnlineLinearClassifierMixin,
@@ -115,12 +117,9 @@ class PassiveAggressiveClassifier(
     early_stopping : bool, default=False
         Hold out a stratified ``validation_fraction`` of the training data and
         stop when its accuracy stops improving.
-    validation_fraction : float, default=0.1
-        Proportion of the training data held out for early stopping.
-    n_iter_no_change : int, default=5
-        Number of epochs with no improvement to wait before stopping.
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(shuffle)s
     verbose : int, default=0
         If positive, print one line per epoch (``Epoch i/max_iter``, average
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
@@ -134,8 +133,7 @@ class PassiveAggressiveClassifier(
         compiled kernel without the GIL.  The other rules couple the classes in
         every step and run in one thread.  ``None`` means 1 unless in a
         :func:`joblib.parallel_backend` context; ``-1`` means all processors.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the shuffling and the early-stopping split.
+    %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution.
     class_weight : dict, "balanced" or None, default=None
@@ -191,24 +189,14 @@ class PassiveAggressiveClassifier(
         Intercepts (averaged if ``average``).
     classes_ : ndarray of shape (n_classes,)
         The class labels.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    %(n_features_in_)s
     intercept_scaling_ : float
         The constant feature behind the intercept (see ``intercept_scaling``).
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
-    n_iter_ : int
-        Number of epochs run by the last ``fit`` (1 after ``partial_fit``).
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
-    validation_scores_ : list of float or None
-        With ``early_stopping``, the score on the held-out
-        ``validation_fraction`` after each epoch of the last ``fit``;
-        ``None`` otherwise.
-    t_ : float
-        Number of samples seen (over all epochs and calls) plus one.
+    %(feature_names_in_)s
+    %(n_iter_)s
+    %(loss_curve_)s
+    %(validation_scores_)s
+    %(t_)s
 
     See Also
     --------
@@ -450,6 +438,7 @@ class PassiveAggressiveClassifier(
             return self._partial_fit(X, y, classes, sample_weight)
 
 
+@fill_doc
 class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinear):
     """Passive-Aggressive regressor with the epsilon-insensitive loss.
 
@@ -479,12 +468,9 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the data and stop when its R^2
         stops improving.
-    validation_fraction : float, default=0.1
-        Proportion of the training data held out for early stopping.
-    n_iter_no_change : int, default=5
-        Number of epochs with no improvement to wait before stopping.
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(shuffle)s
     verbose : int, default=0
         If positive, print one line per epoch (``Epoch i/max_iter``, average
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
@@ -494,8 +480,7 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         PA-I or PA-II.
     epsilon : float, default=0.1
         Width of the insensitive zone: errors smaller than this are ignored.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the shuffling and the early-stopping split.
+    %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution.
     average : bool or int, default=False
@@ -507,22 +492,14 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         Weights (averaged if ``average``).
     intercept_ : ndarray of shape (1,)
         Intercept (averaged if ``average``).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    %(n_features_in_)s
     intercept_scaling_ : float
         The constant feature behind the intercept (see ``intercept_scaling``).
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during ``fit``, when ``X`` has string column
-        names.
+    %(feature_names_in_)s
     n_iter_ : int
         Number of epochs run by the last ``fit``.
-    loss_curve_ : list of float
-        Mean training loss of each epoch of the last ``fit``; each
-        ``partial_fit`` call appends the mean loss of its pass.
-    validation_scores_ : list of float or None
-        With ``early_stopping``, the score on the held-out
-        ``validation_fraction`` after each epoch of the last ``fit``;
-        ``None`` otherwise.
+    %(loss_curve_)s
+    %(validation_scores_)s
     t_ : float
         Number of samples seen plus one.
 

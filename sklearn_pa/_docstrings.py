@@ -1,0 +1,75 @@
+"""Docstring entries that the estimators share word for word.
+
+Every family runs its epochs through one driver (:mod:`._engine`), so the
+parameters it reads (``validation_fraction``, ``n_iter_no_change``,
+``shuffle``, ``random_state``) and the history it leaves (``n_iter_``,
+``loss_curve_``, ``validation_scores_``, ``t_``) mean the same in every
+estimator; so do scikit-learn's ``n_features_in_`` and ``feature_names_in_``.
+Each is written here once.  A class docstring names an entry by a line
+``%(name)s`` (indented as the entry's first line), and :func:`fill_doc`
+writes the entry there.  An estimator whose entry says something of its own
+keeps its own text.
+"""
+
+import re
+
+#: name -> the numpydoc entry, its description indented by four spaces
+ENTRIES = {
+    "validation_fraction": """\
+validation_fraction : float, default=0.1
+    Proportion of the training data held out for early stopping.""",
+    "n_iter_no_change": """\
+n_iter_no_change : int, default=5
+    Number of epochs with no improvement to wait before stopping.""",
+    "shuffle": """\
+shuffle : bool, default=True
+    Whether to shuffle the training data before each epoch.""",
+    "random_state": """\
+random_state : int, RandomState instance or None, default=None
+    Seeds the shuffling and the early-stopping split.""",
+    "n_features_in_": """\
+n_features_in_ : int
+    Number of features seen during ``fit``.""",
+    "feature_names_in_": """\
+feature_names_in_ : ndarray of shape (`n_features_in_`,)
+    Names of features seen during ``fit``, when ``X`` has string column
+    names.""",
+    "n_iter_": """\
+n_iter_ : int
+    Number of epochs run by the last ``fit`` (1 after ``partial_fit``).""",
+    "loss_curve_": """\
+loss_curve_ : list of float
+    Mean training loss of each epoch of the last ``fit``; each
+    ``partial_fit`` call appends the mean loss of its pass.""",
+    "validation_scores_": """\
+validation_scores_ : list of float or None
+    With ``early_stopping``, the score on the held-out
+    ``validation_fraction`` after each epoch of the last ``fit``;
+    ``None`` otherwise.""",
+    "t_": """\
+t_ : float
+    Number of samples seen (over all epochs and calls) plus one.""",
+}
+
+_PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.M)
+
+
+def fill_text(text):
+    """``text`` with each ``%(name)s`` line replaced by the entry ``name`` of
+    :data:`ENTRIES`, indented as the placeholder; an unknown name raises
+    ``KeyError``."""
+
+    def entry(match):
+        indent, name = match.groups()
+        return "\n".join(
+            indent + line if line else line for line in ENTRIES[name].split("\n")
+        )
+
+    return _PLACEHOLDER.sub(entry, text)
+
+
+def fill_doc(cls):
+    """Class decorator: fill the shared entries of ``cls.__doc__``."""
+    if cls.__doc__:
+        cls.__doc__ = fill_text(cls.__doc__)
+    return cls
