@@ -174,6 +174,34 @@ def test_auto_intercept_scaling_is_a_typical_feature_and_stays_fixed():
     assert fixed.intercept_scaling_ == 2.0
 
 
+def test_sparse_fit_calls_no_blas_routine(monkeypatch):
+    # A BLAS call in a fit's set-up (the sum of squares of
+    # intercept_scaling="auto" was one) leaves OpenBLAS's threads spinning
+    # beside the single-threaded epochs: the fit must not make one.
+    import math
+
+    from sklearn_pa._validation import sum_of_squares, typical_feature_value
+
+    rng = np.random.RandomState(0)
+    X = sp.random(300, 500, density=0.05, random_state=rng, format="csr")
+    y = rng.randint(0, 3, 300)
+
+    def no_blas(*args, **kwargs):
+        raise AssertionError("a fit called a BLAS routine")
+
+    for name in ("dot", "vdot", "inner"):
+        monkeypatch.setattr(np, name, no_blas)
+    clf = PassiveAggressiveClassifier(max_iter=3, tol=None, random_state=0)
+    clf.fit(X, y)
+    clf.partial_fit(X, y)
+    monkeypatch.undo()
+    exact = math.fsum(X.data**2)
+    assert sum_of_squares(X.data) == pytest.approx(exact, rel=1e-13)
+    assert typical_feature_value(X) == pytest.approx(
+        math.sqrt(exact / X.nnz), rel=1e-13
+    )
+
+
 @pytest.mark.parametrize("scaling", [1.0, 0.1])
 def test_regressor_intercept_equals_augmented_features(regression_data, scaling):
     X, y = regression_data

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from .._validation import canonical_csr
+from .._validation import canonical_csr, sum_of_squares
 
 
 def _to_float_block(X):
@@ -65,7 +65,7 @@ def _summarize_partition(part, index, classifier, unlabeled_marker):
         "n_rows": X.shape[0],
         "n_features": X.shape[1],
         "nnz": int(np.count_nonzero(data)),
-        "sumsq": float(np.dot(data, data)) if data.size else 0.0,
+        "sumsq": sum_of_squares(data) if data.size else 0.0,
         # (max, -min): no temporary array of absolute values
         "max_abs": max(float(data.max()), -float(data.min())) if data.size else 0.0,
         "labels": None,
@@ -75,7 +75,7 @@ def _summarize_partition(part, index, classifier, unlabeled_marker):
     if data.size and scale > 0 and not 1e-100 < scale < 1e100:
         # the squares would overflow or underflow: sum them scaled
         scaled = data / scale
-        summary["sumsq_scaled"] = float(np.dot(scaled, scaled))
+        summary["sumsq_scaled"] = sum_of_squares(scaled)
     if y is not None and classifier:
         labels = np.unique(y)
         if unlabeled_marker is not None and unlabeled_marker is not False:
