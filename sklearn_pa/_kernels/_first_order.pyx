@@ -33,7 +33,13 @@ from ._dataset cimport (
     check_length,
 )
 from ._rules cimport Rule, RuleParams, rule_params
-from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
+from ._steps cimport (
+    Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
+)
+
+# how many non-zeros ahead an update asks for the rows of U it writes
+cdef enum:
+    UPDATE_AHEAD = 16
 from ._pa_rules cimport (
     binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
     multilabel_threshold_step, multilabel_ranking_step, mira_step,
@@ -182,6 +188,17 @@ cdef inline void _record_scores(
             out[k] = scores[k] if finite else NAN
 
 
+cdef inline void _prefetch_columns(
+    double *row, const Py_ssize_t *changed, Py_ssize_t n_changed,
+) noexcept nogil:
+    """Ask for the cache lines of ``row`` that hold the changed columns (for
+    writing): a step moves a few columns, and fetching the whole row would
+    cost the memory traffic of the lines it does not write."""
+    cdef Py_ssize_t r
+    for r in range(n_changed):
+        PA_PREFETCH_W(row + changed[r])
+
+
 cdef inline bint _apply_step(
     const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
     double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
@@ -198,11 +215,12 @@ cdef inline bint _apply_step(
     cdef double *urow
     cdef bint overflow = False
     if avg_coef != 0.0:
-        for j in range(min(nnz, PREFETCH_AHEAD)):
-            prefetch_row(U0 + row_ind[j] * K, c0, c1)
+        for j in range(min(nnz, UPDATE_AHEAD)):
+            _prefetch_columns(U0 + row_ind[j] * K, changed, n_changed)
     for j in range(nnz):
-        if avg_coef != 0.0 and j + PREFETCH_AHEAD < nnz:
-            prefetch_row(U0 + row_ind[j + PREFETCH_AHEAD] * K, c0, c1)
+        if avg_coef != 0.0 and j + UPDATE_AHEAD < nnz:
+            _prefetch_columns(U0 + row_ind[j + UPDATE_AHEAD] * K, changed,
+                              n_changed)
         xj = row_data[j]
         if xj == 0.0:
             continue

@@ -12,11 +12,14 @@ cdef extern from *:
     """
     #if defined(__GNUC__) || defined(__clang__)
     #define PA_PREFETCH(p) __builtin_prefetch((p))
+    #define PA_PREFETCH_W(p) __builtin_prefetch((p), 1)
     #else
     #define PA_PREFETCH(p) ((void)0)
+    #define PA_PREFETCH_W(p) ((void)0)
     #endif
     """
     void PA_PREFETCH(const void *p) noexcept nogil
+    void PA_PREFETCH_W(const void *p) noexcept nogil
 
 
 # Rows of W are read in the order of the row's nonzeros, which is random in W:
