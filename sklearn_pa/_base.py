@@ -34,6 +34,7 @@ are in :mod:`sklearn_pa._validation`.
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -68,6 +69,19 @@ from ._validation import (
 )
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
+
+
+def _same_values(current, published):
+    """Whether the attribute ``current`` is the array ``published`` or holds
+    its values (an assigned copy, another layout, ``sparsify()``)."""
+    if current is published:
+        return True
+    if sp.issparse(current):
+        current = current.toarray()
+    try:
+        return np.array_equal(np.asarray(current, dtype=float), published)
+    except (TypeError, ValueError):
+        return False
 
 
 class BaseOnlineLinear(BaseEstimator):
@@ -117,6 +131,7 @@ class BaseOnlineLinear(BaseEstimator):
         "average": [
             Interval(Integral, 0, MAX_SAMPLE_COUNT, closed="right"),
             "boolean",
+            StrOptions({"epoch"}),
         ],
     }
 
@@ -156,12 +171,26 @@ class BaseOnlineLinear(BaseEstimator):
 
     def _averaging_state(self):
         """Whether the fitted state holds averaging accumulators (the model
-        was last trained with ``average``)."""
-        return getattr(self, "_average_accum", None) is not None
+        was last trained with ``average``) that still describe it: a
+        ``coef_`` or ``intercept_`` assigned since they were published is
+        the new starting point, from which the average starts again."""
+        if getattr(self, "_average_accum", None) is None:
+            return False
+        published = self.__dict__.get("_published_average")
+        if published is None:
+            return True
+        return all(
+            _same_values(current, mine)
+            for current, mine in zip((self.coef_, self.intercept_), published)
+        )
 
     def _average_start(self):
         """The sample count at which averaging starts: 1 for
-        ``average=True``, else the ``average`` parameter."""
+        ``average=True``, the ``average`` parameter when it is an int, and
+        for ``average="epoch"`` the first step of the last epoch of ``fit``
+        (1 before any, or the first step of a ``partial_fit`` stream)."""
+        if isinstance(self.average, str):
+            return int(self.__dict__.get("_average_from", 1))
         return 1 if self.average is True else int(self.average)
 
     def _publish(self, W, b, U=None, bu=None):
@@ -180,6 +209,7 @@ class BaseOnlineLinear(BaseEstimator):
             self._average_coef_buffer = None
             self._average_accum = self._average_intercept_accum = None
             self._standard_coef = self._standard_intercept = None
+            self._published_average = None
             self.coef_ = self._shape_coef(W.T)
             self.intercept_ = b
             return
@@ -202,6 +232,8 @@ class BaseOnlineLinear(BaseEstimator):
         else:
             self.coef_ = self._shape_coef(W.copy().T)
             self.intercept_ = b.copy()
+        # (the objects published: an assigned coef_ is told apart by identity)
+        self._published_average = (self.coef_, self.intercept_)
 
     def _shape_coef(self, coef):
         """``coef_`` in the estimator's shape from the ``(n_columns,
@@ -360,6 +392,8 @@ class BaseOnlineLinear(BaseEstimator):
             partial_fit=not stopping,
         )
         adapter.rescale_averages(run.t)
+        if U is not None:
+            self._average_from = adapter.avg_start
         return run.n_iter, run.t
 
     def _fit(self, X, y, coef_init, intercept_init, sample_weight):
@@ -394,6 +428,7 @@ class BaseOnlineLinear(BaseEstimator):
         train_idx, val_idx = self._validation_split(y, sample_weight)
         U = np.zeros_like(W) if self.average else None
         bu = np.zeros_like(b) if self.average else None
+        self._average_from = 1  # average="epoch" moves it to the last epoch
         rng = check_random_state(self.random_state)
         n_iter, t = self._run(
             X,
@@ -443,6 +478,7 @@ class BaseOnlineLinear(BaseEstimator):
             self._rng = check_random_state(self.random_state)
             self._set_intercept_scaling(X)
             t_start = 0
+            self._average_from = 1
         else:
             W, b = self._state_arrays()
             if self.average:
@@ -461,6 +497,9 @@ class BaseOnlineLinear(BaseEstimator):
             else:
                 U = bu = None
             t_start = check_sample_count(self) - 1
+            if self.average and not self._averaging_state():
+                # average="epoch": a stream averages from its first step
+                self._average_from = t_start + 1
         scores_out = None
         if record_scores:
             scores_out = np.empty((X.shape[0], n_columns), dtype=np.float64)

@@ -93,8 +93,10 @@ class OnlineBayesPointClassifier(
         ``intercept_scaling`` are used by every copy.  Its epoch parameters
         (``max_iter``, ``tol``, ``shuffle``, ``random_state``,
         ``warm_start``, ``n_jobs``) are ignored: this estimator's own rule
-        the stream.  ``average`` and ``early_stopping`` are not supported and
-        are refused.  ``None`` means
+        the stream.  ``early_stopping`` and an ``average`` of True or an int
+        are not supported and are refused; the default ``average="epoch"``
+        is not used (each copy keeps its last iterate: the Bayes point is
+        itself an average).  ``None`` means
         ``PassiveAggressiveClassifier(multiclass="support")`` (PA-I with
         ``C=1``, SPA on more than two classes); its parameters can be tuned
         as ``estimator__C`` with the default too (see :meth:`set_params`).
@@ -305,7 +307,11 @@ class OnlineBayesPointClassifier(
                 f"such as PassiveAggressiveClassifier; got {type(base).__name__}."
             )
         base._validate_params()
-        if base.average:
+        if base.average == "epoch":
+            # the base estimator's default: the copies keep their iterates
+            # (the Bayes point is itself an average)
+            base.set_params(average=False)
+        elif base.average:
             raise ValueError(
                 "The copies cannot average their iterates: set average=False on "
                 "the base estimator (the Bayes point is itself an average)."

@@ -62,9 +62,7 @@ _COMMON_DOC = """
     class_weight : dict, "balanced" or None, default=None
         Weights per class, multiplying the sample weight of that class's
         examples.
-    average : bool or int, default=False
-        If True, ``coef_`` and ``intercept_`` are the average of the mean
-        over all steps (an int ``a`` starts at step ``a``); kept lazily.
+    %(average)s
 """
 
 _ATTRIBUTES_DOC = """

@@ -27,6 +27,15 @@ shuffle : bool, default=True
     "random_state": """\
 random_state : int, RandomState instance or None, default=None
     Seeds the shuffling and the early-stopping split.""",
+    "average": """\
+average : bool, int or "epoch", default=False
+    Publish averaged weights as ``coef_`` and ``intercept_`` (kept lazily:
+    no per-sample copy of the weights).  ``"epoch"``: the average of the
+    iterates of the last epoch of ``fit``, which restarts at every epoch (a
+    ``partial_fit`` stream is averaged from its first sample, or from the
+    last epoch of the ``fit`` it continues).  ``True``: the average over all
+    steps.  An int ``a``: the average from step ``a`` on.  ``False``: the
+    last iterate.""",
     "n_features_in_": """\
 n_features_in_ : int
     Number of features seen during ``fit``.""",

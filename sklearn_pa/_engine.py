@@ -159,6 +159,16 @@ class EpochAdapter:
         :class:`EpochStats`."""
         raise NotImplementedError
 
+    def start_epoch(self, t, may_end):
+        """Called before each epoch of a run that is not a ``partial_fit``
+        call (``fit``, the rounds of parameter mixing), the sample counter
+        being ``t``; ``may_end`` says whether the run may end with this
+        epoch (it is the last of ``max_iter``, or the stopping rule may stop
+        after it; always true with early stopping, whose validation scores
+        the published state after every epoch).  ``average="epoch"``
+        restarts its average here, and skips the averaging of an epoch that
+        cannot be the last."""
+
     def publish(self):
         """Expose the current state as the estimator's fitted attributes
         (the driver calls it before scoring the validation split)."""
@@ -298,6 +308,17 @@ def run_epochs(
     for epoch in range(max_iter):
         order = rng.permutation(train_idx) if shuffle else train_idx
         order = np.ascontiguousarray(order, dtype=np.int64)
+        if not partial_fit:
+            may_end = (
+                early
+                or epoch == max_iter - 1
+                or (
+                    stopping
+                    and tol is not None
+                    and int(no_improve.max()) + 1 >= n_iter_no_change
+                )
+            )
+            adapter.start_epoch(run.t, may_end)
         stats = adapter.run(order, run.t)
         loss = stats.loss
         if not (isinstance(loss, np.ndarray) and loss.ndim == 1):

@@ -165,8 +165,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
     %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution.
-    average : bool or int, default=False
-        Average the weights over all steps (an int starts at that step).
+    %(average)s
 
     Attributes
     ----------

@@ -66,7 +66,38 @@ class _RowView:
             self.indices = np.zeros(1, dtype=self.indptr.dtype)
 
 
-class _LinearEpochs(EpochAdapter):
+class _EpochAveraging:
+    """``average="epoch"`` for an adapter with the lazy accumulators ``U``,
+    ``bu`` (``None`` without averaging), the arrays ``U_``, ``bu_`` the
+    kernel is given (empty: no averaging), ``avg_start`` (the first
+    averaged step), ``active`` and ``avg_start_col`` (per column).
+
+    Before each epoch of ``fit`` that may end the run, the accumulators of
+    the columns still learning restart from zero and the average starts at
+    the epoch's first step: ``coef_`` is then the average of the last
+    epoch's iterates.  An epoch that cannot end the run (one of the first
+    ``max_iter - 1`` with ``tol=None``) is not averaged at all, which saves
+    the accumulators' updates.  A ``partial_fit`` stream never restarts."""
+
+    def start_epoch(self, t, may_end):
+        if self.U is None or not isinstance(self.estimator.average, str):
+            return
+        if not may_end:
+            self.U_, self.bu_ = self.U[:0], self.bu[:0]
+            return
+        active = self.active.astype(bool)
+        if active.all():
+            self.U.fill(0.0)
+            self.bu.fill(0.0)
+        else:
+            self.U[:, active] = 0.0
+            self.bu[active] = 0.0
+        self.avg_start = int(t) + 1
+        self.avg_start_col[active] = self.avg_start
+        self.U_, self.bu_ = self.U, self.bu
+
+
+class _LinearEpochs(_EpochAveraging, EpochAdapter):
     """The epoch adapter of the first-order linear learners (PA family,
     gradient regressors): one pass is one ``_kernel_epoch`` call, split over
     column blocks run in threads for one-vs-rest with ``n_jobs``.
@@ -109,6 +140,7 @@ class _LinearEpochs(EpochAdapter):
         self.t_stop = np.full(n_columns, -1, dtype=np.int64)  # when a column froze
         self.intercept_sq = est.intercept_scaling_**2 if est.fit_intercept else 0.0
         self.avg_start = est._average_start() if U is not None else 0
+        self.avg_start_col = np.full(n_columns, self.avg_start, dtype=np.int64)
         self.U_ = U if U is not None else np.zeros((0, n_columns))
         self.bu_ = bu if bu is not None else np.zeros(0)
         n_jobs = effective_n_jobs(getattr(est, "n_jobs", None)) if self.ovr else 1
@@ -197,14 +229,15 @@ class _LinearEpochs(EpochAdapter):
     def rescale_averages(self, t):
         """A one-vs-rest column that converged early is averaged over its own
         steps, as an independent binary model would be: rescale its lazy
-        accumulator so that ``W - U / (t - start + 1)`` gives that average."""
+        accumulator so that ``W - U / (t - start + 1)`` gives that average
+        (with ``average="epoch"``, the average of its own last epoch)."""
         U, bu = self.U, self.bu
         if U is None:
             return
         t_stop, avg_start = self.t_stop, self.avg_start
         n_avg = t - avg_start + 1
         for k in np.flatnonzero((t_stop >= 0) & (t_stop < t)):
-            n_avg_k = t_stop[k] - avg_start + 1
+            n_avg_k = t_stop[k] - self.avg_start_col[k] + 1
             if n_avg_k >= 1:
                 U[:, k] *= n_avg / n_avg_k
                 bu[k] *= n_avg / n_avg_k

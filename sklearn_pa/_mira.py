@@ -98,9 +98,7 @@ class MIRAClassifier(
     class_weight : dict, "balanced" or None, default=None
         Weights per class; the bound 1 on the true class's step becomes the
         class weight (times the sample weight).
-    average : bool or int, default=False
-        If True, ``coef_`` and ``intercept_`` average the weights over all
-        steps; an int ``a`` starts averaging at step ``a``.
+    %(average)s
 
     Attributes
     ----------

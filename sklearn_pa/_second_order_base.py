@@ -34,7 +34,7 @@ from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
-from ._linear_epochs import _RowView
+from ._linear_epochs import _EpochAveraging, _RowView
 from ._state import SecondOrderState
 from ._validation import atomic_update
 from .exceptions import NoisyLabelsWarning
@@ -59,7 +59,7 @@ def _base_constraints():
     return constraints
 
 
-class _SecondOrderEpochs(EpochAdapter):
+class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
     """The epoch adapter of CW, AROW, SCW and SCCW: one pass is one call of
     the second-order kernel, which updates the mean ``W``, ``b``, the
     covariance ``sigma`` (diagonal or full) and the averaging accumulators
@@ -105,6 +105,9 @@ class _SecondOrderEpochs(EpochAdapter):
         self.bu_ = bu if bu is not None else np.zeros(0)
         self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
         self.avg_start = est._average_start() if U is not None else 0
+        # (one set of columns, all learning: for average="epoch")
+        self.active = np.ones(W.shape[1], dtype=np.uint8)
+        self.avg_start_col = np.full(W.shape[1], self.avg_start, dtype=np.int64)
         # one BLAS call per row on a D x D matrix: threads only add overhead
         # (and oversubscribe a busy machine)
         self.full = sigma.ndim == 3
@@ -333,6 +336,8 @@ class _BaseSecondOrder(
             partial_fit=not stopping,
         )
         self._sigma = sigma
+        if U is not None:
+            self._average_from = adapter.avg_start
         return run.n_iter, run.t
 
     # ------------------------------------------------------------ public

@@ -402,6 +402,13 @@ class LearnerState:
         partition (equal, up to rounding, to :meth:`mix`)."""
         raise NotImplementedError
 
+    def restart_average(self, state):
+        """``state`` with its average restarted at its sample count, before
+        a round of parameter mixing that may be the last (``average="epoch"``
+        averages the last round); unchanged for a learner that does not
+        average that way."""
+        return state
+
     # -------------------------------------------------------------- hooks
     def _set_on(self, est, state):
         raise NotImplementedError
@@ -453,7 +460,7 @@ class LinearState(LearnerState):
             est.intercept_scaling_ = scale
         W, b = est._allocate(n_features, est._n_columns(), None, None)
         state = self._initial_extra(est, n_features, {"W": W, "b": b})
-        state.update(U=None, bu=None, t=1.0)
+        state.update(U=None, bu=None, t=1.0, avg_start=1)
         est._rng = random_state
         est.n_iter_ = 0
         self._set_on(est, state)
@@ -485,7 +492,8 @@ class LinearState(LearnerState):
         adapter.W, adapter.b, adapter.U, adapter.bu = W, b, U, bu
         adapter.U_ = U if U is not None else np.zeros((0, n_columns))
         adapter.bu_ = bu if bu is not None else np.zeros(0)
-        adapter.avg_start = est._average_start() if U is not None else 0
+        adapter.avg_start = self._start(state) if U is not None else 0
+        adapter.avg_start_col = np.full(n_columns, adapter.avg_start, dtype=np.int64)
         adapter.active = np.ones(n_columns, dtype=np.uint8)
         adapter.t_stop = np.full(n_columns, -1, dtype=np.int64)
         t, stats = one_pass(
@@ -518,8 +526,27 @@ class LinearState(LearnerState):
             )
         return y
 
+    def _start(self, state):
+        """The first averaged step of ``state``: its own for
+        ``average="epoch"`` (the round it restarted at), else the one the
+        ``average`` parameter says."""
+        est = self.estimator
+        if isinstance(est.average, str):
+            return int(state.get("avg_start", 1))
+        return est._average_start()
+
+    def restart_average(self, state):
+        est = self.estimator
+        if not (est.average and isinstance(est.average, str)):
+            return state
+        state = dict(state)
+        state["U"], state["bu"] = np.zeros_like(state["W"]), np.zeros_like(state["b"])
+        state["avg_start"] = int(state["t"])
+        return state
+
     def _set_on(self, est, state):
         est.t_ = float(state["t"])  # before _publish, which averages over it
+        est._average_from = int(state.get("avg_start", 1))
         est._publish(state["W"], state["b"], state.get("U"), state.get("bu"))
 
     def _get_from(self, est):
@@ -527,7 +554,8 @@ class LinearState(LearnerState):
         U = bu = None
         if est._averaging_state():
             U, bu = est._average_accum, est._average_intercept_accum
-        return {"W": W, "b": b, "U": U, "bu": bu, "t": float(est.t_)}
+        start = int(est.__dict__.get("_average_from", 1))
+        return dict(W=W, b=b, U=U, bu=bu, t=float(est.t_), avg_start=start)
 
     def _run_epoch(self, est, block, rng):
         # as partial_fit continues a model, without validating the block
@@ -573,27 +601,28 @@ class LinearState(LearnerState):
             weights = np.full(len(states), 1.0 / len(states))  # for the averages
         W = np.ascontiguousarray(W)
         avg = avg_b = None
+        start = self._start(prior)
         if all(s["U"] is not None for s in states):
-            start = self.estimator._average_start()
             averages = [
                 _averaged(s["W"], s["b"], s["U"], s["bu"], s["t"], start)
                 for s in states
             ]
             avg = linear_mix([a[0] for a in averages], weights)
             avg_b = linear_mix([a[1] for a in averages], weights)
-        return self._mixed(W, b, avg, avg_b, t_new, extra)
+        return self._mixed(W, b, avg, avg_b, t_new, extra, start)
 
-    def _mixed(self, W, b, avg, avg_b, t_new, extra):
+    def _mixed(self, W, b, avg, avg_b, t_new, extra, start):
         """The mixed state from its mixed weights and, when averaging, its
-        mixed averaged weights (whose accumulators it rebuilds)."""
+        mixed averaged weights (whose accumulators it rebuilds from the
+        first averaged step ``start``)."""
         U = bu = None
         if avg is not None:
-            n_avg = t_new - self.estimator._average_start()
+            n_avg = t_new - start
             if n_avg < 1:
                 U, bu = np.zeros_like(W), np.zeros_like(b)
             else:
                 U, bu = n_avg * (W - avg), n_avg * (b - avg_b)
-        return {"W": W, "b": b, "U": U, "bu": bu, "t": t_new, **extra}
+        return dict(W=W, b=b, U=U, bu=bu, t=t_new, avg_start=start, **extra)
 
     _summed = ()  # further state arrays mixed as weighted sums
 
@@ -610,7 +639,7 @@ class LinearState(LearnerState):
             "avg_b": None,
         }
         if state["U"] is not None:
-            start = self.estimator._average_start()
+            start = self._start(state)
             avg, avg_b = _averaged(
                 state["W"], state["b"], state["U"], state["bu"], state["t"], start
             )
@@ -624,7 +653,10 @@ class LinearState(LearnerState):
         t_new = t0 + (total["t"] - total["n"] * t0)
         extra = {name: total[name] for name in self._summed}
         W = np.ascontiguousarray(total["W"])
-        return self._mixed(W, total["b"], total["avg"], total["avg_b"], t_new, extra)
+        start = self._start(prior)
+        return self._mixed(
+            W, total["b"], total["avg"], total["avg_b"], t_new, extra, start
+        )
 
 
 class SecondOrderState(LinearState):

@@ -96,49 +96,65 @@ def _cost():
     return c
 
 
+def _pa(**params):
+    """PassiveAggressiveClassifier with the last iterate (``average=False``,
+    its default before ``"epoch"``), unless a case asks for an average."""
+    return PassiveAggressiveClassifier(**{"average": False, **params})
+
+
 #: name -> (task, factory)
 CASES = {
     # first-order classifiers
-    "pa_binary_hinge": ("binary", lambda: PassiveAggressiveClassifier(**EPOCHS)),
+    "pa_binary_hinge": ("binary", lambda: _pa(**EPOCHS)),
     "pa_binary_pa": (
         "binary",
-        lambda: PassiveAggressiveClassifier(C=np.inf, **EPOCHS),
+        lambda: _pa(C=np.inf, **EPOCHS),
     ),
     "pa_binary_sq": (
         "binary",
-        lambda: PassiveAggressiveClassifier(loss="squared_hinge", C=0.1, **EPOCHS),
+        lambda: _pa(loss="squared_hinge", C=0.1, **EPOCHS),
     ),
     "pa_binary_avg_noint": (
         "binary",
-        lambda: PassiveAggressiveClassifier(
-            average=True, fit_intercept=False, **EPOCHS
-        ),
+        lambda: _pa(average=True, fit_intercept=False, **EPOCHS),
     ),
     "pa_binary_classweight": (
         "binary",
-        lambda: PassiveAggressiveClassifier(class_weight={0: 0.3, 1: 2.0}, **EPOCHS),
+        lambda: _pa(class_weight={0: 0.3, 1: 2.0}, **EPOCHS),
     ),
     **{
         f"pa_multi_{m}_{loss}": (
             "multiclass",
-            lambda m=m, loss=loss: PassiveAggressiveClassifier(
-                multiclass=m, loss=loss, C=0.5, **EPOCHS
-            ),
+            lambda m=m, loss=loss: _pa(multiclass=m, loss=loss, C=0.5, **EPOCHS),
         )
         for m in ("support", "max_loss", "prediction", "ovr")
         for loss in ("hinge", "squared_hinge")
     },
     "pa_multi_support_avg": (
         "multiclass",
-        lambda: PassiveAggressiveClassifier(average=3, **EPOCHS),
+        lambda: _pa(average=3, **EPOCHS),
     ),
     "pa_multi_cost": (
         "multiclass",
+        lambda: _pa(multiclass="max_loss", cost_matrix=_cost(), **EPOCHS),
+    ),
+    "pa_multilabel": ("multilabel", lambda: _pa(**EPOCHS)),
+    # the default average="epoch": the last epoch's iterates averaged
+    "pa_binary_default": ("binary", lambda: PassiveAggressiveClassifier(**EPOCHS)),
+    "pa_multi_default": (
+        "multiclass",
+        lambda: PassiveAggressiveClassifier(**EPOCHS),
+    ),
+    "pa_multi_ovr_epoch_tol": (
+        "multiclass",
         lambda: PassiveAggressiveClassifier(
-            multiclass="max_loss", cost_matrix=_cost(), **EPOCHS
+            multiclass="ovr", max_iter=30, tol=1e-2, n_iter_no_change=2, random_state=0
         ),
     ),
-    "pa_multilabel": ("multilabel", lambda: PassiveAggressiveClassifier(**EPOCHS)),
+    "pa_multilabel_default": (
+        "multilabel",
+        lambda: PassiveAggressiveClassifier(**EPOCHS),
+    ),
     "mira_multi": ("multiclass", lambda: MIRAClassifier(**EPOCHS)),
     "mira_binary_avg": ("binary", lambda: MIRAClassifier(average=True, **EPOCHS)),
     # first-order regressors

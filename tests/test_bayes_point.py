@@ -149,9 +149,12 @@ def test_update_probability_one_is_the_base_learner(
     base = PassiveAggressiveClassifier(
         fit_intercept=fit_intercept, multiclass=multiclass, **params
     )
+    # the copies keep their last iterates (the base's default average="epoch"
+    # is not used): the reference is the unaveraged base learner
+    unaveraged = dict(shuffle=False, max_iter=3, tol=None, average=False)
     ref = (
-        clone_params(base, shuffle=False, max_iter=3, tol=None).fit(X, y).coef_,
-        clone_params(base, shuffle=False, max_iter=3, tol=None).fit(X, y).intercept_,
+        clone_params(base, **unaveraged).fit(X, y).coef_,
+        clone_params(base, **unaveraged).fit(X, y).intercept_,
     )
     clf = OnlineBayesPointClassifier(
         base,
@@ -216,7 +219,8 @@ def test_update_probability_is_the_fraction_of_updates():
         order = np.random.RandomState(0).permutation(4000)
         for r in [0, 7]:
             rows = order[draws[:, r]]
-            ref = clone_params(base, shuffle=False, max_iter=1, tol=None)
+            # (the copies keep their iterates: the reference does not average)
+            ref = clone_params(base, shuffle=False, max_iter=1, tol=None, average=False)
             ref.fit(X[rows], y[rows])
             np.testing.assert_allclose(clf.copies_coef_[r], ref.coef_, atol=1e-10)
 
@@ -419,6 +423,7 @@ def test_rejected_batch_leaves_model_byte_identical(data, case):
         ({"weighting": "softmax"}, "weighting"),
         ({"estimator": PassiveAggressiveClassifier(C=-1.0)}, "C"),
         ({"estimator": PassiveAggressiveClassifier(average=True)}, "average"),
+        ({"estimator": PassiveAggressiveClassifier(average=10)}, "average"),
         (
             {"estimator": PassiveAggressiveClassifier(early_stopping=True)},
             "early_stopping",
@@ -607,3 +612,16 @@ def test_grid_search_over_the_default_base_learners_C():
     assert obpm.estimator.C == 0.5
     assert clone(obpm).estimator.C == 0.5
     assert OnlineBayesPointClassifier().set_params(n_estimators=4).estimator is None
+
+
+def test_the_base_default_epoch_average_is_not_used(data):
+    # PassiveAggressiveClassifier averages its last epoch by default; the
+    # copies keep their iterates whatever the base says by default
+    X, y = data
+    kw = dict(n_estimators=3, max_iter=2, tol=None, random_state=0)
+    a = OnlineBayesPointClassifier(PassiveAggressiveClassifier(C=0.5), **kw)
+    b = OnlineBayesPointClassifier(
+        PassiveAggressiveClassifier(C=0.5, average=False), **kw
+    )
+    np.testing.assert_array_equal(a.fit(X, y).coef_, b.fit(X, y).coef_)
+    assert a.estimator.average == "epoch"  # the parameter is left as given

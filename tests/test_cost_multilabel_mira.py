@@ -343,6 +343,7 @@ def test_mira_is_spa_pa1_with_unit_bound(margin):
         max_iter=3,
         tol=None,
         random_state=0,
+        average=False,  # MIRA's default: the last iterate
     ).fit(X, y)
     assert_allclose(a.coef_, b.coef_, rtol=1e-9, atol=1e-12)
     assert_allclose(a.intercept_, b.intercept_, rtol=1e-9, atol=1e-12)

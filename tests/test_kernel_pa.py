@@ -50,6 +50,7 @@ def test_linear_kernel_equals_linear_pa(n_classes, loss, C, sparse, block_size):
     if sparse:
         X = sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
     lin = PassiveAggressiveClassifier(
+        average=False,  # kernel PA keeps its last iterate
         C=C,
         loss=loss,
         multiclass="max_loss",
@@ -75,7 +76,10 @@ def test_linear_kernel_equals_linear_pa_over_partial_fit(n_classes, block_size):
     X, y = _data(n_classes)
     classes = np.unique(y)
     lin = PassiveAggressiveClassifier(
-        multiclass="max_loss", fit_intercept=False, shuffle=False
+        average=False,  # kernel PA keeps its last iterate
+        multiclass="max_loss",
+        fit_intercept=False,
+        shuffle=False,
     )
     ker = KernelPassiveAggressiveClassifier(kernel="linear", shuffle=False)
     for batch in np.array_split(np.arange(len(y)), 6):
@@ -300,6 +304,7 @@ def test_class_weight_equals_linear_pa(n_classes, class_weight):
     if class_weight == "dict":
         class_weight = {k: 0.5 + k for k in range(n_classes)}
     lin = PassiveAggressiveClassifier(
+        average=False,  # kernel PA keeps its last iterate
         C=0.1,
         multiclass="max_loss",
         fit_intercept=False,
@@ -357,6 +362,11 @@ def test_polynomial_kernel_equals_linear_pa_on_its_feature_map(block_size):
         kernel="poly", degree=2, gamma=1.0, coef0=1.0, shuffle=False, max_iter=2
     ).fit(X, y)
     lin = PassiveAggressiveClassifier(
-        multiclass="max_loss", fit_intercept=False, shuffle=False, max_iter=2, tol=None
+        average=False,  # kernel PA keeps its last iterate
+        multiclass="max_loss",
+        fit_intercept=False,
+        shuffle=False,
+        max_iter=2,
+        tol=None,
     ).fit(phi, y)
     assert_allclose(ker.decision_function(X), lin.decision_function(phi), atol=1e-8)

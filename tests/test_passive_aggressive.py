@@ -122,7 +122,7 @@ def test_intercept_is_a_constant_feature(multiclass_data, sparse):
             shuffle=False,
         ).fit(X_aug, y)
         ours = PassiveAggressiveClassifier(
-            multiclass="ovr", shuffle=False, intercept_scaling=1.0
+            multiclass="ovr", shuffle=False, intercept_scaling=1.0, average=False
         ).fit(sp.csr_matrix(X) if sparse else X, y)
         theirs = SGDClassifier(
             loss="hinge",
@@ -299,7 +299,9 @@ def test_average_is_the_mean_of_the_iterates(multiclass_data, multiclass, start)
         max_iter=2,
         tol=None,
     ).fit(X, y)
-    plain = PassiveAggressiveClassifier(multiclass=multiclass, intercept_scaling=1.0)
+    plain = PassiveAggressiveClassifier(
+        multiclass=multiclass, intercept_scaling=1.0, average=False
+    )
     coefs, intercepts = [], []
     for _ in range(2):
         for i in range(X.shape[0]):
@@ -332,7 +334,7 @@ def test_plain_pa_leaves_zero_loss_on_the_example(multiclass_data, multiclass):
     the step for max_loss (and for prediction, when it was a mistake)."""
     X, y = multiclass_data
     classes = np.unique(y)
-    clf = PassiveAggressiveClassifier(C=np.inf, multiclass=multiclass)
+    clf = PassiveAggressiveClassifier(C=np.inf, multiclass=multiclass, average=False)
     clf.partial_fit(X[:1], y[:1], classes=classes)
     for i in range(1, 40):
         k = np.searchsorted(classes, y[i])
@@ -387,8 +389,9 @@ def test_sample_and_class_weights_scale_C(multiclass_data):
     # a zero weight skips the sample: same as streaming without it
     sw = (np.arange(300) % 3 != 0).astype(float)
     classes = np.unique(y)
-    d = PassiveAggressiveClassifier(shuffle=False, intercept_scaling=1.0)
-    e = PassiveAggressiveClassifier(shuffle=False, intercept_scaling=1.0)
+    # (the iterates: an average counts the skipped rows' steps too)
+    d = PassiveAggressiveClassifier(shuffle=False, intercept_scaling=1.0, average=False)
+    e = PassiveAggressiveClassifier(shuffle=False, intercept_scaling=1.0, average=False)
     for _ in range(2):
         d.partial_fit(X, y, classes=classes, sample_weight=sw)
         e.partial_fit(X[sw > 0], y[sw > 0], classes=classes)
@@ -406,11 +409,19 @@ def test_n_jobs_ovr_is_deterministic(multiclass_data):
 
 def test_warm_start_and_coef_init(multiclass_data):
     X, y = multiclass_data
-    kw = dict(max_iter=2, tol=None, shuffle=False)
+    # the iterates (coef_init takes the weights to start from, not an average)
+    kw = dict(max_iter=2, tol=None, shuffle=False, average=False)
     once = PassiveAggressiveClassifier(**kw).fit(X, y)
     warm = PassiveAggressiveClassifier(warm_start=True, **kw).fit(X, y).fit(X, y)
-    four = PassiveAggressiveClassifier(max_iter=4, tol=None, shuffle=False).fit(X, y)
+    four = PassiveAggressiveClassifier(**dict(kw, max_iter=4)).fit(X, y)
     np.testing.assert_allclose(warm.coef_, four.coef_, atol=1e-12)
+    # warm_start continues the iterates under the default average too, and
+    # averages the last epoch of the second fit
+    avg_kw = dict(kw, average="epoch")
+    warm_avg = PassiveAggressiveClassifier(warm_start=True, **avg_kw)
+    warm_avg.fit(X, y).fit(X, y)
+    four_avg = PassiveAggressiveClassifier(**dict(avg_kw, max_iter=4)).fit(X, y)
+    np.testing.assert_allclose(warm_avg.coef_, four_avg.coef_, atol=1e-12)
     init = PassiveAggressiveClassifier(**kw).fit(
         X, y, coef_init=once.coef_, intercept_init=once.intercept_
     )
@@ -700,7 +711,9 @@ def test_kernel_scores_out_are_the_pre_update_decision_values(
     X, y = X[:60], y[:60]
     Xs = sp.csr_matrix(X) if sparse else X
     classes = np.unique(y)
-    est = PassiveAggressiveClassifier(multiclass=multiclass, fit_intercept=False)
+    est = PassiveAggressiveClassifier(
+        multiclass=multiclass, fit_intercept=False, average=False
+    )
     expected = []
     for i in range(X.shape[0]):
         if i > 0:
@@ -710,7 +723,9 @@ def test_kernel_scores_out_are_the_pre_update_decision_values(
         est.partial_fit(Xs[i : i + 1], y[i : i + 1], classes=classes)
     expected = np.asarray(expected)
 
-    ref = PassiveAggressiveClassifier(multiclass=multiclass, fit_intercept=False)
+    ref = PassiveAggressiveClassifier(
+        multiclass=multiclass, fit_intercept=False, average=False
+    )
     ref.partial_fit(Xs[:1], y[:1], classes=classes)
     K = len(classes)
     rows = _RowView(sp.csr_matrix(X) if sparse else np.ascontiguousarray(X, float))

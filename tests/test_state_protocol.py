@@ -334,11 +334,16 @@ def test_a_new_learner_needs_only_the_protocol():
         def __sklearn_pa_state__(self):
             return Halving(self)
 
+    # (the last iterates: this protocol halves the weights, not an average)
     plain = fit_parameter_mixing(
-        S.PassiveAggressiveClassifier(random_state=0), X2, Y2, n_epochs=1, n_jobs=1
+        S.PassiveAggressiveClassifier(random_state=0, average=False),
+        X2,
+        Y2,
+        n_epochs=1,
+        n_jobs=1,
     )
     halved = fit_parameter_mixing(
-        HalvingPA(random_state=0), X2, Y2, n_epochs=1, n_jobs=1
+        HalvingPA(random_state=0, average=False), X2, Y2, n_epochs=1, n_jobs=1
     )
     assert type(halved) is HalvingPA
     np.testing.assert_allclose(halved.coef_, 0.5 * plain.coef_, rtol=1e-15)

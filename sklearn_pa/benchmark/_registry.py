@@ -88,12 +88,23 @@ def _linear_svc(epochs, random_state):
 
 
 def _pa(**params):
+    # the rules as the papers state them: the last iterate, unless an entry
+    # asks for an average
+    params.setdefault("average", False)
+
     def factory(epochs, random_state):
         return PassiveAggressiveClassifier(
             max_iter=epochs, tol=None, shuffle=True, random_state=random_state, **params
         )
 
     return factory
+
+
+def _pa_default(epochs, random_state):
+    # the estimator as a user gets it, with the number of epochs fixed
+    return PassiveAggressiveClassifier(
+        max_iter=epochs, tol=None, random_state=random_state
+    )
 
 
 def _mira(epochs, random_state):
@@ -182,20 +193,24 @@ def _sgd_constant(epochs, random_state):
 
 def _pa_ranking(epochs, random_state):
     return PassiveAggressiveClassifier(
-        max_iter=epochs, tol=None, random_state=random_state
+        max_iter=epochs, tol=None, random_state=random_state, average=False
     )
 
 
 def _pa_seed_ranking(epochs, random_state):
     return PassiveAggressiveClassifier(
-        multilabel="ranking", max_iter=epochs, tol=None, random_state=random_state
+        multilabel="ranking",
+        max_iter=epochs,
+        tol=None,
+        random_state=random_state,
+        average=False,
     )
 
 
 def _ovr_pa(epochs, random_state):
     return OneVsRestClassifier(
         PassiveAggressiveClassifier(
-            max_iter=epochs, tol=None, random_state=random_state
+            max_iter=epochs, tol=None, random_state=random_state, average=False
         )
     )
 
@@ -277,6 +292,12 @@ REGISTRY = {
     ),
     "PA-I-ovr": Entry(
         _pa(C=1.0, loss="hinge", multiclass="ovr"), _CLF, "PA-I, one-vs-rest"
+    ),
+    "PA-default": Entry(
+        _pa_default,
+        _CLF,
+        "PassiveAggressiveClassifier() as it comes: support classes, PA-I, "
+        "the last epoch averaged",
     ),
     "PA-I-avg": Entry(
         _pa(C=1.0, loss="hinge", average=True), _CLF, "PA-I, averaged weights"
@@ -447,6 +468,7 @@ DEFAULT_ESTIMATORS = [
     "PA-I-prediction",
     "PA-I-ovr",
     "PA-I-avg",
+    "PA-default",
     "sklearn-SGD-pa1",
     "sklearn-SGD-pa2",
 ]
@@ -464,6 +486,7 @@ TABLE2_ESTIMATORS = [
     "SCCWD",
     "SPA",
     "SPA-I",
+    "PA-default",
     "AROW",
     "SCW-I",
     "SCW-II",

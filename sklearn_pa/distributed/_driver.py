@@ -210,6 +210,11 @@ class _MixingRounds(EpochAdapter):
         }
         return EpochStats(np.array([objective]), int(n_updates))
 
+    def start_epoch(self, t, may_end):
+        # average="epoch": the average of the last round's passes
+        if may_end:
+            self.state = self.learner.restart_average(self.state)
+
     def publish(self):
         self.learner.set(self.state)
 
