@@ -224,8 +224,12 @@ class BaseOnlineLinear(BaseEstimator):
             avg = self.__dict__.get("_average_coef_buffer")
             if avg is None or avg.shape != W.shape:
                 avg = np.empty_like(W)
-            np.multiply(U, -1.0 / n_avg, out=avg)
-            avg += W
+            # by blocks of rows that stay in cache between the two passes
+            step = max(1, (1 << 16) // max(1, W.shape[1]))
+            for r in range(0, W.shape[0], step):
+                rows = slice(r, r + step)
+                np.multiply(U[rows], -1.0 / n_avg, out=avg[rows])
+                avg[rows] += W[rows]
             self._average_coef_buffer = avg
             self.coef_ = self._shape_coef(avg.T)
             self.intercept_ = b - bu / n_avg
@@ -376,6 +380,8 @@ class BaseOnlineLinear(BaseEstimator):
         it: those of the averaged model when averaging (the model
         ``predict`` uses), else of the current iterate."""
         adapter = _LinearEpochs(self, X, y, sample_weight, W, b, U, bu, scores_out)
+        # (fit hands over new accumulators, all zeros)
+        adapter.averages_zero = stopping and U is not None
         validation = None
         if stopping and self.early_stopping:
             validation = validation_scorer(self, X, y, sample_weight, val_idx)

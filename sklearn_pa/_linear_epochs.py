@@ -40,7 +40,7 @@ class _RowView:
         Validated float64 input (other sparse formats are converted to CSR).
     """
 
-    __slots__ = ("data", "dense", "indices", "indptr", "n_features")
+    __slots__ = ("checked_csr", "data", "dense", "indices", "indptr", "n_features")
 
     def __init__(self, X):
         if sp.issparse(X):
@@ -60,6 +60,9 @@ class _RowView:
             self.indptr = np.zeros(1, dtype=idx_dtype)
             self.dense = True
         self.n_features = X.shape[1]
+        # set by the first kernel that verifies every CSR row (make_rows);
+        # the arrays must not change while the view is in use
+        self.checked_csr = False
         if self.data.shape[0] == 0:
             # the kernels take the address of element 0
             self.data = np.zeros(1)
@@ -77,7 +80,12 @@ class _EpochAveraging:
     the epoch's first step: ``coef_`` is then the average of the last
     epoch's iterates.  An epoch that cannot end the run (one of the first
     ``max_iter - 1`` with ``tol=None``) is not averaged at all, which saves
-    the accumulators' updates.  A ``partial_fit`` stream never restarts."""
+    the accumulators' updates.  A ``partial_fit`` stream never restarts.
+    ``averages_zero`` says that ``U`` and ``bu`` hold zeros (``fit`` hands
+    over new ones): the first restart then leaves them alone, instead of
+    writing 8 bytes per weight (and faulting in the pages of a new ``U``)."""
+
+    averages_zero = False
 
     def start_epoch(self, t, may_end):
         if self.U is None or not isinstance(self.estimator.average, str):
@@ -86,7 +94,9 @@ class _EpochAveraging:
             self.U_, self.bu_ = self.U[:0], self.bu[:0]
             return
         active = self.active.astype(bool)
-        if active.all():
+        if self.averages_zero:
+            self.averages_zero = False  # this epoch writes into them
+        elif active.all():
             self.U.fill(0.0)
             self.bu.fill(0.0)
         else:

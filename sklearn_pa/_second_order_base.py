@@ -320,6 +320,7 @@ class _BaseSecondOrder(
             scores_out=scores_out,
             var_out=var_out,
         )
+        adapter.averages_zero = stopping and U is not None  # (fit's new ones)
         validation = None
         if stopping and self.early_stopping:
             validation = validation_scorer(self, X, y, sample_weight, val_idx)

@@ -336,3 +336,58 @@ def test_each_kernel_builds_the_row_struct_with_make_rows():
         assert "make_rows(" in source, name
         assert not re.search(r"\w\.indptr\b", source), name
     assert readers >= 6
+
+
+def _csr_epoch(view, order):
+    n_features = view.n_features
+    W, b = np.zeros((n_features, 1)), np.zeros(1)
+    one = np.ones(2)
+    n = int(order.max()) + 1
+    _first_order.epoch(
+        view,
+        order,
+        W,
+        b,
+        np.zeros((0, 1)),
+        np.zeros(0),
+        params=rule_params(Rule.BINARY, Slack.HINGE, 1.0, 0.0),
+        labels=np.arange(n, dtype=np.int32) % 2,
+        targets=np.zeros(n),
+        sample_weight=np.ones(n),
+        weight_pos=one,
+        weight_neg=one,
+        margins=np.ones((1, 1)),
+        active=np.ones(1, dtype=np.uint8),
+        intercept_sq=0.0,
+        t0=0,
+        average_start=0,
+        loss_out=np.zeros(1),
+    )
+    return W
+
+
+def test_a_csr_view_is_verified_once_for_every_row():
+    import scipy.sparse as sp
+
+    from sklearn_pa._linear_epochs import _RowView
+
+    X = sp.random(20, 8, density=0.4, format="csr", random_state=0)
+    view = _RowView(X)
+    assert view.checked_csr is False
+    order = np.arange(5, dtype=np.int64)  # (the check covers every row)
+    _csr_epoch(view, order)
+    assert view.checked_csr is True
+    # a bad feature index in a row outside this order: the view is not
+    # marked, and an epoch over that row is refused
+    bad = _RowView(X)
+    bad.indices = bad.indices.copy()
+    bad.indices[X.indptr[15]] = 8
+    _csr_epoch(bad, order)
+    assert bad.checked_csr is False
+    with pytest.raises(ValueError, match="feature index"):
+        _csr_epoch(bad, np.array([15], dtype=np.int64))
+    # a view that does not remember (any object with the arrays) is checked
+    # row by row at every entry
+    plain = row_view(X.data, bad.indices, X.indptr, False, 8)
+    with pytest.raises(ValueError, match="feature index"):
+        _csr_epoch(plain, np.array([15], dtype=np.int64))

@@ -40,6 +40,7 @@ ctypedef struct Rows32:
     Py_ssize_t n_rows        # rows in the view; -1: dense without features
     Py_ssize_t n_data        # lengths of data and indices (entry checks)
     Py_ssize_t n_indices
+    bint checked             # every CSR row verified once (make_rows)
 
 
 ctypedef struct Rows64:
@@ -51,6 +52,7 @@ ctypedef struct Rows64:
     Py_ssize_t n_rows
     Py_ssize_t n_data
     Py_ssize_t n_indices
+    bint checked
 
 
 ctypedef fused rows_t:
@@ -102,6 +104,18 @@ cdef inline object make_rows(object view, rows_t *rows):
         rows.n_rows = rows.n_data // rows.n_features
     else:
         rows.n_rows = -1
+    rows.checked = False
+    if not rows.dense and rows.n_features >= 0:
+        # a view that remembers it (``checked_csr``) has all its CSR rows
+        # verified once, in one sequential pass, instead of the rows of each
+        # epoch's order at every entry (a random walk over the indices that
+        # cost a sixtieth of a fit on 20 Newsgroups per epoch)
+        flag = getattr(view, "checked_csr", None)
+        if flag is True:
+            rows.checked = True
+        elif flag is False and all_rows_fit(rows):
+            view.checked_csr = True
+            rows.checked = True
     return keep
 
 
@@ -156,6 +170,18 @@ cdef inline int csr_row_fault(const rows_t *rows, Py_ssize_t i) noexcept nogil:
     return 0
 
 
+cdef inline bint all_rows_fit(const rows_t *rows) noexcept:
+    """Whether every row of the CSR view passes :func:`csr_row_fault`."""
+    cdef Py_ssize_t i
+    cdef int bad = 0
+    with nogil:
+        for i in range(rows.n_rows):
+            if csr_row_fault(rows, i):
+                bad = 1
+                break
+    return not bad
+
+
 cdef inline int raise_csr_fault(int bad, Py_ssize_t n_features) except -1:
     """Raise the ValueError of a :func:`csr_row_fault` code (0: nothing)."""
     if bad == 2:
@@ -193,7 +219,7 @@ cdef inline Py_ssize_t check_rows(
                 break
             if i + 1 > needed:
                 needed = i + 1
-            if rows.dense:
+            if rows.dense or rows.checked:
                 continue
             bad = csr_row_fault(rows, i)
             if bad:

@@ -117,6 +117,26 @@ static inline double pa_score_row_##SUFFIX(                                   \
             acc##r, _mm256_mul_pd(xv, (r) == last                             \
                                   ? _mm256_maskload_pd(w + 4 * (r), tail)     \
                                   : _mm256_loadu_pd(w + 4 * (r))));
+/* the same without a partial group (a chunk of a multiple of 4 columns, such
+ * as 20 classes): no test of the last group per non-zero */
+#define PA_ACC_FULL(r)                                                        \
+    case (r) + 1:                                                             \
+        acc##r = _mm256_add_pd(acc##r,                                        \
+                               _mm256_mul_pd(xv, _mm256_loadu_pd(w + 4 * (r))));
+/* the loop over the non-zeros of one chunk, with PA_ACC or PA_ACC_FULL */
+#define PA_SCORE_LOOP(ACC)                                                    \
+    for (j = 0; j < nnz; j++) {                                               \
+        if (j + PA_SCORE_AHEAD < nnz) {                                       \
+            w = W0 + (ptrdiff_t)row_ind[j + PA_SCORE_AHEAD] * K + start;      \
+            pa_prefetch_span(w, w + width - 1);                               \
+        }                                                                     \
+        xv = _mm256_set1_pd(row_data[j]);                                     \
+        w = W0 + (ptrdiff_t)row_ind[j] * K + start;                           \
+        switch (n_regs) {                                                     \
+            ACC(7) ACC(6) ACC(5) ACC(4) ACC(3) ACC(2) ACC(1) ACC(0)           \
+            default: break;                                                   \
+        }                                                                     \
+    }
 #define PA_DEFINE_SCORE_ROW_AVX2(SUFFIX, INDEX_T)                              \
 __attribute__((target("avx2")))                                               \
 static double pa_score_row_avx2_##SUFFIX(                                     \
@@ -153,18 +173,10 @@ static double pa_score_row_avx2_##SUFFIX(                                     \
             w = W0 + (ptrdiff_t)row_ind[j] * K + start;                       \
             pa_prefetch_span(w, w + width - 1);                               \
         }                                                                     \
-        for (j = 0; j < nnz; j++) {                                           \
-            if (j + PA_SCORE_AHEAD < nnz) {                                   \
-                w = W0 + (ptrdiff_t)row_ind[j + PA_SCORE_AHEAD] * K + start;  \
-                pa_prefetch_span(w, w + width - 1);                           \
-            }                                                                 \
-            xv = _mm256_set1_pd(row_data[j]);                                 \
-            w = W0 + (ptrdiff_t)row_ind[j] * K + start;                       \
-            switch (n_regs) {                                                 \
-                PA_ACC(7) PA_ACC(6) PA_ACC(5) PA_ACC(4)                       \
-                PA_ACC(3) PA_ACC(2) PA_ACC(1) PA_ACC(0)                       \
-                default: break;                                               \
-            }                                                                 \
+        if (last < 0) {                                                       \
+            PA_SCORE_LOOP(PA_ACC_FULL)                                        \
+        } else {                                                              \
+            PA_SCORE_LOOP(PA_ACC)                                             \
         }                                                                     \
         lanes[0] = acc0; lanes[1] = acc1; lanes[2] = acc2; lanes[3] = acc3;   \
         lanes[4] = acc4; lanes[5] = acc5; lanes[6] = acc6; lanes[7] = acc7;   \
