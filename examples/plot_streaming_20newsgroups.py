@@ -9,8 +9,9 @@ each batch into sparse rows without a fitted vocabulary, and the learner
 updates with ``partial_fit``.  Nothing but the current batch and the weights
 is ever held in memory, so the same loop works on a stream of any length.
 
-We compare the exact multiclass Passive-Aggressive update (``"support"``),
-its averaged version, and scikit-learn's ``SGDClassifier`` with the PA-I
+We compare the exact multiclass Passive-Aggressive update (``"support"``)
+with its last iterate (``average=False``) and averaged (the default), and
+scikit-learn's ``SGDClassifier`` with the PA-I
 learning rate, the estimator this package replaces.  First by progressive
 validation (:func:`~sklearn_pa.model_selection.progressive_val_score`): each
 document is predicted before it is learned, straight from a generator of
@@ -87,9 +88,12 @@ def read_stream():
 
 def learners():
     return {
-        "PA-I, support classes": PassiveAggressiveClassifier(C=1.0, random_state=0),
+        "PA-I, support classes, last iterate": PassiveAggressiveClassifier(
+            C=1.0, average=False, random_state=0
+        ),
+        # the default: a partial_fit stream is averaged from its first sample
         "PA-I, support classes, averaged": PassiveAggressiveClassifier(
-            C=1.0, average=True, random_state=0
+            C=1.0, random_state=0
         ),
         "scikit-learn SGDClassifier(pa1)": SGDClassifier(
             loss="hinge", penalty=None, learning_rate="pa1", eta0=1.0, random_state=0
