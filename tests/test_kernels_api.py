@@ -35,23 +35,23 @@ RULE_KEYS = {"rule", "slack", "C", "epsilon", "margin", "learning_rate", "total_
 SECOND_ORDER_KEYS = {"rule", "step", "phi", "param"}
 
 
-def _first_order_call(params):
-    X = np.array([[1.0, 2.0], [-1.0, 0.5]])
-    W, b = np.zeros((2, 1)), np.zeros(1)
+def _binary_epoch(view, order, labels, params):
+    """One first-order kernel epoch of a binary rule over ``order`` of
+    ``view``, from zero weights; returns ``(W, b)``."""
+    n = len(labels)
+    W, b = np.zeros((view.n_features, 1)), np.zeros(1)
     one = np.ones(2)
     _first_order.epoch(
-        row_view(
-            X.ravel(), np.arange(2, dtype=np.int32), np.zeros(1, np.int32), True, 2
-        ),
-        np.arange(2, dtype=np.int64),
+        view,
+        order,
         W,
         b,
         np.zeros((0, 1)),
         np.zeros(0),
         params=params,
-        labels=np.array([1, 0], dtype=np.int32),
-        targets=np.zeros(2),
-        sample_weight=np.ones(2),
+        labels=np.asarray(labels, dtype=np.int32),
+        targets=np.zeros(n),
+        sample_weight=np.ones(n),
         weight_pos=one,
         weight_neg=one,
         margins=np.ones((1, 1)),
@@ -62,6 +62,14 @@ def _first_order_call(params):
         loss_out=np.zeros(1),
     )
     return W, b
+
+
+def _first_order_call(params):
+    X = np.array([[1.0, 2.0], [-1.0, 0.5]])
+    view = row_view(
+        X.ravel(), np.arange(2, dtype=np.int32), np.zeros(1, np.int32), True, 2
+    )
+    return _binary_epoch(view, np.arange(2, dtype=np.int64), [1, 0], params)
 
 
 def test_first_order_kernel_runs_on_a_complete_parameter_dict():
@@ -339,31 +347,9 @@ def test_each_kernel_builds_the_row_struct_with_make_rows():
 
 
 def _csr_epoch(view, order):
-    n_features = view.n_features
-    W, b = np.zeros((n_features, 1)), np.zeros(1)
-    one = np.ones(2)
-    n = int(order.max()) + 1
-    _first_order.epoch(
-        view,
-        order,
-        W,
-        b,
-        np.zeros((0, 1)),
-        np.zeros(0),
-        params=rule_params(Rule.BINARY, Slack.HINGE, 1.0, 0.0),
-        labels=np.arange(n, dtype=np.int32) % 2,
-        targets=np.zeros(n),
-        sample_weight=np.ones(n),
-        weight_pos=one,
-        weight_neg=one,
-        margins=np.ones((1, 1)),
-        active=np.ones(1, dtype=np.uint8),
-        intercept_sq=0.0,
-        t0=0,
-        average_start=0,
-        loss_out=np.zeros(1),
-    )
-    return W
+    n = view.indptr.shape[0] - 1
+    params = rule_params(Rule.BINARY, Slack.HINGE, 1.0, 0.0)
+    return _binary_epoch(view, order, np.arange(n) % 2, params)[0]
 
 
 def test_a_csr_view_is_verified_once_for_every_row():
