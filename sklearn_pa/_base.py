@@ -136,7 +136,10 @@ class BaseOnlineLinear(BaseEstimator):
     }
 
     def __getstate__(self):
-        """The pickled state, without the buffer ``coef_`` is a view of."""
+        """The pickled state, without the buffer ``coef_`` is a view of (a
+        pending average is computed first)."""
+        if self.__dict__.get("_average_pending") is not None:
+            self.coef_  # noqa: B018 (computes the pending average)
         state = super().__getstate__()
         # coef_ is a view of this buffer: pickle the average once, as coef_
         state.pop("_average_coef_buffer", None)
@@ -176,6 +179,10 @@ class BaseOnlineLinear(BaseEstimator):
         the new starting point, from which the average starts again."""
         if getattr(self, "_average_accum", None) is None:
             return False
+        if self.__dict__.get("_average_pending") is not None:
+            # the average is not computed yet: an attribute present was
+            # assigned by hand
+            return "coef_" not in self.__dict__ and "intercept_" not in self.__dict__
         published = self.__dict__.get("_published_average")
         if published is None:
             return True
@@ -193,7 +200,7 @@ class BaseOnlineLinear(BaseEstimator):
             return int(self.__dict__.get("_average_from", 1))
         return 1 if self.average is True else int(self.average)
 
-    def _publish(self, W, b, U=None, bu=None):
+    def _publish(self, W, b, U=None, bu=None, *, lazy=False):
         """Expose the kernel state as coef_ / intercept_ (averaged if asked).
 
         ``W`` (feature-major) and ``b`` are the standard weights; ``U`` and
@@ -201,10 +208,15 @@ class BaseOnlineLinear(BaseEstimator):
         the steps since ``_average_start()`` is ``W - U / n_avg``.  Without
         them ``coef_`` is a view of ``W``; with them the standard weights are
         kept privately (``_standard_coef``, ``_standard_intercept``) for the
-        next ``partial_fit`` and ``coef_`` is the average.  Reads ``t_``,
-        which must be set first.  A subclass whose state is not one weight
-        column per output overrides it (and ``_state_arrays``).
+        next ``partial_fit`` and ``coef_`` is the average.  With ``lazy``
+        (a ``partial_fit`` call) the average is computed when ``coef_`` or
+        ``intercept_`` is first read (:meth:`__getattr__`): a stream of calls
+        that reads neither in between pays for one average, not one per
+        call.  Reads ``t_``, which must be set first.  A subclass whose state
+        is not one weight column per output overrides it (and
+        ``_state_arrays``).
         """
+        self.__dict__.pop("_average_pending", None)
         if U is None:
             self._average_coef_buffer = None
             self._average_accum = self._average_intercept_accum = None
@@ -216,6 +228,34 @@ class BaseOnlineLinear(BaseEstimator):
         self._average_accum, self._average_intercept_accum = U, bu
         self._standard_coef, self._standard_intercept = self._shape_coef(W.T), b
         n_avg = self.t_ - self._average_start()  # averaged steps so far
+        if lazy and n_avg >= 1:
+            self.__dict__.pop("coef_", None)
+            self.__dict__.pop("intercept_", None)
+            self._published_average = None
+            self._average_pending = (W, b, U, bu, n_avg)
+            return
+        self._publish_average(W, b, U, bu, n_avg)
+
+    def __getattr__(self, name):
+        # only reached when ``name`` is not found: the average a partial_fit
+        # call left to be computed when read
+        pending = self.__dict__.get("_average_pending")
+        if pending is not None and name in ("coef_", "intercept_"):
+            del self.__dict__["_average_pending"]
+            self._publish_average(*pending, keep_assigned=True)
+            return self.__dict__[name]
+        # anything else: the lookup's own error again (a class attribute
+        # whose getter raised, such as a predict_proba that is not there,
+        # keeps its message)
+        return object.__getattribute__(self, name)
+
+    def _publish_average(self, W, b, U, bu, n_avg, *, keep_assigned=False):
+        """Set coef_ / intercept_ to the average ``W - U / n_avg`` (the
+        iterate while ``n_avg < 1``); with ``keep_assigned`` (a pending
+        average computed when read) an attribute assigned by hand since the
+        ``partial_fit`` call is kept."""
+        coef = self.__dict__.get("coef_") if keep_assigned else None
+        intercept = self.__dict__.get("intercept_") if keep_assigned else None
         if n_avg >= 1:
             # W - U / n_avg, written into the (D, K) array of the previous
             # average when there is one (a stream of partial_fit calls then
@@ -231,13 +271,13 @@ class BaseOnlineLinear(BaseEstimator):
                 np.multiply(U[rows], -1.0 / n_avg, out=avg[rows])
                 avg[rows] += W[rows]
             self._average_coef_buffer = avg
-            self.coef_ = self._shape_coef(avg.T)
-            self.intercept_ = b - bu / n_avg
+            published = (self._shape_coef(avg.T), b - bu / n_avg)
         else:
-            self.coef_ = self._shape_coef(W.copy().T)
-            self.intercept_ = b.copy()
+            published = (self._shape_coef(W.copy().T), b.copy())
+        self.coef_ = published[0] if coef is None else coef
+        self.intercept_ = published[1] if intercept is None else intercept
         # (the objects published: an assigned coef_ is told apart by identity)
-        self._published_average = (self.coef_, self.intercept_)
+        self._published_average = published
 
     def _shape_coef(self, coef):
         """``coef_`` in the estimator's shape from the ``(n_columns,
@@ -471,7 +511,10 @@ class BaseOnlineLinear(BaseEstimator):
         # scikit-learn skips parameter validation on later partial_fit calls;
         # a parameter changed mid-stream must be refused before any update too
         self._validate_params()
-        first_call = not hasattr(self, "coef_")
+        # (not hasattr(self, "coef_"), which would compute a pending average)
+        first_call = not (
+            "coef_" in self.__dict__ or "_average_pending" in self.__dict__
+        )
         X, y, sample_weight = self._validate_batch(
             X, y, sample_weight, reset=first_call
         )
@@ -527,7 +570,7 @@ class BaseOnlineLinear(BaseEstimator):
         )
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
-        self._publish(W, b, U, bu)
+        self._publish(W, b, U, bu, lazy=True)
         if record_scores:
             return scores_out
         return self

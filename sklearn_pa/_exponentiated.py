@@ -163,10 +163,10 @@ class _SplitWeightsMixin:
             )
         return W, b
 
-    def _publish(self, W, b, U=None, bu=None):
+    def _publish(self, W, b, U=None, bu=None, *, lazy=False):
         if not self._multiplicative():
             self._split_coef = self._split_intercept = None
-            return super()._publish(W, b, U, bu)
+            return super()._publish(W, b, U, bu, lazy=lazy)
         self._average_accum = self._average_intercept_accum = None
         self._split_coef, self._split_intercept = W, b
         self.coef_ = W[:, 0] - W[:, 1]

@@ -157,9 +157,11 @@ class PassiveAggressiveClassifier(
         average from step ``a`` on.  ``False``: the last iterate, the
         default of scikit-learn's removed class.  An averaged model keeps
         the average beside the weights and its accumulator (three arrays of
-        ``n_features * n_classes``), and each ``partial_fit`` call publishes
-        the average, a pass over them: a stream of very small batches on
-        wide data (hashed text) learns faster with ``average=False``.
+        ``n_features * n_classes``).  After a ``partial_fit`` call the
+        average is computed when ``coef_`` or ``intercept_`` is first read
+        (by ``predict`` too), a pass over those arrays: a stream that
+        predicts after every small batch on wide data (hashed text) runs
+        faster with ``average=False``.
     multiclass : {"support", "max_loss", "prediction", "ovr"}, default="support"
         The multiclass rule (see above).  Ignored for two classes, where every
         rule is binary PA on one weight vector, and for a multilabel ``y``.

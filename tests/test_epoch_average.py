@@ -216,3 +216,54 @@ def test_warm_start_refits_average_their_own_last_epoch(multiclass):
     a.fit(X, y)
     assert a._average_from == N + 1
     assert not np.allclose(a.coef_, first)
+
+
+def test_a_stream_computes_its_average_when_read(multiclass, monkeypatch):
+    X, y = multiclass
+    classes = np.unique(y)
+    est = PassiveAggressiveClassifier(random_state=0)
+    calls = []
+    publish = est._publish_average
+    monkeypatch.setattr(
+        est, "_publish_average", lambda *a, **k: calls.append(1) or publish(*a, **k)
+    )
+    for start in range(0, N, 40):
+        est.partial_fit(X[start : start + 40], y[start : start + 40], classes=classes)
+    assert calls == []  # six calls, no average computed
+    assert "coef_" not in vars(est)
+    est.predict(X[:5])
+    assert len(calls) == 1
+    est.decision_function(X[:5])
+    assert len(calls) == 1
+    # the same model as one computed on every call
+    ref = PassiveAggressiveClassifier(random_state=0)
+    for start in range(0, N, 40):
+        ref.partial_fit(X[start : start + 40], y[start : start + 40], classes=classes)
+        ref.coef_  # noqa: B018
+    _close(est, ref)
+
+
+def test_a_pending_average_is_pickled_and_assigned_weights_win(multiclass):
+    import pickle
+
+    X, y = multiclass
+    classes = np.unique(y)
+    est = PassiveAggressiveClassifier(random_state=0)
+    est.partial_fit(X[:100], y[:100], classes=classes)
+    clone = pickle.loads(pickle.dumps(est))
+    _close(clone, est)
+    # weights assigned before the average was ever read are the next
+    # call's starting point, as after a read
+    a = PassiveAggressiveClassifier(random_state=0)
+    b = PassiveAggressiveClassifier(random_state=0)
+    a.partial_fit(X[:100], y[:100], classes=classes)
+    b.partial_fit(X[:100], y[:100], classes=classes)
+    start = np.full((4, X.shape[1]), 0.01)
+    assert "_average_pending" in vars(a)
+    a.coef_ = start.copy()
+    b.coef_  # noqa: B018
+    b.coef_ = start.copy()
+    a.partial_fit(X[100:], y[100:])
+    b.partial_fit(X[100:], y[100:])
+    _close(a, b)
+    assert not np.allclose(a.coef_, est.partial_fit(X[100:], y[100:]).coef_)

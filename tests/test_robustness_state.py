@@ -101,6 +101,9 @@ def trained():
     est = _make(name, Estimator)
     X, y = _data(name, est)
     _partial_fit(est, X, y, **_classes_kw(est, y))
+    # an averaged model computes coef_ and intercept_ when they are read
+    for attr in ("coef_", "intercept_"):
+        getattr(est, attr, None)
     return est, X, y
 
 
