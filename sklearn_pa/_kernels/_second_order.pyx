@@ -305,14 +305,7 @@ cdef tuple _epoch(
             if not w_i > 0.0:
                 continue
             if full:
-                # the dense x~ = [x, a]
-                if dense:
-                    memcpy(xbuf, row_data, n_features * sizeof(double))
-                else:
-                    for p in range(nnz):
-                        xbuf[row_ind[p]] = row_data[p]
-                if Dp > n_features:
-                    xbuf[n_features] = intercept
+                _fill_x(xbuf, &view, row_data, row_ind, nnz, Dp, intercept)
 
             stepped = False
             if rule == SecondOrderRule.SO_BINARY:
@@ -379,8 +372,7 @@ cdef tuple _epoch(
                 loss_out[0] += loss
 
             if full and not dense:
-                for p in range(nnz):
-                    xbuf[row_ind[p]] = 0.0
+                _clear_x(xbuf, row_ind, nnz)
             if stepped:
                 updates += 1
 
@@ -440,19 +432,38 @@ cdef inline void _record_variances(
         return
     get_row(rows, i, &row_data, &row_ind, &nnz)
     if full:
-        if rows.dense:
-            memcpy(xbuf, row_data, n_features * sizeof(double))
-        else:
-            for p in range(nnz):
-                xbuf[row_ind[p]] = row_data[p]
-        if n_blas > n_features:
-            xbuf[n_features] = intercept
+        _fill_x(xbuf, rows, row_data, row_ind, nnz, n_blas, intercept)
     for g in range(G):
         out[g] = _sigma_x(full, Sf, Sd, g, G, blk, n_blas, uplo, xbuf, work,
                           row_data, row_ind, nnz, n_features, intercept)
     if full and not rows.dense:
+        _clear_x(xbuf, row_ind, nnz)
+
+
+cdef inline void _fill_x(
+    double *xbuf, const rows_t *rows, const double *row_data,
+    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t D, double intercept,
+) noexcept nogil:
+    """The dense ``x~ = [x, a]`` of one row of ``rows`` into ``xbuf`` (of
+    length ``D``: ``n_features``, plus one with an intercept), whose other
+    entries are 0; a sparse row is cleared again with :func:`_clear_x`."""
+    cdef Py_ssize_t p, n_features = rows.n_features
+    if rows.dense:
+        memcpy(xbuf, row_data, n_features * sizeof(double))
+    else:
         for p in range(nnz):
-            xbuf[row_ind[p]] = 0.0
+            xbuf[row_ind[p]] = row_data[p]
+    if D > n_features:
+        xbuf[n_features] = intercept
+
+
+cdef inline void _clear_x(
+    double *xbuf, const index_t *row_ind, Py_ssize_t nnz
+) noexcept nogil:
+    """Zero the entries :func:`_fill_x` wrote for a sparse row."""
+    cdef Py_ssize_t p
+    for p in range(nnz):
+        xbuf[row_ind[p]] = 0.0
 
 
 cdef inline double _avg(bint averaging, long long t, long long start) noexcept nogil:
