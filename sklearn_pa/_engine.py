@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import current_journal
+
 __all__ = [
     "EpochAdapter",
     "EpochRun",
@@ -190,6 +192,21 @@ class EpochAdapter:
         """Called before the overflow error is raised: undo what must not
         survive it (the estimator's state is restored by the caller)."""
 
+    def journal(self, journal, order):
+        """Save in ``journal`` (a :class:`~sklearn_pa._validation.Journal`)
+        every learned entry the pass over the rows ``order`` may write,
+        before it runs: the driver calls it in a ``partial_fit`` call, whose
+        failure (an overflow, a warning turned into an error,
+        ``KeyboardInterrupt``) then writes them back.  Save only what the
+        rows can reach (the rows of a feature-major array that the batch's
+        features index), so that the call costs what its rows cost.  An
+        adapter that does not say what it writes cannot be journaled: this
+        default refuses, so that no family silently loses its atomicity."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not say which learned entries a pass "
+            "writes (EpochAdapter.journal)."
+        )
+
 
 def validation_scorer(estimator, X, y, sample_weight, val_idx):
     """A function scoring ``estimator`` on the held-out rows ``val_idx``.
@@ -304,6 +321,9 @@ def run_epochs(
     best_score, score_no_improve = -np.inf, 0
     per_column = n_loss > 1 and not early
     tic = time.perf_counter()
+    # a partial_fit call inside atomic_update: what the pass writes is saved
+    # first, to be written back if the call fails
+    journal = current_journal() if partial_fit else None
 
     for epoch in range(max_iter):
         order = rng.permutation(train_idx) if shuffle else train_idx
@@ -319,6 +339,8 @@ def run_epochs(
                 )
             )
             adapter.start_epoch(run.t, may_end)
+        if journal is not None:
+            adapter.journal(journal, order)
         stats = adapter.run(order, run.t)
         loss = stats.loss
         if not (isinstance(loss, np.ndarray) and loss.ndim == 1):

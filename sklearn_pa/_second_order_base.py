@@ -36,7 +36,7 @@ from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _EpochAveraging, _RowView
 from ._state import SecondOrderState
-from ._validation import atomic_update
+from ._validation import atomic_update, touched_rows
 from .exceptions import NoisyLabelsWarning
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
@@ -100,7 +100,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             self.S_diag, self.S_full = np.zeros((0, 1)), sigma
         else:
             self.S_diag, self.S_full = sigma, np.zeros((0, 1, 1))
-        self.backup = [a.copy() for a in (W, b, U, bu) if a is not None]
+        # the arrays as they were, for an overflow outside partial_fit (a
+        # partial_fit call journals what its pass writes instead)
+        self.backup = None
+        self.touched = None  # the rows of sigma the pass writes (None: all)
         self.U_ = U if U is not None else np.zeros((0, W.shape[1]))
         self.bu_ = bu if bu is not None else np.zeros(0)
         self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
@@ -113,9 +116,28 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         self.full = sigma.ndim == 3
         self.t_end = 0
 
+    def journal(self, journal, order):
+        """Save the rows of the mean (and averages) and of the diagonal
+        covariance that the batch's features index, the intercepts, and a
+        full covariance whole (a dense row's update writes all of it)."""
+        n_features = self.W.shape[0]
+        rows = touched_rows(self.rows)
+        self.touched = touched_rows(self.rows, extra=n_features)
+        for array in (self.W, self.U_):
+            journal.save(array, rows)
+        journal.save(self.b)
+        journal.save(self.bu_)
+        journal.save(self.S_diag, self.touched)
+        journal.save(self.S_full)
+        self.backup = ()
+
     def run(self, order, t):
         est = self.estimator
         loss = np.zeros(1)
+        if self.backup is None:
+            self.backup = [
+                a.copy() for a in (self.W, self.b, self.U, self.bu) if a is not None
+            ]
         blas_limit = (
             _get_threadpool_controller().limit(limits=1, user_api="blas")
             if self.full
@@ -145,12 +167,17 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         mistakes, n_updates, n_skipped, overflow = result
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
         self.t_end = int(t) + order.shape[0]
-        overflow = bool(overflow) or not np.all(np.isfinite(self.sigma))
+        # (only the rows this pass wrote can have overflowed)
+        written = self.sigma if self.full or self.touched is None else (
+            self.sigma[self.touched]
+        )
+        overflow = bool(overflow) or not np.all(np.isfinite(written))
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
 
     def failed(self):
+        # (a journaled partial_fit call is restored by atomic_update)
         arrays = (a for a in (self.W, self.b, self.U, self.bu) if a is not None)
-        for saved, a in zip(self.backup, arrays):
+        for saved, a in zip(self.backup or (), arrays):
             a[...] = saved
 
     def publish(self):
@@ -300,8 +327,10 @@ class _BaseSecondOrder(
         sigma = self.__dict__.pop("_sigma_work", None)
         if sigma is None or sigma.shape != self._sigma_shape(X.shape[1], n_groups):
             sigma = self._new_sigma(X.shape[1], n_groups)
-        else:
-            sigma = sigma.copy()
+        elif stopping or not (sigma.flags.writeable and sigma.flags.c_contiguous):
+            # fit (warm_start) starts from a copy; a partial_fit call updates
+            # the covariance in place, its pass journaled by atomic_update
+            sigma = np.array(sigma, dtype=np.float64, order="C")
         var_out = None
         if want_variances and scores_out is not None:
             var_out = np.empty((X.shape[0], n_groups))

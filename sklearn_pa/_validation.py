@@ -12,22 +12,22 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
-import warnings
+import contextvars
+import threading
+import weakref
 from contextlib import contextmanager
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import _check_sample_weight
 
-from ._engine import CONVERGENCE_MESSAGE
-
 __all__ = [
     "MAX_SAMPLE_COUNT",
+    "Journal",
     "atomic_update",
     "canonical_csr",
     "check_batch_sample_weight",
@@ -37,8 +37,11 @@ __all__ = [
     "check_state_array",
     "check_validation_split",
     "check_warm_start_shape",
+    "current_journal",
+    "estimator_lock",
     "initial_weights",
     "sum_of_squares",
+    "touched_rows",
     "typical_feature_value",
     "validation_split",
 ]
@@ -52,95 +55,123 @@ MAX_SAMPLE_COUNT = 2**53
 def atomic_update(estimator):
     """Leave ``estimator`` exactly as it was if the block raises.
 
-    Validation only ever assigns attributes, and the kernels run after every
-    check has passed, so restoring the attribute dictionary restores the
-    fitted state from any error raised before a kernel call.  The state of
-    every random generator in it is saved too (a few kilobytes), so that an
-    error raised after an epoch's shuffle leaves the generator as it was.
+    Validation only ever assigns attributes, so restoring the attribute
+    dictionary restores the fitted state from any error raised before a
+    kernel call.  The kernels update the learned arrays in place: before a
+    ``partial_fit`` pass the epoch driver asks the family's adapter to save
+    the entries that pass may write (the rows of the features the batch
+    touches, the intercepts, ...) in the block's :class:`Journal`
+    (:func:`current_journal`), and a failed block writes them back.  So an
+    exception raised after a kernel pass (a warning turned into an error, an
+    overflow, ``KeyboardInterrupt``) restores the model too, at a cost
+    proportional to the rows of the batch, never to the model.  The state of
+    every random generator in the estimator is saved as well (a few
+    kilobytes), so that an error raised after an epoch's shuffle leaves the
+    generator as it was.
 
-    The kernels update the learned arrays in place, and a warning the epoch
-    loop issues after a kernel call (rows skipped for overflow, no
-    convergence) is an exception when the warnings filter says so (``-W
-    error``, pytest's ``filterwarnings = error``).  When it does, a copy of
-    every writeable array is taken too, and written back into the same
-    arrays on the way out of a failed block (views such as ``coef_`` stay
-    views).  Otherwise no copy is made: a stream of ``partial_fit`` calls on
-    a large model pays nothing for it.
+    The block holds the estimator's lock (:func:`estimator_lock`): calls
+    from several threads on one estimator run one after the other, so that
+    no update is lost.
     """
-    saved = dict(estimator.__dict__)
-    arrays = []
-    if _package_warnings_raise(estimator):
-        arrays = [
-            (value, value.copy())
+    with estimator_lock(estimator):
+        saved = dict(estimator.__dict__)
+        generators = [
+            (value, _generator_state(value))
             for value in saved.values()
-            if isinstance(value, np.ndarray) and value.flags.writeable
+            if isinstance(value, (np.random.RandomState, np.random.Generator))
         ]
-    generators = [
-        (value, _generator_state(value))
-        for value in saved.values()
-        if isinstance(value, (np.random.RandomState, np.random.Generator))
-    ]
-    try:
-        yield
-    except BaseException:
-        for array, content in arrays:
-            array[...] = content
-        for generator, state in generators:
-            _set_generator_state(generator, state)
-        estimator.__dict__.clear()
-        estimator.__dict__.update(saved)
-        raise
+        journal = Journal()
+        token = _JOURNAL.set(journal)
+        try:
+            yield journal
+        except BaseException:
+            journal.restore()
+            for generator, state in generators:
+                _set_generator_state(generator, state)
+            estimator.__dict__.clear()
+            estimator.__dict__.update(saved)
+            raise
+        finally:
+            _JOURNAL.reset(token)
 
 
-# The warnings an epoch loop may issue after a kernel has written into the
-# learned arrays, as (category, a message of that kind).
-_LATE_WARNINGS = (
-    (
-        RuntimeWarning,
-        "1 rows were skipped at epoch 1 because their squared norm, scores or "
-        "step overflowed; scale the input (StandardScaler, MaxAbsScaler).",
-    ),
-    (ConvergenceWarning, CONVERGENCE_MESSAGE),
-)
+class Journal:
+    """The pre-images of the learned entries a ``partial_fit`` pass may
+    write, to write back if the call fails.
+
+    An epoch adapter saves, before its kernel runs, the rows of each
+    learned array the batch can reach (:meth:`save` with ``rows``, the
+    features the batch touches on a feature-major array) and the small
+    arrays whole; :meth:`restore` writes them back in reverse order.  The
+    cost is that of the batch's rows, not of the model.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self):
+        self._entries = []
+
+    def save(self, array, rows=None):
+        """Keep ``array[rows]`` (``rows`` indexes the first axis; ``None``:
+        the whole array) as it is now."""
+        if array is None or array.size == 0:
+            return
+        if rows is None:
+            self._entries.append((array, None, array.copy()))
+        else:
+            self._entries.append((array, rows, array[rows]))
+
+    def restore(self):
+        """Write every saved entry back, the latest first."""
+        for array, rows, content in reversed(self._entries):
+            if rows is None:
+                array[...] = content
+            else:
+                array[rows] = content
+        self._entries.clear()
+
+    def __len__(self):
+        return len(self._entries)
 
 
-def _package_warnings_raise(estimator):
-    """Whether the current warnings filter turns a warning of
-    :data:`_LATE_WARNINGS`, issued from this module or the estimator's, into
-    an exception.  Asked by issuing each one under ``catch_warnings`` with
-    nothing shown and nothing recorded."""
-    # the module that defined these checks before they had a module of their
-    # own stays in the set, so that a filter naming it keeps its meaning
-    modules = {
-        "sklearn_pa._base",
-        "sklearn_pa._engine",
-        type(estimator).__module__,
-    }
-    once = dict(warnings.onceregistry)
-    try:
-        with warnings.catch_warnings():
-            warnings.showwarning = _show_nothing
-            for category, message in _LATE_WARNINGS:
-                for module in modules:
-                    try:
-                        warnings.warn_explicit(
-                            message,
-                            category,
-                            filename=module.replace(".", "/") + ".py",
-                            lineno=0,
-                            module=module,
-                            registry={},
-                        )
-                    except Warning:
-                        return True
-    finally:
-        warnings.onceregistry.clear()
-        warnings.onceregistry.update(once)
-    return False
+_JOURNAL = contextvars.ContextVar("sklearn_pa_journal", default=None)
 
 
-def _show_nothing(*args, **kwargs):
-    pass
+def current_journal():
+    """The :class:`Journal` of the innermost :func:`atomic_update` block of
+    this thread, or None outside one."""
+    return _JOURNAL.get()
+
+
+def touched_rows(rows, extra=None):
+    """The feature indices a pass over every row of the row view ``rows``
+    can write on a feature-major array (sorted, unique), ``None`` for dense
+    rows (all of them); ``extra`` (an index such as the intercept's row
+    ``n_features``) is added."""
+    if rows.dense:
+        return None
+    end = int(rows.indptr[-1]) if rows.indptr.shape[0] > 1 else 0
+    features = np.unique(rows.indices[:end])
+    if extra is not None:
+        features = np.append(features, extra)
+    return features
+
+
+_LOCKS = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def estimator_lock(estimator):
+    """The re-entrant lock that serialises the updates of ``estimator``
+    (held by :func:`atomic_update`): one per live estimator, kept outside
+    it, so that pickling and cloning are unaffected."""
+    lock = _LOCKS.get(estimator)
+    if lock is None:
+        with _LOCKS_GUARD:
+            lock = _LOCKS.get(estimator)
+            if lock is None:
+                lock = _LOCKS[estimator] = threading.RLock()
+    return lock
 
 
 def _generator_state(generator):
