@@ -168,8 +168,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
         self.t_end = int(t) + order.shape[0]
         # (only the rows this pass wrote can have overflowed)
-        written = self.sigma if self.full or self.touched is None else (
-            self.sigma[self.touched]
+        written = (
+            self.sigma
+            if self.full or self.touched is None
+            else (self.sigma[self.touched])
         )
         overflow = bool(overflow) or not np.all(np.isfinite(written))
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
