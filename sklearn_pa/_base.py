@@ -55,6 +55,7 @@ from ._targets import (
 from ._validation import (
     MAX_SAMPLE_COUNT,
     atomic_update,
+    call_cache,
     canonical_csr,
     check_batch_sample_weight,
     check_initial_scores,
@@ -64,6 +65,12 @@ from ._validation import (
     check_validation_split,
     check_warm_start_shape,
     initial_weights,
+    lean_labels,
+    lean_rows,
+    lean_sample_weight,
+    lean_targets,
+    params_snapshot,
+    params_unchanged,
     typical_feature_value,
     validation_split,
 )
@@ -159,12 +166,34 @@ class BaseOnlineLinear(BaseEstimator):
         else:
             names = ("coef_", "intercept_")
             coef, intercept = self.coef_, self.intercept_
+        trusted = self._trusted_state(coef, intercept)
+        if trusted is not None:
+            return trusted[2], trusted[3]
         coef = check_state_array(self, names[0], coef, self._coef_shape(), order="F")
         intercept = check_state_array(self, names[1], np.ravel(intercept), (n_columns,))
         W = coef.reshape(n_columns, n_features).T
         if not W.flags.c_contiguous:  # a (1, n) coef_ given as a 1-D one
             W = np.ascontiguousarray(W)
         return W, intercept
+
+    def _trusted_state(self, coef, intercept):
+        """The kernel arrays ``(coef, intercept, W, b, U, bu)`` that
+        :meth:`_publish` last exposed, when ``coef`` and ``intercept`` are
+        still the objects it published (nobody assigned others) and ``W``
+        fits the model's dimensions; else None, and the arrays are checked
+        as assigned ones.  O(1): a stream of calls does not scan or copy
+        the model.  (Entries written in place through ``coef_`` reach
+        ``W``, which ``coef_`` is a view of; the kernel checks the entries
+        a step reads.)"""
+        state = call_cache(self).kernel_state
+        if state is None or coef is not state[0] or intercept is not state[1]:
+            return None
+        W, b = state[2], state[3]
+        if W.shape != (self.n_features_in_, self._n_columns()) or not (
+            W.flags.writeable and b.flags.writeable
+        ):
+            return None
+        return state
 
     def _coef_shape(self):
         """The shape of ``coef_``: (n_columns, n_features), or what the
@@ -224,9 +253,11 @@ class BaseOnlineLinear(BaseEstimator):
             self._published_average = None
             self.coef_ = self._shape_coef(W.T)
             self.intercept_ = b
+            call_cache(self).kernel_state = (self.coef_, b, W, b, None, None)
             return
         self._average_accum, self._average_intercept_accum = U, bu
         self._standard_coef, self._standard_intercept = self._shape_coef(W.T), b
+        call_cache(self).kernel_state = (self._standard_coef, b, W, b, U, bu)
         n_avg = self.t_ - self._average_start()  # averaged steps so far
         if lazy and n_avg >= 1:
             self.__dict__.pop("coef_", None)
@@ -364,6 +395,7 @@ class BaseOnlineLinear(BaseEstimator):
         )
         X = canonical_csr(X)
         sample_weight = check_batch_sample_weight(sample_weight, X)
+        self._check_rows(X)
         return X, y, sample_weight
 
     def _set_intercept_scaling(self, X):
@@ -503,22 +535,34 @@ class BaseOnlineLinear(BaseEstimator):
         ``record_scores``, the ``(n_samples, n_columns)`` scores each row got
         before its update (see ``_partial_fit_scores``).
 
-        The parameters are validated on every call (a parameter changed
-        mid-stream is refused before any update), the learned arrays are
-        checked against the model's dimensions, and the sample counter
-        continues from ``t_``.  The public ``partial_fit`` calls it inside
-        ``atomic_update``."""
-        # scikit-learn skips parameter validation on later partial_fit calls;
-        # a parameter changed mid-stream must be refused before any update too
-        self._validate_params()
+        The parameters are validated whenever they changed since the last
+        call (a parameter changed mid-stream is refused before any update),
+        assigned learned arrays are checked against the model's dimensions,
+        and the sample counter continues from ``t_``.  A later call whose
+        parameters did not change and whose batch is in the kernels' form
+        takes the lean path (:meth:`_lean_batch`): checks in O(batch), no
+        work proportional to the model.  The public ``partial_fit`` calls it
+        inside ``atomic_update``."""
         # (not hasattr(self, "coef_"), which would compute a pending average)
         first_call = not (
             "coef_" in self.__dict__ or "_average_pending" in self.__dict__
         )
-        X, y, sample_weight = self._validate_batch(
-            X, y, sample_weight, reset=first_call
-        )
-        self._prepare_targets(y, classes=classes, first_call=first_call, fitting=False)
+        lean = None if first_call else self._lean_batch(X, y, classes, sample_weight)
+        snapshot = None
+        if lean is None:
+            # scikit-learn skips parameter validation on later partial_fit
+            # calls; a parameter changed mid-stream must be refused before any
+            # update too
+            self._validate_params()
+            snapshot = params_snapshot(self)
+            X, y, sample_weight = self._validate_batch(
+                X, y, sample_weight, reset=first_call
+            )
+            self._prepare_targets(
+                y, classes=classes, first_call=first_call, fitting=False
+            )
+        else:
+            X, y, sample_weight = lean
         n_columns = self._n_columns()
         if first_call:
             W, b = self._allocate(X.shape[1], n_columns, None, None)
@@ -530,7 +574,20 @@ class BaseOnlineLinear(BaseEstimator):
             self._average_from = 1
         else:
             W, b = self._state_arrays()
-            if self.average:
+            trusted = call_cache(self).kernel_state
+            if (
+                self.average
+                and trusted is not None
+                and trusted[2] is W
+                and (
+                    trusted[4] is self._average_accum
+                    and trusted[5] is self._average_intercept_accum
+                    and trusted[4] is not None
+                )
+            ):
+                # the accumulators published beside W: no check needed
+                U, bu = trusted[4], trusted[5]
+            elif self.average:
                 if self._averaging_state():
                     U = check_state_array(
                         self, "the averaging state", self._average_accum, W.shape
@@ -571,9 +628,62 @@ class BaseOnlineLinear(BaseEstimator):
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(W, b, U, bu, lazy=True)
+        if snapshot is not None:
+            # what the next call's lean path compares against
+            call_cache(self).lean = (snapshot, getattr(self, "classes_", None))
         if record_scores:
             return scores_out
         return self
+
+    #: Whether a later ``partial_fit`` call may take the lean path: the batch
+    #: checks of :meth:`_validate_batch` are those of :func:`lean_rows` and
+    #: :meth:`_lean_targets` (plus :meth:`_check_rows`).
+    _lean_partial_fit = True
+
+    def _lean_batch(self, X, y, classes, sample_weight):
+        """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked
+        in O(batch), or None when the call needs the full validation.
+
+        The lean path applies when the parameters are the objects (and
+        contents) the last fully validated call saw, the fitted classes
+        and feature count are unchanged, no feature names were fitted, and
+        the batch is already in the kernels' form (:func:`lean_rows`,
+        :meth:`_lean_targets`, :func:`lean_sample_weight`).  It never
+        raises: a batch it does not accept goes through the full
+        validation, which says what is wrong."""
+        record = call_cache(self).lean
+        if (
+            record is None
+            or not self._lean_partial_fit
+            or "feature_names_in_" in self.__dict__
+            or self.__dict__.get("classes_") is not record[1]
+            or not params_unchanged(self, record[0])
+        ):
+            return None
+        X = lean_rows(X, self.n_features_in_)
+        if X is None:
+            return None
+        n_samples = X.shape[0]
+        y = self._lean_targets(y, classes, n_samples)
+        if y is None:
+            return None
+        sample_weight = lean_sample_weight(sample_weight, n_samples)
+        if sample_weight is None or not self._check_rows(X, lean=True):
+            return None
+        return X, y, sample_weight
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's targets for the lean path (regression: finite
+        numbers), or None."""
+        if classes is not None:
+            return None
+        return lean_targets(y, n_samples)
+
+    def _check_rows(self, X, lean=False):
+        """Hook: the estimator's own check of the validated rows ``X``
+        (refuse with a ``ValueError``; with ``lean``, return False instead
+        of raising).  Accepts every row here."""
+        return True
 
     def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
@@ -670,7 +780,31 @@ class OnlineLinearClassifierMixin:
             return super()._validate_batch(X, y, sample_weight, reset)
         X, y = kind.validate(self, X, y, reset=reset)
         sample_weight = check_batch_sample_weight(sample_weight, X)
+        self._check_rows(X)
         return X, y, sample_weight
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's labels for the lean path: single-label ``y`` of the
+        fitted classes, ``classes`` (if given) the fitted ones, class
+        weights that do not depend on the batch; else None."""
+        strategy = self.__dict__.get("_target_strategy")
+        if (
+            strategy is None
+            or strategy.multi_output
+            or isinstance(self.__dict__.get("class_weight"), str)
+        ):
+            return None
+        classes_ = self.classes_
+        cache = call_cache(self)
+        if classes is not None and classes is not cache.classes_arg:
+            given = np.asarray(classes)
+            if given.ndim != 1 or given.dtype.kind == "O":
+                return None
+            if not np.array_equal(np.unique(given), classes_):
+                return None
+            # (a stream that passes the same object every call checks it once)
+            cache.classes_arg = classes
+        return lean_labels(classes_, y, n_samples)
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         """Choose the target strategy, the classes and the class weights

@@ -18,7 +18,7 @@ from ._kernels import _bayes_point
 from ._kernels._rules import Rule
 from ._linear_epochs import _RowView
 from ._unlabeled import _unlabeled_mask
-from ._validation import touched_rows, validation_split
+from ._validation import current_journal, touched_rows, validation_split
 
 __all__ = [
     "check_copies_memory",
@@ -98,6 +98,9 @@ class _BayesPointEpochs(EpochAdapter):
     def run(self, order, t):
         est = self.estimator
         M = self.M
+        journal = current_journal()
+        if journal is not None:
+            journal.save_generator(self.rng)
         draws = self.rng.random_sample((self.n_rows, M)) < est.update_probability
         draws = np.ascontiguousarray(draws, dtype=np.uint8)
         loss = np.zeros(1)

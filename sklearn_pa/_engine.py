@@ -321,12 +321,19 @@ def run_epochs(
     best_score, score_no_improve = -np.inf, 0
     per_column = n_loss > 1 and not early
     tic = time.perf_counter()
-    # a partial_fit call inside atomic_update: what the pass writes is saved
-    # first, to be written back if the call fails
-    journal = current_journal() if partial_fit else None
+    # inside atomic_update: the generator is saved before its first draw,
+    # and in a partial_fit call what the pass writes, to be written back if
+    # the call fails
+    journal = current_journal()
 
     for epoch in range(max_iter):
-        order = rng.permutation(train_idx) if shuffle else train_idx
+        if shuffle and train_idx.shape[0] > 1:
+            if journal is not None:
+                journal.save_generator(rng)
+            order = rng.permutation(train_idx)
+        else:
+            # (a permutation of one row draws nothing)
+            order = train_idx
         order = np.ascontiguousarray(order, dtype=np.int64)
         if not partial_fit:
             may_end = (
@@ -339,7 +346,7 @@ def run_epochs(
                 )
             )
             adapter.start_epoch(run.t, may_end)
-        if journal is not None:
+        if journal is not None and partial_fit:
             adapter.journal(journal, order)
         stats = adapter.run(order, run.t)
         loss = stats.loss

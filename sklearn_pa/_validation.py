@@ -13,6 +13,7 @@ style.
 """
 
 import contextvars
+import copy
 import threading
 import weakref
 from contextlib import contextmanager
@@ -64,9 +65,12 @@ def atomic_update(estimator):
     (:func:`current_journal`), and a failed block writes them back.  So an
     exception raised after a kernel pass (a warning turned into an error, an
     overflow, ``KeyboardInterrupt``) restores the model too, at a cost
-    proportional to the rows of the batch, never to the model.  The state of
-    every random generator in the estimator is saved as well (a few
-    kilobytes), so that an error raised after an epoch's shuffle leaves the
+    proportional to the rows of the batch, never to the model.  A random
+    generator is saved in the journal right before the package first draws
+    from it in the block (:meth:`Journal.save_generator`: the epoch's
+    shuffle, the copies' draws of a Bayes point machine), and a
+    ``random_state`` parameter holding a generator right away (scikit-learn's
+    splitters draw from it), so that an error raised after a draw leaves the
     generator as it was.
 
     The block holds the estimator's lock (:func:`estimator_lock`): calls
@@ -75,19 +79,13 @@ def atomic_update(estimator):
     """
     with estimator_lock(estimator):
         saved = dict(estimator.__dict__)
-        generators = [
-            (value, _generator_state(value))
-            for value in saved.values()
-            if isinstance(value, (np.random.RandomState, np.random.Generator))
-        ]
         journal = Journal()
+        journal.save_generator(saved.get("random_state"))
         token = _JOURNAL.set(journal)
         try:
             yield journal
         except BaseException:
             journal.restore()
-            for generator, state in generators:
-                _set_generator_state(generator, state)
             estimator.__dict__.clear()
             estimator.__dict__.update(saved)
             raise
@@ -106,10 +104,11 @@ class Journal:
     cost is that of the batch's rows, not of the model.
     """
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_entries", "_generators")
 
     def __init__(self):
         self._entries = []
+        self._generators = []
 
     def save(self, array, rows=None):
         """Keep ``array[rows]`` (``rows`` indexes the first axis; ``None``:
@@ -121,14 +120,28 @@ class Journal:
         else:
             self._entries.append((array, rows, array[rows]))
 
+    def save_generator(self, generator):
+        """Keep the state of ``generator`` (a ``RandomState`` or
+        ``Generator``; anything else is ignored) the first time it is
+        given, before a draw."""
+        if not isinstance(generator, (np.random.RandomState, np.random.Generator)):
+            return
+        if any(g is generator for g, _ in self._generators):
+            return
+        self._generators.append((generator, _generator_state(generator)))
+
     def restore(self):
-        """Write every saved entry back, the latest first."""
+        """Write every saved entry back, the latest first, and put every
+        saved generator back in its state."""
         for array, rows, content in reversed(self._entries):
             if rows is None:
                 array[...] = content
             else:
                 array[rows] = content
+        for generator, state in self._generators:
+            _set_generator_state(generator, state)
         self._entries.clear()
+        self._generators.clear()
 
     def __len__(self):
         return len(self._entries)
@@ -150,8 +163,10 @@ def touched_rows(rows, extra=None):
     ``n_features``) is added."""
     if rows.dense:
         return None
-    end = int(rows.indptr[-1]) if rows.indptr.shape[0] > 1 else 0
-    features = np.unique(rows.indices[:end])
+    n_rows = rows.indptr.shape[0] - 1
+    end = int(rows.indptr[-1]) if n_rows > 0 else 0
+    # (the kernels' rows are canonical: one row's indices are unique already)
+    features = rows.indices[:end] if n_rows == 1 else np.unique(rows.indices[:end])
     if extra is not None:
         features = np.append(features, extra)
     return features
@@ -423,3 +438,210 @@ def check_validation_split(estimator, idx_train, idx_val, sample_weight):
             "different random_state."
         )
     return idx_train, idx_val
+
+
+# ----------------------------------------------------------------------------
+# The lean path of a later partial_fit call.
+#
+# A stream of partial_fit calls on a few rows each must cost what its rows
+# cost.  scikit-learn's validation (validate_data, type_of_target, the
+# parameter constraints) costs about a millisecond a call; the checks below
+# accept a batch in O(its size) when it is in the form the kernels read
+# (float64 dense or canonical CSR with int32/int64 indices, labels of the
+# fitted classes, finite non-negative weights) and the parameters are those
+# of the last call.  They never raise: anything else returns None and the
+# call takes the full validation, which gives the error it always gave.
+
+
+def _param_names(cls):
+    names = _PARAM_NAMES.get(cls)
+    if names is None:
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+    return names
+
+
+_PARAM_NAMES = {}
+
+
+def _frozen(value):
+    """A copy of a mutable parameter value (dict, list, array), to tell an
+    in-place change; None for any other value."""
+    if isinstance(value, (dict, list)):
+        return copy.deepcopy(value)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return None
+
+
+def _same_param(value, frozen):
+    if frozen is None:
+        return True
+    try:
+        if isinstance(frozen, np.ndarray):
+            return isinstance(value, np.ndarray) and np.array_equal(
+                value, frozen, equal_nan=value.dtype.kind in "fc"
+            )
+        return bool(value == frozen)
+    except Exception:  # values that do not compare: changed
+        return False
+
+
+def params_snapshot(estimator):
+    """The estimator's parameter values as they are now: each object, and a
+    copy of the mutable ones (see :func:`params_unchanged`)."""
+    values = estimator.__dict__
+    return tuple(
+        (values.get(name, _MISSING), _frozen(values.get(name)))
+        for name in _param_names(type(estimator))
+    )
+
+
+_MISSING = object()
+
+
+def params_unchanged(estimator, snapshot):
+    """Whether every parameter of ``estimator`` is still the object of
+    ``snapshot`` (:func:`params_snapshot`), with the same content for a
+    mutable one: ``set_params`` or an assignment since then is a change.
+    O(number of parameters)."""
+    if snapshot is None:
+        return False
+    values = estimator.__dict__
+    for name, (value, frozen) in zip(_param_names(type(estimator)), snapshot):
+        current = values.get(name, _MISSING)
+        if current is not value or not _same_param(current, frozen):
+            return False
+    return True
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def lean_rows(X, n_features):
+    """``X`` as the kernels read it, checked in O(its size), or None.
+
+    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
+    float64 CSR matrix or array in canonical form (sorted, unique indices)
+    with a consistent structure (``indptr`` from 0 to the data length,
+    non-decreasing, every index in ``[0, n_features)``); at least one row,
+    ``n_features`` columns and finite values.  Anything else is None."""
+    if type(X) is np.ndarray:
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
+            return None
+        if X.dtype != np.float64:
+            if X.dtype.kind not in "iu":
+                return None
+            X = X.astype(np.float64)
+        elif not X.flags.c_contiguous:
+            X = np.ascontiguousarray(X)
+        if not np.isfinite(X).all():
+            return None
+        return X
+    if type(X) not in _CSR_TYPES or X.dtype != np.float64:
+        return None
+    n_rows, n_cols = X.shape
+    if n_rows == 0 or n_cols != n_features:
+        return None
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if (
+        indptr.ndim != 1
+        or indptr.shape[0] != n_rows + 1
+        or indptr.dtype.kind != "i"
+        or indices.dtype.kind != "i"
+    ):
+        return None
+    nnz = data.shape[0]
+    if indptr[0] != 0 or indptr[-1] != nnz or indices.shape[0] != nnz:
+        return None
+    if n_rows > 1 and np.any(indptr[1:] < indptr[:-1]):
+        return None
+    if nnz:
+        if indices.min() < 0 or indices.max() >= n_features:
+            return None
+        if not np.isfinite(data).all():
+            return None
+    if not X.has_canonical_format:
+        return None
+    return X
+
+
+def lean_sample_weight(sample_weight, n_samples):
+    """Per-sample weights as float64 (ones for None), or None unless they
+    are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    if not isinstance(sample_weight, np.ndarray):
+        return None
+    if sample_weight.dtype.kind not in "fiu" or sample_weight.shape != (n_samples,):
+        return None
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    if not np.isfinite(sample_weight).all() or (sample_weight < 0).any():
+        return None
+    return sample_weight
+
+
+def lean_labels(classes, y, n_samples):
+    """``y`` as an array of labels of ``classes`` (sorted), or None unless
+    it is 1-D, of ``n_samples`` labels, each one of ``classes``."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,):
+        return None
+    kind, classes_kind = y.dtype.kind, classes.dtype.kind
+    if kind == "O" or not (
+        kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
+    ):
+        return None
+    idx = np.searchsorted(classes, y)
+    if (idx >= classes.shape[0]).any():
+        return None
+    if not (classes[idx] == y).all():
+        return None
+    return y
+
+
+def lean_targets(y, n_samples):
+    """Regression targets as float64, or None unless ``y`` is a 1-D numeric
+    array-like of ``n_samples`` finite values."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,) or y.dtype.kind not in "fiu":
+        return None
+    y = np.asarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        return None
+    return y
+
+
+class CallCache:
+    """What the lean path of one estimator remembers between its calls,
+    kept outside the estimator (:func:`call_cache`), so that its attributes,
+    pickles and clones are those of a model without it.
+
+    Attributes
+    ----------
+    kernel_state : tuple or None
+        ``(coef, intercept, W, b, U, bu)``: the objects the estimator last
+        published as its learned state and the kernel arrays behind them
+        (see ``BaseOnlineLinear._trusted_state``).
+    lean : tuple or None
+        ``(params, classes)``: the :func:`params_snapshot` and the
+        ``classes_`` object of the last fully validated call.
+    classes_arg : object
+        The ``classes`` argument last checked against ``classes_``.
+    """
+
+    __slots__ = ("classes_arg", "kernel_state", "lean")
+
+    def __init__(self):
+        self.kernel_state = self.lean = self.classes_arg = None
+
+
+_CACHES = weakref.WeakKeyDictionary()
+
+
+def call_cache(estimator):
+    """The :class:`CallCache` of ``estimator`` (a new, empty one the first
+    time)."""
+    cache = _CACHES.get(estimator)
+    if cache is None:
+        cache = _CACHES[estimator] = CallCache()
+    return cache

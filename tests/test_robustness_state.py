@@ -461,6 +461,8 @@ def test_atomic_update_restores_in_place_writes_and_generators():
             # a pass saves what it writes in place before writing it
             journal.save(h.w, np.array([1, 3]))
             journal.save(h.w[::2])
+            journal.save_generator(h.rng)
+            journal.save_generator(h.gen)
             h.w *= 10
             h.rng.random_sample(3)
             h.gen.random(3)
