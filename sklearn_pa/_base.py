@@ -45,12 +45,15 @@ from ._engine import (
     validation_scorer,
 )
 from ._kernels import _first_order
-from ._linear_epochs import _LinearEpochs
+from ._linear_epochs import _LinearEpochs, _RowView
 from ._state import LinearState
 from ._targets import (
     BinaryTargets,
     is_indicator_matrix,
     single_label_targets,
+)
+from ._validation import (
+    _CACHES as _CALL_CACHES,
 )
 from ._validation import (
     MAX_SAMPLE_COUNT,
@@ -76,6 +79,9 @@ from ._validation import (
 )
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
+
+# no averaging accumulators, as score_rows reads them
+_NO_ACCUMULATORS = (np.zeros((0, 1)), np.zeros(0))
 
 
 def _same_values(current, published):
@@ -194,6 +200,52 @@ class BaseOnlineLinear(BaseEstimator):
         ):
             return None
         return state
+
+    def _lean_scores(self, X):
+        """The decision values ``(n_samples, n_columns)`` of ``X`` from the
+        weights of its rows' features only, or None when the call needs
+        the full path (scikit-learn's validation and product).
+
+        Applies when ``coef_`` and ``intercept_`` are the arrays this
+        estimator published (or an average a ``partial_fit`` stream left to
+        be computed when read: the scores are then those of ``W - U / n``,
+        ``w . x - (u . x) / n``, without forming it, and ``coef_`` stays
+        unread), no feature names were fitted, and ``X`` is in the kernels'
+        form (:func:`lean_rows`).  A call on a few rows then costs what its
+        rows cost."""
+        cache = _CALL_CACHES.get(self)
+        state = None if cache is None else cache.kernel_state
+        values = self.__dict__
+        if state is None or "feature_names_in_" in values:
+            return None
+        pending = values.get("_average_pending")
+        if pending is not None:
+            if "coef_" in values or "intercept_" in values:
+                return None  # assigned since the stream's last call
+            W, b, U, bu, n_avg = pending
+        else:
+            coef, intercept = values.get("coef_"), values.get("intercept_")
+            published = values.get("_published_average")
+            if state[4] is None and coef is state[0] and intercept is state[1]:
+                W, b = state[2], state[3]
+            elif (
+                published is not None
+                and coef is published[0]
+                and intercept is published[1]
+            ):
+                W = coef.reshape(-1, self.n_features_in_).T
+                b = np.ravel(intercept)
+                if not W.flags.c_contiguous:
+                    return None
+            else:
+                return None
+            U, bu, n_avg = _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
+        X = lean_rows(X, self.n_features_in_)
+        if X is None or W.shape[0] != X.shape[1]:
+            return None
+        out = np.empty((X.shape[0], W.shape[1]))
+        _first_order.score_rows(_RowView(X), W, b, U, bu, float(n_avg), out)
+        return out
 
     def _coef_shape(self):
         """The shape of ``coef_``: (n_columns, n_features), or what the
@@ -865,6 +917,25 @@ class OnlineLinearClassifierMixin:
             random_state=self.random_state,
         )
         return check_validation_split(self, idx_train, idx_val, sample_weight)
+
+    def decision_function(self, X):
+        """Confidence scores: the signed score of ``classes_[1]`` (two
+        classes) or of each class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            ``X @ coef_.T + intercept_``; a 1-D array for two classes.
+        """
+        scores = self._lean_scores(X)
+        if scores is None:
+            return super().decision_function(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         """Predict class labels, or the relevant labels of a multilabel model.

@@ -421,7 +421,10 @@ def run_epochs(
 
     previous = est.__dict__.get("loss_curve_")
     if partial_fit and isinstance(previous, list):
-        # appended in place: a long stream of calls costs O(1) per call
+        # appended in place: a long stream of calls costs O(1) per call (a
+        # failed call cuts it back)
+        if journal is not None:
+            journal.save_length(previous)
         previous.extend(history)
     else:
         est.loss_curve_ = history

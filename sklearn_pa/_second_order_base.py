@@ -30,13 +30,13 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
+from ._base import _NO_ACCUMULATORS, BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._kernels import _second_order
+from ._kernels import _first_order, _second_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _EpochAveraging, _RowView
 from ._state import SecondOrderState
-from ._validation import atomic_update, touched_rows
+from ._validation import atomic_update, lean_rows, touched_rows
 from .exceptions import NoisyLabelsWarning
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
@@ -461,7 +461,7 @@ class _BaseSecondOrder(
         with atomic_update(self):
             # the margins each sample gets before the batch is learned (held
             # out, as in progressive validation) calibrate predict_proba
-            before = self._margin_stats(X, y) if hasattr(self, "coef_") else None
+            before = self._margin_stats(X, y) if self._is_fitted() else None
             self._partial_fit(X, y, classes, sample_weight)
             if before is not None:
                 self._record_margins(*before)
@@ -484,7 +484,7 @@ class _BaseSecondOrder(
         ``_progressive_proba``).
         """
         with atomic_update(self):
-            fitted = hasattr(self, "coef_")
+            fitted = self._is_fitted()
             before = self._margin_stats(X, y) if fitted else None
             calibration = getattr(self, "_calibration", None) if fitted else None
             held_out = getattr(self, "_calibration_held_out", True)
@@ -513,6 +513,34 @@ class _BaseSecondOrder(
             scores, var, classes_idx, calibration, held_out, fitted
         )
         return scores, proba
+
+    def _is_fitted(self):
+        """Whether a model is learned (without computing an average a
+        ``partial_fit`` stream left pending, as ``hasattr(self, "coef_")``
+        would)."""
+        return "coef_" in self.__dict__ or "_average_pending" in self.__dict__
+
+    def _diagonal_variances(self, X):
+        """``x~^T Sigma_g x~`` of every row and covariance block ``g``
+        ``(n_samples, n_blocks)`` of a diagonal covariance, reading only the
+        variances of each row's features (compiled: the squared row scored
+        against the variances)."""
+        sigma = self._sigma
+        n_features = X.shape[1]
+        a = self.intercept_scaling_ if self.fit_intercept else 0.0
+        rows = _RowView(X)
+        rows.data = rows.data * rows.data
+        out = np.empty((X.shape[0], sigma.shape[1]))
+        _first_order.score_rows(
+            rows,
+            sigma[:n_features],
+            a * a * sigma[n_features],
+            _NO_ACCUMULATORS[0],
+            _NO_ACCUMULATORS[1],
+            0.0,
+            out,
+        )
+        return out
 
     def _variance(self, X, block=0):
         """``x~^T Sigma x~`` per row, with the covariance of ``block``."""
@@ -544,14 +572,23 @@ class _BaseSecondOrder(
         mean over the classes' covariance blocks where there are several)."""
         # X is validated by the caller: scored here directly, as
         # decision_function would after validating it again (which would warn
-        # that a validated array has no feature names)
-        scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
+        # that a validated array has no feature names); from the weights of
+        # the rows' features only when the model is the one it published
+        scores = self._lean_scores(X)
+        if scores is None:
+            scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
         if scores.shape[1] == 1:
             scores = scores.ravel()
         n_blocks = (
             self._sigma.shape[0] if self._sigma.ndim == 3 else self._sigma.shape[1]
         )
-        if scores.ndim == 1 or n_blocks != scores.shape[1]:
+        if self._sigma.ndim == 2:
+            var = self._diagonal_variances(X)
+            if scores.ndim == 1 or n_blocks != scores.shape[1]:
+                var = var[:, 0]
+            else:
+                var = np.mean(var, axis=1)
+        elif scores.ndim == 1 or n_blocks != scores.shape[1]:
             var = self._variance(X, 0)
         else:
             # one covariance per class: their mean, so that the probabilities
@@ -563,9 +600,20 @@ class _BaseSecondOrder(
         """(scores, variances, class indices) of a batch, or None when it is
         not valid (``partial_fit`` then reports the error)."""
         try:
-            X = validate_data(
-                self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
-            )
+            lean = None
+            if "feature_names_in_" not in self.__dict__:
+                lean = lean_rows(X, self.n_features_in_)
+            if lean is not None:
+                X = lean
+            else:
+                X = validate_data(
+                    self,
+                    X,
+                    accept_sparse="csr",
+                    dtype=np.float64,
+                    order="C",
+                    reset=False,
+                )
             y = np.asarray(y)
             if y.shape[0] != X.shape[0]:
                 return None

@@ -104,11 +104,12 @@ class Journal:
     cost is that of the batch's rows, not of the model.
     """
 
-    __slots__ = ("_entries", "_generators")
+    __slots__ = ("_entries", "_generators", "_lists")
 
     def __init__(self):
         self._entries = []
         self._generators = []
+        self._lists = []
 
     def save(self, array, rows=None):
         """Keep ``array[rows]`` (``rows`` indexes the first axis; ``None``:
@@ -130,9 +131,15 @@ class Journal:
             return
         self._generators.append((generator, _generator_state(generator)))
 
+    def save_length(self, items):
+        """Keep the length of the list ``items`` (a history appended to in
+        place), to cut it back to."""
+        if not any(saved is items for saved, _ in self._lists):
+            self._lists.append((items, len(items)))
+
     def restore(self):
-        """Write every saved entry back, the latest first, and put every
-        saved generator back in its state."""
+        """Write every saved entry back, the latest first, put every saved
+        generator back in its state and cut every saved list back."""
         for array, rows, content in reversed(self._entries):
             if rows is None:
                 array[...] = content
@@ -140,8 +147,11 @@ class Journal:
                 array[rows] = content
         for generator, state in self._generators:
             _set_generator_state(generator, state)
+        for items, length in self._lists:
+            del items[length:]
         self._entries.clear()
         self._generators.clear()
+        self._lists.clear()
 
     def __len__(self):
         return len(self._entries)
