@@ -53,9 +53,6 @@ from ._targets import (
     single_label_targets,
 )
 from ._validation import (
-    _CACHES as _CALL_CACHES,
-)
-from ._validation import (
     MAX_SAMPLE_COUNT,
     atomic_update,
     call_cache,
@@ -206,42 +203,48 @@ class BaseOnlineLinear(BaseEstimator):
         weights of its rows' features only, or None when the call needs
         the full path (scikit-learn's validation and product).
 
-        Applies when ``coef_`` and ``intercept_`` are the arrays this
-        estimator published (or an average a ``partial_fit`` stream left to
-        be computed when read: the scores are then those of ``W - U / n``,
-        ``w . x - (u . x) / n``, without forming it, and ``coef_`` stays
-        unread), no feature names were fitted, and ``X`` is in the kernels'
-        form (:func:`lean_rows`).  A call on a few rows then costs what its
-        rows cost."""
-        cache = _CALL_CACHES.get(self)
-        state = None if cache is None else cache.kernel_state
+        Applies when ``coef_`` and ``intercept_`` are dense float64 arrays
+        whose transposed weights are C-contiguous (those the estimator
+        publishes, or their pickled copies), or when a ``partial_fit``
+        stream left its average to be computed when read: the scores are
+        then those of that average, from ``W`` and the accumulators of the
+        rows' features, and ``coef_`` stays unread.  ``X`` must be in the
+        kernels' form (:func:`lean_rows`) and no feature names fitted.  A
+        call on a few rows then costs what its rows cost."""
         values = self.__dict__
-        if state is None or "feature_names_in_" in values:
+        if "feature_names_in_" in values or "n_features_in_" not in values:
             return None
+        n_features = values["n_features_in_"]
         pending = values.get("_average_pending")
         if pending is not None:
             if "coef_" in values or "intercept_" in values:
                 return None  # assigned since the stream's last call
             W, b, U, bu, n_avg = pending
         else:
-            coef, intercept = values.get("coef_"), values.get("intercept_")
-            published = values.get("_published_average")
-            if state[4] is None and coef is state[0] and intercept is state[1]:
-                W, b = state[2], state[3]
-            elif (
-                published is not None
-                and coef is published[0]
-                and intercept is published[1]
+            coef, b = values.get("coef_"), values.get("intercept_")
+            if not (
+                type(coef) is np.ndarray
+                and type(b) is np.ndarray
+                and coef.dtype == np.float64
+                and b.dtype == np.float64
+                and coef.ndim in (1, 2)
+                and coef.shape[-1] == n_features
+                and b.ndim == 1
             ):
-                W = coef.reshape(-1, self.n_features_in_).T
-                b = np.ravel(intercept)
+                return None
+            if coef.ndim == 1 or coef.shape[0] == 1:
+                if not coef.flags.c_contiguous:
+                    return None
+                W = coef.reshape(n_features, 1)
+            else:
+                W = coef.T
                 if not W.flags.c_contiguous:
                     return None
-            else:
+            if b.shape[0] != W.shape[1]:
                 return None
             U, bu, n_avg = _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
-        X = lean_rows(X, self.n_features_in_)
-        if X is None or W.shape[0] != X.shape[1]:
+        X = lean_rows(X, n_features)
+        if X is None:
             return None
         out = np.empty((X.shape[0], W.shape[1]))
         _first_order.score_rows(_RowView(X), W, b, U, bu, float(n_avg), out)

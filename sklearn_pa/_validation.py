@@ -16,7 +16,6 @@ import contextvars
 import copy
 import threading
 import weakref
-from contextlib import contextmanager
 from numbers import Real
 
 import numpy as np
@@ -25,6 +24,8 @@ from sklearn.base import is_classifier
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import _check_sample_weight
+
+from ._kernels._first_order import csr_is_canonical as _csr_is_canonical
 
 __all__ = [
     "MAX_SAMPLE_COUNT",
@@ -52,8 +53,7 @@ __all__ = [
 MAX_SAMPLE_COUNT = 2**53
 
 
-@contextmanager
-def atomic_update(estimator):
+class atomic_update:  # (lower case: used as a function, with atomic_update(est))
     """Leave ``estimator`` exactly as it was if the block raises.
 
     Validation only ever assigns attributes, so restoring the attribute
@@ -77,20 +77,37 @@ def atomic_update(estimator):
     from several threads on one estimator run one after the other, so that
     no update is lost.
     """
-    with estimator_lock(estimator):
-        saved = dict(estimator.__dict__)
-        journal = Journal()
-        journal.save_generator(saved.get("random_state"))
-        token = _JOURNAL.set(journal)
+
+    __slots__ = ("_estimator", "_journal", "_lock", "_saved", "_token")
+
+    def __init__(self, estimator):
+        self._estimator = estimator
+
+    def __enter__(self):
+        self._lock = estimator_lock(self._estimator)
+        self._lock.acquire()
         try:
-            yield journal
+            self._saved = dict(self._estimator.__dict__)
+            self._journal = journal = Journal()
+            journal.save_generator(self._saved.get("random_state"))
+            self._token = _JOURNAL.set(journal)
         except BaseException:
-            journal.restore()
-            estimator.__dict__.clear()
-            estimator.__dict__.update(saved)
+            self._lock.release()
             raise
+        return journal
+
+    def __exit__(self, kind, value, traceback):
+        try:
+            _JOURNAL.reset(self._token)
+            if kind is not None:
+                self._journal.restore()
+                values = self._estimator.__dict__
+                values.clear()
+                values.update(self._saved)
         finally:
-            _JOURNAL.reset(token)
+            self._saved = self._journal = None
+            self._lock.release()
+        return False
 
 
 class Journal:
@@ -119,7 +136,7 @@ class Journal:
         if rows is None:
             self._entries.append((array, None, array.copy()))
         else:
-            self._entries.append((array, rows, array[rows]))
+            self._entries.append((array, rows, array.take(rows, axis=0)))
 
     def save_generator(self, generator):
         """Keep the state of ``generator`` (a ``RandomState`` or
@@ -552,27 +569,21 @@ def lean_rows(X, n_features):
     n_rows, n_cols = X.shape
     if n_rows == 0 or n_cols != n_features:
         return None
-    data, indices, indptr = X.data, X.indices, X.indptr
+    indices, indptr = X.indices, X.indptr
     if (
-        indptr.ndim != 1
-        or indptr.shape[0] != n_rows + 1
-        or indptr.dtype.kind != "i"
-        or indices.dtype.kind != "i"
+        indptr.shape != (n_rows + 1,)
+        or indptr.dtype != indices.dtype
+        or indices.dtype not in _INDEX_DTYPES
     ):
         return None
-    nnz = data.shape[0]
-    if indptr[0] != 0 or indptr[-1] != nnz or indices.shape[0] != nnz:
+    try:
+        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
+    except (TypeError, ValueError):  # a non-contiguous array: the full path
         return None
-    if n_rows > 1 and np.any(indptr[1:] < indptr[:-1]):
-        return None
-    if nnz:
-        if indices.min() < 0 or indices.max() >= n_features:
-            return None
-        if not np.isfinite(data).all():
-            return None
-    if not X.has_canonical_format:
-        return None
-    return X
+    return X if ok else None
+
+
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 def lean_sample_weight(sample_weight, n_samples):
@@ -601,10 +612,10 @@ def lean_labels(classes, y, n_samples):
         kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
     ):
         return None
-    idx = np.searchsorted(classes, y)
-    if (idx >= classes.shape[0]).any():
-        return None
-    if not (classes[idx] == y).all():
+    # a label of the classes is found where it sorts (an index past the end
+    # is clipped onto the last class, which then differs from it)
+    found = classes.take(classes.searchsorted(y), mode="clip")
+    if not (found == y).all():
         return None
     return y
 

@@ -647,15 +647,17 @@ def score_rows(
     """The decision values of every row of a row view, reading only the
     weights of each row's features.
 
-    ``out[i] = x_i . W + b`` and, when ``U`` has rows (the lazy averaging
-    accumulators of ``W``, as the epochs keep them), minus ``(x_i . U + bu)
-    / n_avg``: the scores of the averaged model ``W - U / n_avg`` without
-    forming it.  A call costs what its rows cost (their non-zeros times the
-    columns), never the size of the model.  Each dot product sums its terms
-    in the order of the row's features and the intercept is added last, as
-    scipy's sparse product and ``X @ coef_.T + intercept_`` on a row of few
-    terms do, so that the scores of a model's own weights are those
-    scikit-learn's linear mixin gives.
+    ``out[i] = x_i . W + b``; when ``U`` has rows (the lazy averaging
+    accumulators of ``W``, as the epochs keep them), the scores of the
+    averaged model ``W - U / n_avg``, ``b - bu / n_avg`` without forming it:
+    each weight of the row's features is averaged as the published average
+    is (``U * (-1 / n_avg) + W``), so that the scores are those of the
+    average once it is published.  A call costs what its rows cost (their
+    non-zeros times the columns), never the size of the model.  Each dot
+    product sums its terms in the order of the row's features and the
+    intercept is added last, as scipy's sparse product and ``X @ coef_.T +
+    intercept_`` on a row of few terms do, so that the scores of a model's
+    own weights are those scikit-learn's linear mixin gives.
 
     Parameters
     ----------
@@ -717,22 +719,74 @@ cdef int _score_rows(
     cdef rows_t view = rows[0]
     cdef const double *row_data
     row_ind = view.indices
-    cdef Py_ssize_t i, k, nnz
+    cdef Py_ssize_t i, j, k, nnz
     cdef const double *W0 = &W[0, 0] if W.shape[0] > 0 else NULL
     cdef const double *U0 = &U[0, 0] if averaged and U.shape[0] > 0 else NULL
-    cdef double *tmp = <double *> calloc(2 * K, sizeof(double))
-    if tmp == NULL:
+    cdef const double *wrow
+    cdef const double *urow
+    cdef double xj, inv = -1.0 / n_avg if averaged else 0.0
+    cdef double *zero = <double *> calloc(K, sizeof(double))
+    if zero == NULL:
         raise MemoryError()
-    cdef double *zero = tmp + K  # the sums start at 0; b is added last
     with nogil:
         for i in range(n_rows):
             get_row(&view, i, &row_data, &row_ind, &nnz)
-            _score_row(row_data, row_ind, nnz, W0, zero, K, 0, K, 0.0, &out[i, 0])
-            for k in range(K):
-                out[i, k] += b[k]
-            if averaged:
-                _score_row(row_data, row_ind, nnz, U0, zero, K, 0, K, 0.0, tmp)
+            if not averaged:
+                # the sums start at 0; b is added last
+                _score_row(
+                    row_data, row_ind, nnz, W0, zero, K, 0, K, 0.0, &out[i, 0]
+                )
                 for k in range(K):
-                    out[i, k] -= (tmp[k] + bu[k]) / n_avg
-    free(tmp)
+                    out[i, k] += b[k]
+                continue
+            for k in range(K):
+                out[i, k] = 0.0
+            for j in range(nnz):
+                xj = row_data[j]
+                wrow = W0 + <Py_ssize_t> row_ind[j] * K
+                urow = U0 + <Py_ssize_t> row_ind[j] * K
+                for k in range(K):
+                    out[i, k] += xj * (urow[k] * inv + wrow[k])
+            for k in range(K):
+                out[i, k] += b[k] - bu[k] / n_avg
+    free(zero)
     return 0
+
+
+def csr_is_canonical(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    Py_ssize_t n_features,
+):
+    """Whether ``(data, indices, indptr)`` are CSR rows the kernels read as
+    they are, in one pass over the non-zeros: ``indptr`` from 0 to the
+    length of ``data`` (and of ``indices``) and non-decreasing, each row's
+    feature indices strictly increasing (sorted, no duplicate) inside
+    ``[0, n_features)``, every value finite.  (scikit-learn's and scipy's
+    checks of a batch of a few rows cost several times that.)"""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = data.shape[0]
+    cdef Py_ssize_t i, j, start, stop
+    cdef long long previous
+    cdef bint ok = True
+    if n_rows < 0 or indices.shape[0] != nnz:
+        return False
+    if indptr[0] != 0 or indptr[n_rows] != nnz:
+        return False
+    with nogil:
+        for i in range(n_rows):
+            start, stop = indptr[i], indptr[i + 1]
+            if start > stop or stop > nnz:
+                ok = False
+                break
+            previous = -1
+            for j in range(start, stop):
+                if (indices[j] <= previous or indices[j] >= n_features
+                        or not isfinite(data[j])):
+                    ok = False
+                    break
+                previous = indices[j]
+            if not ok:
+                break
+    return ok
