@@ -57,6 +57,7 @@ from ._validation import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_csr_structure,
     check_initial_scores,
     check_intercept_scaling,
     check_sample_count,
@@ -351,6 +352,7 @@ class BaseOnlineLinear(BaseEstimator):
         ``n_features_in_``, otherwise it is checked), ``y`` numeric for a
         regressor, ``sample_weight`` finite and non-negative.  Returns
         ``(X, y, sample_weight)``."""
+        check_csr_structure(X)
         X, y = validate_data(
             self,
             X,
@@ -668,7 +670,7 @@ class OnlineLinearClassifierMixin:
             self._target_strategy.check_form(kind, self.classes_)
         if not kind.multi_output:
             return super()._validate_batch(X, y, sample_weight, reset)
-        X, y = kind.validate(self, X, y, reset=reset)
+        X, y = kind.validate(self, check_csr_structure(X), y, reset=reset)
         sample_weight = check_batch_sample_weight(sample_weight, X)
         return X, y, sample_weight
 
@@ -731,6 +733,23 @@ class OnlineLinearClassifierMixin:
             random_state=self.random_state,
         )
         return check_validation_split(self, idx_train, idx_val, sample_weight)
+
+    def decision_function(self, X):
+        """Confidence scores of the samples: ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_columns)
+            The score of the positive class for two classes, else one score
+            per class (or label).
+        """
+        # a CSR matrix is checked first: scipy's product trusts its structure
+        return super().decision_function(check_csr_structure(X))
 
     def predict(self, X):
         """Predict class labels, or the relevant labels of a multilabel model.

@@ -44,6 +44,7 @@ from ._validation import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_csr_structure,
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
@@ -351,6 +352,7 @@ class _BaseKernelPA(BaseEstimator):
 
     # ----------------------------------------------------------- validation
     def _validate_batch(self, X, y, sample_weight, reset):
+        check_csr_structure(X)
         X, y = validate_data(
             self,
             X,
@@ -390,10 +392,14 @@ class _BaseKernelPA(BaseEstimator):
             )
         n_sv = sv.shape[0]
         if sp.issparse(sv):
-            sv = canonical_csr(sv.tocsr())
+            try:
+                sv = canonical_csr(check_csr_structure(sv).tocsr())
+            except ValueError as exc:
+                raise ValueError(
+                    f"support_vectors_ is not a valid sparse matrix ({exc}); "
+                    "refit with fit."
+                ) from exc
             data = sv.data
-            if sv.nnz and (sv.indices.min() < 0 or sv.indices.max() >= sv.shape[1]):
-                raise ValueError("support_vectors_ has column indices out of range.")
         else:
             data = sv
         check_state_array(self, "support_vectors_", data, data.shape)
@@ -664,7 +670,13 @@ class _BaseKernelPA(BaseEstimator):
 
     def _decision(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(
+            self,
+            check_csr_structure(X),
+            accept_sparse="csr",
+            dtype=np.float64,
+            reset=False,
+        )
         sv, alpha = self.support_vectors_, self.dual_coef_.T
         out = np.zeros((X.shape[0], alpha.shape[1]))
         if sv.shape[0] == 0:

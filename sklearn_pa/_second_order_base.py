@@ -36,7 +36,7 @@ from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _EpochAveraging, _RowView
 from ._state import SecondOrderState
-from ._validation import atomic_update
+from ._validation import atomic_update, check_csr_structure
 from .exceptions import NoisyLabelsWarning
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
@@ -532,6 +532,7 @@ class _BaseSecondOrder(
         """(scores, variances, class indices) of a batch, or None when it is
         not valid (``partial_fit`` then reports the error)."""
         try:
+            check_csr_structure(X)
             X = validate_data(
                 self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
             )
@@ -683,6 +684,7 @@ class _BaseSecondOrder(
             Probability of each class of ``classes_``.
         """
         check_is_fitted(self)
+        check_csr_structure(X)
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
         )

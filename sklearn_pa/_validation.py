@@ -31,6 +31,7 @@ __all__ = [
     "atomic_update",
     "canonical_csr",
     "check_batch_sample_weight",
+    "check_csr_structure",
     "check_initial_scores",
     "check_intercept_scaling",
     "check_sample_count",
@@ -242,17 +243,117 @@ def check_warm_start_shape(estimator, name, shape, expected):
         )
 
 
+def check_csr_structure(X, n_features=None):
+    """Refuse a sparse matrix whose structure would send a reader outside
+    its arrays; return ``X`` unchanged.
+
+    A CSR matrix built with ``check=False`` (or whose arrays were assigned)
+    is not checked by scipy, and its products, conversions and the compiled
+    kernels trust it: an index out of range or an ``indptr`` past the end of
+    ``data`` reads or writes outside the arrays.  Checked here, vectorised,
+    in O(nnz + n_rows) of ``X`` alone: ``indptr`` has ``n_rows + 1`` entries,
+    starts at 0, never decreases and ends at the length of ``data`` and
+    ``indices``; every index lies in ``[0, n_features)`` (``X.shape[1]`` by
+    default).  A CSC matrix is checked as the CSR matrix of its transpose
+    and a COO matrix by the ranges of its rows and columns; dense input and
+    other formats are returned at the cost of one type test.  Raises
+    ``ValueError`` saying what is wrong and how to build a valid matrix.
+    """
+    if not sp.issparse(X):
+        return X
+    fmt = X.format
+    if fmt == "csr":
+        n_rows = X.shape[0]
+        if n_features is None:
+            n_features = X.shape[1]
+        problem = _compressed_problem(X.indptr, X.indices, X.data, n_rows, n_features)
+    elif fmt == "csc":
+        problem = _compressed_problem(
+            X.indptr, X.indices, X.data, X.shape[1], X.shape[0], ("column", "row")
+        )
+    elif fmt == "coo":
+        problem = _coo_problem(X)
+    else:
+        return X
+    if problem is not None:
+        raise ValueError(
+            f"X is not a valid {fmt.upper()} matrix: {problem}. Build it with "
+            f"scipy.sparse.{fmt}_matrix((data, indices, indptr), shape=...) "
+            "without check=False, or call X.check_format() to find the fault."
+        )
+    return X
+
+
+def _compressed_problem(indptr, indices, data, n_rows, n_cols, names=("row", "column")):
+    """What is wrong with the arrays of a compressed matrix of ``n_rows``
+    major and ``n_cols`` minor entries, or None."""
+    row, column = names
+    for name, array in (("indptr", indptr), ("indices", indices)):
+        if array.ndim != 1 or array.dtype.kind not in "iu":
+            return f"{name} must be a 1-D array of integers, not {array.dtype}"
+    if data.ndim != 1:
+        return "data must be a 1-D array"
+    if indptr.shape[0] != n_rows + 1:
+        return (
+            f"indptr has {indptr.shape[0]} entries, but {n_rows} {row}s need "
+            f"{n_rows + 1}"
+        )
+    nnz = data.shape[0]
+    first, last = int(indptr[0]), int(indptr[-1])
+    if first != 0 or last != nnz or indices.shape[0] != nnz:
+        return (
+            f"indptr runs from {first} to {last}, but it must run from 0 to the "
+            f"length of data ({nnz}) and of indices ({indices.shape[0]})"
+        )
+    if n_rows > 1:
+        steps = np.diff(indptr)
+        if np.any(steps < 0):
+            bad = int(np.flatnonzero(steps < 0)[0])
+            return f"indptr decreases at {row} {bad}"
+    if nnz:
+        # one pass: a negative index is a huge one read as unsigned
+        unsigned = indices.view(_UNSIGNED[indices.dtype.itemsize])
+        if int(unsigned.max()) >= n_cols:
+            bad = indices[(indices < 0) | (indices >= n_cols)][0]
+            return f"a {column} index ({bad}) lies outside [0, {n_cols})"
+    return None
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _coo_problem(X):
+    """What is wrong with the coordinates of a COO matrix, or None."""
+    coords = getattr(X, "coords", None) or (X.row, X.col)
+    n = X.data.shape[0]
+    for axis, (name, index) in enumerate(zip(("row", "column"), coords)):
+        if index.ndim != 1 or index.shape[0] != n or index.dtype.kind not in "iu":
+            return f"the {name} indices must be 1-D integers, one per entry of data"
+        if n and (index.min() < 0 or index.max() >= X.shape[axis]):
+            return f"a {name} index lies outside [0, {X.shape[axis]})"
+    return None
+
+
 def canonical_csr(X):
     """``X`` with duplicate CSR entries summed, on a copy (dense and canonical
     input are returned as they are).
 
     Duplicate entries add up, as in scipy; summing them first makes each
     feature appear once in a row's squared norm and in the kernels' updates
-    (``sum_duplicates`` also sorts the indices).
+    (``sum_duplicates`` also sorts the indices).  Entries that are finite
+    alone but sum to infinity are refused.
     """
     if sp.issparse(X) and not X.has_canonical_format:
         X = X.copy()
-        X.sum_duplicates()
+        with np.errstate(over="ignore", invalid="ignore"):
+            X.sum_duplicates()
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError(
+                "X contains duplicate entries (the same row and column given "
+                "twice) whose sum is infinity or NaN; sum them yourself in a "
+                "scale that does not overflow (StandardScaler, MaxAbsScaler), "
+                "or call X.sum_duplicates() and check the result."
+            )
     return X
 
 
