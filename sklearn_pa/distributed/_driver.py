@@ -148,19 +148,20 @@ class _MixingRounds(EpochAdapter):
         self.history = []
         self._last = {}
 
-    def run(self, order, t):
-        """One round; run again from the same mixed state when a worker was
-        lost and Dask recomputed the partitions it held (a round changes
-        nothing before its results are all in)."""
-        for attempt in range(_ROUND_ATTEMPTS):
-            try:
-                if attempt:  # the learner's copies may have gone with it
-                    self.shipped = self.executor.broadcast(self.learner)
-                return self._run_once()
-            except WorkerLost as exc:
-                lost = self.executor.recover(self.parts)
-                if lost or attempt == _ROUND_ATTEMPTS - 1:
-                    raise _lost_error(lost, exc, len(self.history) + 1) from exc
+    def run(self, order, t, attempt=1):
+        """One round; run again (``attempt`` counts the tries) from the same
+        mixed state when a worker was lost and Dask recomputed the
+        partitions it held (a round changes nothing before its results are
+        all in)."""
+        try:
+            if attempt > 1:  # the learner's copy may have gone with it
+                self.shipped = self.executor.broadcast(self.learner)
+            return self._run_once()
+        except WorkerLost as exc:
+            lost = self.executor.recover(self.parts)
+            if lost or attempt == _ROUND_ATTEMPTS:
+                raise _lost_error(lost, exc, len(self.history) + 1) from exc
+        return self.run(order, t, attempt + 1)
 
     def _run_once(self):
         executor, learner = self.executor, self.learner

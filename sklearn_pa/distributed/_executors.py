@@ -342,19 +342,20 @@ class ClientExecutor:
 
     def recover(self, parts):
         """After a :class:`WorkerLost`: wait (at most ``recover_timeout``
-        seconds) while Dask recomputes the partitions it can; returns the
-        indices of those it cannot (lost with data scattered from this
-        process), or of those still not back at the time limit."""
+        seconds in all) while Dask recomputes the partitions it can; returns
+        the indices of those it cannot (lost with data scattered from this
+        process: Dask cancels what depends on them), or of those still not
+        back at the time limit.  A tiny task on each partition tells: it runs
+        once the partition is back."""
         deadline = time.monotonic() + self.recover_timeout
-        while True:
-            status = [part.status for part in parts]
-            failed = [i for i, s in enumerate(status) if s not in _RECOVERING]
-            if failed or all(s == "finished" for s in status):
-                break
-            if time.monotonic() > deadline:
-                failed = [i for i, s in enumerate(status) if s != "finished"]
-                break
-            time.sleep(0.05)
+        probes = [self.client.submit(_done, part, pure=False) for part in parts]
+        failed = []
+        for i, probe in enumerate(probes):
+            try:
+                probe.result(timeout=max(deadline - time.monotonic(), 0.01))
+            except Exception:  # cancelled, lost, or past the time limit
+                failed.append(i)
+            probe.release()
         self.addresses = sorted(self.client.scheduler_info().get("workers", {}))
         self.n_workers = max(len(self.addresses), 1)
         return failed
@@ -370,12 +371,6 @@ class ClientExecutor:
 
 def _done(_):
     return None
-
-
-# the states of a partition's future while it is held or may be recomputed
-# (Dask marks data lost with a worker "lost", then "pending" while it is
-# recomputed, or "cancelled" when it cannot be)
-_RECOVERING = ("finished", "pending", "lost")
 
 
 def _is_worker_loss(exc):
