@@ -63,6 +63,7 @@ from ._validation import (
     check_sample_count,
     check_state_array,
     check_validation_split,
+    check_warm_start_classes,
     check_warm_start_shape,
     initial_weights,
     typical_feature_value,
@@ -453,12 +454,14 @@ class BaseOnlineLinear(BaseEstimator):
         many features (a model of another shape is refused).  The public
         ``fit`` calls it inside ``atomic_update``."""
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
+        previous = self.__dict__.get("classes_")
         self._prepare_targets(y, classes=None, first_call=True, fitting=True)
         n_columns = self._n_columns()
         warm = False
         if self.warm_start and hasattr(self, "coef_") and coef_init is None:
-            # as scikit-learn: continuing from a model of another size is an
-            # error, not a silent restart
+            # as scikit-learn: continuing from a model of another size, or
+            # of other classes, is an error, not a silent restart
+            check_warm_start_classes(self, previous)
             check_warm_start_shape(
                 self, "coef_", np.shape(self.coef_), self._coef_shape()
             )

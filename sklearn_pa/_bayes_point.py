@@ -21,7 +21,11 @@ from ._docstrings import fill_doc
 from ._engine import run_epochs, validation_scorer
 from ._passive_aggressive import PassiveAggressiveClassifier
 from ._state_bayes import BayesPointState
-from ._unlabeled import UNLABELED, _unlabeled_mask
+from ._unlabeled import (
+    UNLABELED,
+    _unlabeled_mask,
+    warn_if_marker_looks_like_a_class,
+)
 from ._validation import (
     atomic_update,
     canonical_csr,
@@ -477,6 +481,7 @@ class OnlineBayesPointClassifier(
         base = self._make_base()
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
         unlabeled = _unlabeled_mask(y)
+        warn_if_marker_looks_like_a_class(y, unlabeled)
         base = self._prepare_classes(
             base, y, unlabeled, None, first_call=True, fitting=True
         )
@@ -533,6 +538,7 @@ class OnlineBayesPointClassifier(
             X, y, sample_weight, reset=first_call
         )
         unlabeled = _unlabeled_mask(y)
+        warn_if_marker_looks_like_a_class(y, unlabeled)
         base = self._prepare_classes(
             base, y, unlabeled, classes, first_call=first_call, fitting=False
         )

@@ -36,7 +36,7 @@ from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _EpochAveraging, _RowView
 from ._state import SecondOrderState
-from ._validation import atomic_update, check_csr_structure
+from ._validation import atomic_update, check_csr_structure, check_training_scores
 from .exceptions import NoisyLabelsWarning
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
@@ -298,10 +298,15 @@ class _BaseSecondOrder(
         params = self._kernel_params()
         n_groups = self._n_groups(params["rule"])
         sigma = self.__dict__.pop("_sigma_work", None)
-        if sigma is None or sigma.shape != self._sigma_shape(X.shape[1], n_groups):
-            sigma = self._new_sigma(X.shape[1], n_groups)
-        else:
-            sigma = sigma.copy()
+        shape = self._sigma_shape(X.shape[1], n_groups)
+        if sigma is not None and sigma.shape != shape:
+            raise ValueError(
+                f"The learned covariance has shape {sigma.shape}, but covariance="
+                f"{self.covariance!r}, multiclass and fit_intercept now need "
+                f"{shape}: one of them changed since it was learned. Set it "
+                "back, or refit with fit (warm_start=False)."
+            )
+        sigma = self._new_sigma(X.shape[1], n_groups) if sigma is None else sigma.copy()
         var_out = None
         if want_variances and scores_out is not None:
             var_out = np.empty((X.shape[0], n_groups))
@@ -563,7 +568,9 @@ class _BaseSecondOrder(
             rows = np.sort(rng.choice(rows, _CALIBRATION_SIZE, replace=False))
         idx = np.searchsorted(self.classes_, np.asarray(y)[rows])
         self._calibration = None
-        self._record_margins(*self._margins(X[rows]), idx)
+        scores, var = self._margins(X[rows])
+        check_training_scores(scores)
+        self._record_margins(scores, var, idx)
         self._calibration_held_out = False
 
     def _record_margins(self, scores, var, idx):

@@ -35,8 +35,10 @@ __all__ = [
     "check_initial_scores",
     "check_intercept_scaling",
     "check_sample_count",
+    "check_training_scores",
     "check_state_array",
     "check_validation_split",
+    "check_warm_start_classes",
     "check_warm_start_shape",
     "initial_weights",
     "sum_of_squares",
@@ -217,10 +219,16 @@ def check_sample_count(estimator):
     """``estimator.t_`` (samples seen plus one) as an int, refused unless it
     is a whole number >= 1."""
     t = estimator.t_
-    if not (isinstance(t, Real) and np.isfinite(t) and t >= 1 and float(t) == int(t)):
+    if not (
+        isinstance(t, Real)
+        and np.isfinite(t)
+        and 1 <= t <= MAX_SAMPLE_COUNT
+        and float(t) == int(t)
+    ):
         raise ValueError(
             f"t_ of {type(estimator).__name__} must be the number of samples "
-            f"seen plus one, a whole number >= 1; got {t!r}. Refit with fit."
+            f"seen plus one, a whole number in [1, 2**53]; got {t!r}. Refit "
+            "with fit."
         )
     return int(t)
 
@@ -332,6 +340,22 @@ def _coo_problem(X):
         if n and (index.min() < 0 or index.max() >= X.shape[axis]):
             return f"a {name} index lies outside [0, {X.shape[axis]})"
     return None
+
+
+def check_warm_start_classes(estimator, previous):
+    """Refuse ``warm_start`` from a model of other classes (``previous``,
+    the ``classes_`` before this fit; None for an unfitted model or a
+    regressor): its weights belong to other labels."""
+    current = getattr(estimator, "classes_", None)
+    if previous is None or current is None:
+        return
+    if not np.array_equal(np.asarray(previous), np.asarray(current)):
+        raise ValueError(
+            f"Provided classes_ does not match dataset: the model has classes "
+            f"{np.asarray(previous).tolist()!r}, y has "
+            f"{np.asarray(current).tolist()!r}. Set warm_start=False to start "
+            "over with other classes."
+        )
 
 
 def canonical_csr(X):
@@ -447,6 +471,20 @@ def check_initial_scores(X, W, b):
         )
 
 
+def check_training_scores(scores):
+    """Refuse a fitted model whose decision values on (a sample of) its
+    training data are not finite: its weights grew until the products
+    overflow (huge sample weights), where ``partial_fit`` refuses the batch
+    that overflows them."""
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(
+            "The fitted model's decision values on its training data are not "
+            "finite: its weights grew until their products with the samples "
+            "overflow. Use smaller sample weights, or scale the input "
+            "(StandardScaler, MaxAbsScaler)."
+        )
+
+
 def check_intercept_scaling(estimator, value, n_features):
     """Refuse an intercept constant ``value`` (the ``intercept_scaling_``
     about to be set) whose square would not stay finite when the kernel adds
@@ -486,6 +524,14 @@ def check_validation_split(estimator, idx_train, idx_val, sample_weight):
             f"validation_fraction={estimator.validation_fraction!r} leaves an "
             "empty training or validation set; change validation_fraction, add "
             "samples, or set early_stopping=False."
+        )
+    if idx_val.shape[0] < 2 and not is_classifier(estimator):
+        raise ValueError(
+            f"Splitting {idx_train.shape[0] + idx_val.shape[0]} samples with "
+            f"validation_fraction={estimator.validation_fraction!r} leaves "
+            f"{idx_val.shape[0]} validation sample, where the validation "
+            "score (R^2) is not defined; it needs at least 2. Raise "
+            "validation_fraction, add samples, or set early_stopping=False."
         )
     if not np.any(sample_weight[idx_val]):
         raise ValueError(
