@@ -13,7 +13,7 @@ uses it.
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import call_cache
+from ._per_call import call_cache
 
 __all__ = ["AveragedPublicationMixin"]
 

@@ -46,7 +46,12 @@ from ._engine import (
 )
 from ._kernels import _first_order
 from ._linear_epochs import _LinearEpochs
-from ._per_call import LeanCallsMixin, LeanLabelsMixin
+from ._per_call import (
+    LeanCallsMixin,
+    LeanLabelsMixin,
+    call_cache,
+    params_snapshot,
+)
 from ._state import LinearState
 from ._targets import (
     BinaryTargets,
@@ -56,17 +61,17 @@ from ._targets import (
 from ._validation import (
     MAX_SAMPLE_COUNT,
     atomic_update,
-    call_cache,
     canonical_csr,
     check_batch_sample_weight,
+    check_csr_structure,
     check_initial_scores,
     check_intercept_scaling,
     check_sample_count,
     check_state_array,
     check_validation_split,
+    check_warm_start_classes,
     check_warm_start_shape,
     initial_weights,
-    params_snapshot,
     typical_feature_value,
     validation_split,
 )
@@ -227,6 +232,7 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         ``n_features_in_``, otherwise it is checked), ``y`` numeric for a
         regressor, ``sample_weight`` finite and non-negative.  Returns
         ``(X, y, sample_weight)``."""
+        check_csr_structure(X)
         X, y = validate_data(
             self,
             X,
@@ -328,12 +334,14 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         many features (a model of another shape is refused).  The public
         ``fit`` calls it inside ``atomic_update``."""
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
+        previous = self.__dict__.get("classes_")
         self._prepare_targets(y, classes=None, first_call=True, fitting=True)
         n_columns = self._n_columns()
         warm = False
         if self.warm_start and hasattr(self, "coef_") and coef_init is None:
-            # as scikit-learn: continuing from a model of another size is an
-            # error, not a silent restart
+            # as scikit-learn: continuing from a model of another size, or
+            # of other classes, is an error, not a silent restart
+            check_warm_start_classes(self, previous)
             check_warm_start_shape(
                 self, "coef_", np.shape(self.coef_), self._coef_shape()
             )
@@ -573,7 +581,7 @@ class OnlineLinearClassifierMixin(LeanLabelsMixin):
             self._target_strategy.check_form(kind, self.classes_)
         if not kind.multi_output:
             return super()._validate_batch(X, y, sample_weight, reset)
-        X, y = kind.validate(self, X, y, reset=reset)
+        X, y = kind.validate(self, check_csr_structure(X), y, reset=reset)
         sample_weight = check_batch_sample_weight(sample_weight, X)
         self._check_rows(X)
         return X, y, sample_weight
@@ -654,7 +662,9 @@ class OnlineLinearClassifierMixin(LeanLabelsMixin):
         """
         scores = self._lean_scores(X)
         if scores is None:
-            return super().decision_function(X)
+            # a CSR matrix is checked first: scipy's product trusts its
+            # structure
+            return super().decision_function(check_csr_structure(X))
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):

@@ -9,25 +9,34 @@ the kernels' form, and scores a few rows from the weights of their features
 (the averaged scores of a pending average included); anything else takes the
 full validation, which gives the errors it always gave.
 :class:`LeanLabelsMixin` reads a classifier's labels on that path.  The
-checks themselves are in :mod:`sklearn_pa._validation` (``lean_rows``,
+checks are the functions below (``lean_rows``,
 ``lean_labels``, ``lean_targets``, ``lean_sample_weight``,
-``params_unchanged``).
+``params_unchanged``), with :class:`CallCache`, what the path remembers of an
+estimator between calls.
 """
 
+import copy
+import weakref
+
 import numpy as np
+import scipy.sparse as sp
 
 from ._kernels import _first_order
+from ._kernels._first_order import csr_is_canonical as _csr_is_canonical
 from ._linear_epochs import _RowView
-from ._validation import (
-    call_cache,
-    lean_labels,
-    lean_rows,
-    lean_sample_weight,
-    lean_targets,
-    params_unchanged,
-)
 
-__all__ = ["LeanCallsMixin", "LeanLabelsMixin"]
+__all__ = [
+    "CallCache",
+    "LeanCallsMixin",
+    "LeanLabelsMixin",
+    "call_cache",
+    "lean_labels",
+    "lean_rows",
+    "lean_sample_weight",
+    "lean_targets",
+    "params_snapshot",
+    "params_unchanged",
+]
 
 # no averaging accumulators, as score_rows reads them
 _NO_ACCUMULATORS = (np.zeros((0, 1)), np.zeros(0))
@@ -186,3 +195,204 @@ class LeanLabelsMixin:
             # (a stream that passes the same object every call checks it once)
             cache.classes_arg = classes
         return lean_labels(classes_, y, n_samples)
+
+
+# ----------------------------------------------------------------------------
+# The lean path of a later partial_fit call.
+#
+# A stream of partial_fit calls on a few rows each must cost what its rows
+# cost.  scikit-learn's validation (validate_data, type_of_target, the
+# parameter constraints) costs about a millisecond a call; the checks below
+# accept a batch in O(its size) when it is in the form the kernels read
+# (float64 dense or canonical CSR with int32/int64 indices, labels of the
+# fitted classes, finite non-negative weights) and the parameters are those
+# of the last call.  They never raise: anything else returns None and the
+# call takes the full validation, which gives the error it always gave.
+
+
+def _param_names(cls):
+    names = _PARAM_NAMES.get(cls)
+    if names is None:
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+    return names
+
+
+_PARAM_NAMES = {}
+
+
+def _frozen(value):
+    """A copy of a mutable parameter value (dict, list, array), to tell an
+    in-place change; None for any other value."""
+    if isinstance(value, (dict, list)):
+        return copy.deepcopy(value)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return None
+
+
+def _same_param(value, frozen):
+    if frozen is None:
+        return True
+    try:
+        if isinstance(frozen, np.ndarray):
+            return isinstance(value, np.ndarray) and np.array_equal(
+                value, frozen, equal_nan=value.dtype.kind in "fc"
+            )
+        return bool(value == frozen)
+    except Exception:  # values that do not compare: changed
+        return False
+
+
+def params_snapshot(estimator):
+    """The estimator's parameter values as they are now: each object, and a
+    copy of the mutable ones (see :func:`params_unchanged`)."""
+    values = estimator.__dict__
+    return tuple(
+        (values.get(name, _MISSING), _frozen(values.get(name)))
+        for name in _param_names(type(estimator))
+    )
+
+
+_MISSING = object()
+
+
+def params_unchanged(estimator, snapshot):
+    """Whether every parameter of ``estimator`` is still the object of
+    ``snapshot`` (:func:`params_snapshot`), with the same content for a
+    mutable one: ``set_params`` or an assignment since then is a change.
+    O(number of parameters)."""
+    if snapshot is None:
+        return False
+    values = estimator.__dict__
+    for name, (value, frozen) in zip(_param_names(type(estimator)), snapshot):
+        current = values.get(name, _MISSING)
+        if current is not value or not _same_param(current, frozen):
+            return False
+    return True
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def lean_rows(X, n_features):
+    """``X`` as the kernels read it, checked in O(its size), or None.
+
+    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
+    float64 CSR matrix or array in canonical form (sorted, unique indices)
+    with a consistent structure (``indptr`` from 0 to the data length,
+    non-decreasing, every index in ``[0, n_features)``); at least one row,
+    ``n_features`` columns and finite values.  Anything else is None."""
+    if type(X) is np.ndarray:
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
+            return None
+        if X.dtype != np.float64:
+            if X.dtype.kind not in "iu":
+                return None
+            X = X.astype(np.float64)
+        elif not X.flags.c_contiguous:
+            X = np.ascontiguousarray(X)
+        if not np.isfinite(X).all():
+            return None
+        return X
+    if type(X) not in _CSR_TYPES or X.dtype != np.float64:
+        return None
+    n_rows, n_cols = X.shape
+    if n_rows == 0 or n_cols != n_features:
+        return None
+    indices, indptr = X.indices, X.indptr
+    if (
+        indptr.shape != (n_rows + 1,)
+        or indptr.dtype != indices.dtype
+        or indices.dtype not in _INDEX_DTYPES
+    ):
+        return None
+    try:
+        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
+    except (TypeError, ValueError):  # a non-contiguous array: the full path
+        return None
+    return X if ok else None
+
+
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def lean_sample_weight(sample_weight, n_samples):
+    """Per-sample weights as float64 (ones for None), or None unless they
+    are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    if not isinstance(sample_weight, np.ndarray):
+        return None
+    if sample_weight.dtype.kind not in "fiu" or sample_weight.shape != (n_samples,):
+        return None
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    if not np.isfinite(sample_weight).all() or (sample_weight < 0).any():
+        return None
+    return sample_weight
+
+
+def lean_labels(classes, y, n_samples):
+    """``y`` as an array of labels of ``classes`` (sorted), or None unless
+    it is 1-D, of ``n_samples`` labels, each one of ``classes``."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,):
+        return None
+    kind, classes_kind = y.dtype.kind, classes.dtype.kind
+    if kind == "O" or not (
+        kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
+    ):
+        return None
+    # a label of the classes is found where it sorts (an index past the end
+    # is clipped onto the last class, which then differs from it)
+    found = classes.take(classes.searchsorted(y), mode="clip")
+    if not (found == y).all():
+        return None
+    return y
+
+
+def lean_targets(y, n_samples):
+    """Regression targets as float64, or None unless ``y`` is a 1-D numeric
+    array-like of ``n_samples`` finite values."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,) or y.dtype.kind not in "fiu":
+        return None
+    y = np.asarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        return None
+    return y
+
+
+class CallCache:
+    """What the lean path of one estimator remembers between its calls,
+    kept outside the estimator (:func:`call_cache`), so that its attributes,
+    pickles and clones are those of a model without it.
+
+    Attributes
+    ----------
+    kernel_state : tuple or None
+        ``(coef, intercept, W, b, U, bu)``: the objects the estimator last
+        published as its learned state and the kernel arrays behind them
+        (see ``BaseOnlineLinear._trusted_state``).
+    lean : tuple or None
+        ``(params, classes)``: the :func:`params_snapshot` and the
+        ``classes_`` object of the last fully validated call.
+    classes_arg : object
+        The ``classes`` argument last checked against ``classes_``.
+    """
+
+    __slots__ = ("classes_arg", "kernel_state", "lean")
+
+    def __init__(self):
+        self.kernel_state = self.lean = self.classes_arg = None
+
+
+_CACHES = weakref.WeakKeyDictionary()
+
+
+def call_cache(estimator):
+    """The :class:`CallCache` of ``estimator`` (a new, empty one the first
+    time)."""
+    cache = _CACHES.get(estimator)
+    if cache is None:
+        cache = _CACHES[estimator] = CallCache()
+    return cache

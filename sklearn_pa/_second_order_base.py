@@ -39,10 +39,15 @@ from ._engine import run_epochs, validation_scorer
 from ._kernels import _first_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _RowView
-from ._per_call import _NO_ACCUMULATORS
+from ._per_call import _NO_ACCUMULATORS, lean_rows
 from ._second_order_epochs import _SecondOrderEpochs
 from ._state import SecondOrderState
-from ._validation import atomic_update, canonical_csr, lean_rows
+from ._validation import (
+    atomic_update,
+    canonical_csr,
+    check_csr_structure,
+    check_training_scores,
+)
 from .exceptions import NoisyLabelsWarning
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
@@ -188,7 +193,15 @@ class _BaseSecondOrder(
         params = self._kernel_params()
         n_groups = self._n_groups(params["rule"])
         sigma = self.__dict__.pop("_sigma_work", None)
-        if sigma is None or sigma.shape != self._sigma_shape(X.shape[1], n_groups):
+        shape = self._sigma_shape(X.shape[1], n_groups)
+        if sigma is not None and sigma.shape != shape:
+            raise ValueError(
+                f"The learned covariance has shape {sigma.shape}, but covariance="
+                f"{self.covariance!r}, multiclass and fit_intercept now need "
+                f"{shape}: one of them changed since it was learned. Set it "
+                "back, or refit with fit (warm_start=False)."
+            )
+        if sigma is None:
             sigma = self._new_sigma(X.shape[1], n_groups)
         elif stopping or not (sigma.flags.writeable and sigma.flags.c_contiguous):
             # fit (warm_start) starts from a copy; a partial_fit call updates
@@ -468,6 +481,7 @@ class _BaseSecondOrder(
             if lean is not None:
                 X = lean
             else:
+                check_csr_structure(X)
                 X = validate_data(
                     self,
                     X,
@@ -503,7 +517,9 @@ class _BaseSecondOrder(
             rows = np.sort(rng.choice(rows, CALIBRATION_SIZE, replace=False))
         idx = np.searchsorted(self.classes_, np.asarray(y)[rows])
         self._calibration = None
-        self._record_margins(*self._margins(X[rows]), idx)
+        scores, var = self._margins(X[rows])
+        check_training_scores(scores)
+        self._record_margins(scores, var, idx)
         self._calibration_held_out = False
 
     def _record_margins(self, scores, var, idx):
@@ -624,6 +640,7 @@ class _BaseSecondOrder(
             Probability of each class of ``classes_``.
         """
         check_is_fitted(self)
+        check_csr_structure(X)
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
         )
