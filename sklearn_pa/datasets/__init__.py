@@ -17,6 +17,7 @@ The 20 Newsgroups views (:func:`fetch_20newsgroups_multilabel`,
 loading, caching and downloading.
 """
 
+from ._file_partitions import read_csv_partitions, read_svmlight_partitions
 from ._files import iter_csv_file, iter_svmlight_file
 from ._newsgroups import (
     NEWSGROUP_SUBSETS,
@@ -36,4 +37,6 @@ __all__ = [
     "iter_csv_file",
     "iter_svmlight_file",
     "multilabel_targets",
+    "read_csv_partitions",
+    "read_svmlight_partitions",
 ]
