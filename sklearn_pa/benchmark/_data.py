@@ -42,6 +42,7 @@ DATASETS = {
     "preference-synthetic": "a synthetic preference stream (needs no data)",
     "stream-memory": "synthetic sparse stream, peak memory of partial_fit",
     "stream-2m": "synthetic sparse stream, parameter mixing on Dask",
+    "stream-file": "a svmlight file it writes, streamed against loaded",
 }
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")
