@@ -293,3 +293,44 @@ def test_csv_columns_are_checked():
             )
         )
     assert list(iter_csv_file(io.BytesIO(b""), target_column=0)) == []
+
+
+def test_progressive_validation_reads_the_file_in_batches(tmp_path):
+    from sklearn_pa.model_selection import progressive_val_score
+
+    X, y = _svmlight_data(n=120, n_features=10, seed=5)
+    path = tmp_path / "stream.svm.bz2"
+    _write_svmlight(path, X, y, opener=bz2.open)
+    est = PassiveAggressiveClassifier(random_state=0)
+    from_file = progressive_val_score(
+        est, iter_svmlight_file(path, 10, batch_size=25), classes=[0, 1, 2]
+    )
+    in_memory = progressive_val_score(
+        est,
+        ((X[i : i + 25], y[i : i + 25]) for i in range(0, 120, 25)),
+        classes=[0, 1, 2],
+    )
+    assert from_file == in_memory
+
+
+def test_memory_is_that_of_a_batch_not_of_the_file(tmp_path, monkeypatch):
+    import tracemalloc
+
+    X, y = _svmlight_data(n=20_000, n_features=200, seed=6)
+    path = tmp_path / "big.svm"
+    _write_svmlight(path, X, y)
+    size = path.stat().st_size
+    monkeypatch.setattr(_files, "_BLOCK", 1 << 16)
+    tracemalloc.start()
+    try:
+        n_rows = 0
+        for Xb, _ in iter_svmlight_file(path, 200, batch_size=500):
+            n_rows += Xb.shape[0]
+            del Xb
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert n_rows == 20_000
+    assert size > 6 * 2**20
+    # a few batches and blocks, not the file
+    assert peak < size / 5, (peak, size)
