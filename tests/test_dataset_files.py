@@ -334,3 +334,11 @@ def test_memory_is_that_of_a_batch_not_of_the_file(tmp_path, monkeypatch):
     assert size > 6 * 2**20
     # a few batches and blocks, not the file
     assert peak < size / 5, (peak, size)
+
+
+def test_a_bad_line_after_an_undecided_first_batch_is_the_one_named():
+    """zero_based='auto' is decided on whole batches, not on the prefixes
+    parsed to find a bad line: an index 0 before the bad line is no error."""
+    data = b"1 2:1\n1 0:1\n1 2:x\n"
+    with pytest.raises(ValueError, match="line 3: .*'1 2:x'"):
+        next(iter_svmlight_file(io.BytesIO(data), 3))

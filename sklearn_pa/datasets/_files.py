@@ -55,22 +55,18 @@ def _open_binary(f):
     yield f, getattr(f, "name", "<file object>")
 
 
-def _line_chunks(handle, n_lines, limit=None):
+def _line_chunks(handle, n_lines):
     """``(first_line, chunk)``: the bytes of ``n_lines`` complete lines at a
     time (``first_line`` counted from 0); the last chunk holds the rest,
-    whose final line may lack its newline.  Reads at most ``limit`` bytes."""
+    whose final line may lack its newline."""
     pending, pending_lines, line = [], 0, 0
-    left = limit
     eof = False
     while True:
         while pending_lines < n_lines and not eof:
-            size = _BLOCK if left is None else min(_BLOCK, left)
-            block = handle.read(size) if size else b""
+            block = handle.read(_BLOCK)
             if not block:
                 eof = True
                 break
-            if left is not None:
-                left -= len(block)
             pending.append(block)
             pending_lines += block.count(b"\n")
         if pending_lines >= n_lines:
@@ -102,11 +98,13 @@ class _BadLine(ValueError):
 def _parse_chunk(chunk, parse):
     """``parse(chunk)``; when it raises ``ValueError``, the first line whose
     prefix of the chunk fails is found by bisection and raised as
-    :class:`_BadLine`."""
+    :class:`_BadLine`.  The prefixes are parsed by ``parse.probe``, which
+    leaves the parser's state (a decision taken on a whole chunk) alone."""
     try:
         return parse(chunk)
     except ValueError:
         pass
+    parse = parse.probe
     lines = chunk.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -175,12 +173,19 @@ class _SvmlightParser:
         return X, y
 
     def __call__(self, chunk):
+        return self.probe(chunk, decide=True)
+
+    def probe(self, chunk, decide=False):
+        """Parse ``chunk``; ``decide``: an undecided ``"auto"`` is decided on
+        it, once for the whole file."""
         X, y = self._raw(chunk)
         indices = X.indices
-        if self.zero_based == "auto" and indices.size:
-            # decided once, for the whole file
-            self.zero_based = bool(indices.min() == 0)
-        shift = 0 if self.zero_based in (True, "auto") else 1
+        zero_based = self.zero_based
+        if zero_based == "auto" and indices.size:
+            zero_based = bool(indices.min() == 0)
+            if decide:
+                self.zero_based = zero_based
+        shift = 0 if zero_based in (True, "auto") else 1
         if shift and indices.size and indices.min() == 0:
             how = (
                 "the file was found one-based on its first batch (zero_based='auto'); "
@@ -220,11 +225,11 @@ def _check_zero_based(zero_based):
     return zero_based
 
 
-def _batches(handle, name, parse, batch_size, *, limit=None, first_line=None):
+def _batches(handle, name, parse, batch_size, *, first_line=None):
     """Parsed batches of ``batch_size`` lines; empty batches (comment or
     blank lines only) are skipped.  ``first_line()`` is the number of the
     first line read (only asked for when a line fails)."""
-    for start, chunk in _line_chunks(handle, batch_size, limit):
+    for start, chunk in _line_chunks(handle, batch_size):
         try:
             X, y = _parse_chunk(chunk, parse)
         except _BadLine as bad:
@@ -366,6 +371,9 @@ class _CsvParser:
         )
 
     def __call__(self, chunk):
+        return self.probe(chunk)
+
+    def probe(self, chunk):
         s = self.spec
         text = chunk.decode(s["encoding"])
         n_rows, y, parts = None, None, []
