@@ -77,8 +77,11 @@ def _ranges(paths, n_partitions):
         if p not in plain or sizes[p] == 0:
             ranges.append((p, 0, None))
             continue
-        k = max(1, round(n_partitions * sizes[p] / total)) if len(paths) > 1 else None
-        k = n_partitions if k is None else k
+        k = (
+            n_partitions
+            if len(paths) == 1
+            else max(1, round(n_partitions * sizes[p] / total))
+        )
         bounds = np.linspace(0, sizes[p], k + 1).astype(np.int64)
         ranges += [(p, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
     return ranges
@@ -150,7 +153,8 @@ def _arrays(ranges, read, n_features, x_meta, y_meta):
 
     xs, ys = [], []
     for path, start, stop in ranges:
-        block = dask.delayed(read, nout=2, pure=True)(path, start, stop)
+        # not pure: a file read again is read again (it may have changed)
+        block = dask.delayed(read, nout=2, pure=False)(path, start, stop)
         xs.append(
             da.from_delayed(
                 block[0], (np.nan, n_features), dtype=x_meta.dtype, meta=x_meta
