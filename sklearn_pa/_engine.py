@@ -50,6 +50,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import current_journal
+from .utils._shuffle import shuffle_int64
 
 __all__ = [
     "EpochAdapter",
@@ -237,6 +238,28 @@ def validation_scorer(estimator, X, y, sample_weight, val_idx):
     return score
 
 
+def _permutation(rng, idx):
+    """``rng.permutation(idx)``, the row order of an epoch, as int64.
+
+    For a :class:`numpy.random.RandomState` (what
+    :func:`sklearn.utils.check_random_state` returns) the shuffle runs
+    without the GIL (``utils/_shuffle.pyx``), drawing the same numbers from
+    the same generator: the order and the generator's state afterwards are
+    those of ``rng.permutation(idx)``.  numpy's own shuffle holds the GIL
+    for its whole loop, so that the threads of parameter mixing, which
+    start their epochs together, would draw their orders one after the
+    other before their compiled passes (which release the GIL) begin.
+    """
+    idx = np.asarray(idx)
+    bit_generator = getattr(rng, "_bit_generator", None)
+    legacy = type(rng) is np.random.RandomState and bit_generator is not None
+    if legacy and idx.ndim == 1:
+        order = np.array(idx, dtype=np.int64)  # a copy, shuffled in place
+        shuffle_int64(bit_generator, order)
+        return order
+    return rng.permutation(idx)
+
+
 def run_epochs(
     estimator,
     adapter,
@@ -330,7 +353,7 @@ def run_epochs(
         if shuffle and train_idx.shape[0] > 1:
             if journal is not None:
                 journal.save_generator(rng)
-            order = rng.permutation(train_idx)
+            order = _permutation(rng, train_idx)
         else:
             # (a permutation of one row draws nothing)
             order = train_idx

@@ -341,7 +341,7 @@ def test_rows_whose_norm_overflows_are_skipped_with_the_drivers_warning(name):
 def test_overflow_error_restores_the_second_order_model(monkeypatch):
     # a pass that leaves non-finite weights: the driver raises, the
     # adapter puts the mean back, and the estimator is as it was
-    import sklearn_pa._second_order_base as cw_module
+    import sklearn_pa._second_order_epochs as cw_module
 
     clf = ConfidenceWeightedClassifier(random_state=0)
     X, y = _classification()

@@ -30,6 +30,9 @@ The data set picks the protocol; every protocol prints a table and takes
   (:func:`run_stream_latency`).
 - ``stream-2m``: parameter mixing on Dask against the serial fit
   (:func:`run_stream_dask`, needs the ``dask`` extra).
+- ``stream-file``: a svmlight file the benchmark writes, streamed through
+  ``partial_fit`` in constant memory against ``load_svmlight_file`` +
+  ``fit``, each with its peak resident memory (:func:`run_stream_file`).
 
 The data folder is ``--data-home``, else the environment variable
 ``SKLEARN_PA_DATA``; nothing is downloaded.
@@ -73,6 +76,7 @@ from ._report import format_markdown, format_table, plot_results, write_output
 from ._semi_supervised import run_semi_supervised
 from ._sequence import run_conll2000
 from ._stream_dask import run_stream_dask
+from ._stream_file import run_stream_file, write_stream_file
 from ._stream_latency import run_stream_latency, stream_latency
 from ._stream_memory import run_stream_memory, stream_memory
 from ._timing import run_timing
@@ -108,6 +112,7 @@ __all__ = [
     "run_semi_supervised",
     "run_stream_dask",
     "run_stream_latency",
+    "run_stream_file",
     "run_stream_memory",
     "run_timing",
     "run_train_test",
@@ -115,4 +120,5 @@ __all__ = [
     "stream_latency",
     "stream_memory",
     "write_output",
+    "write_stream_file",
 ]

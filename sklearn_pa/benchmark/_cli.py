@@ -35,6 +35,7 @@ PROTOCOLS = {
     "stream-memory": "stream-memory",
     "stream-latency": "stream-latency",
     "stream-2m": "stream-dask",
+    "stream-file": "stream-file",
 }
 
 _TABLE = {"estimators", "epochs", "params", "random_state", "output", "plot"}
@@ -52,10 +53,17 @@ OPTIONS = {
     "stream-memory": {"estimators", "rows", "output", "plot"},
     "stream-latency": {"estimators", "output", "plot", "data_home"},
     "stream-dask": _TABLE | {"rows", "nnz", "workers", "scheduler", "threads"},
+    "stream-file": _TABLE | {"rows"},
 }
 
 #: Data sets that read no data folder.
-_NO_DATA = {"digits", "preference-synthetic", "stream-memory", "stream-2m"}
+_NO_DATA = {
+    "digits",
+    "preference-synthetic",
+    "stream-memory",
+    "stream-2m",
+    "stream-file",
+}
 
 #: protocol -> the task of the estimators it runs.
 TASKS = {
@@ -67,6 +75,7 @@ TASKS = {
     "semi-supervised": "classification",
     "sequence": "sequence",
     "stream-dask": "classification",
+    "stream-file": "classification",
 }
 
 
@@ -115,8 +124,9 @@ def build_parser():
             "(20newsgroups), label ranking (20newsgroups-multilabel), "
             "semi-supervised OBPM (20newsgroups-semi), sequence tagging "
             "(conll2000), progressive validation (preference, "
-            "preference-synthetic), memory on a long stream (stream-memory) "
-            "and parameter mixing on Dask (stream-2m). An option that does not "
+            "preference-synthetic), memory on a long stream (stream-memory), "
+            "parameter mixing on Dask (stream-2m) and a svmlight file streamed "
+            "against loaded (stream-file). An option that does not "
             "apply to the protocol is refused."
         ),
         epilog=(
@@ -258,13 +268,13 @@ def build_parser():
         default=None,
         help="use only the first sentences (default: all 8936)",
     )
-    group = parser.add_argument_group("stream-memory, stream-2m")
+    group = parser.add_argument_group("stream-memory, stream-2m, stream-file")
     group.add_argument(
         "--rows",
         type=int,
         default=None,
-        help="rows of the stream (default: 1000000 for stream-memory, "
-        "2000000 for stream-2m)",
+        help="rows of the stream (default: 1000000 for stream-memory and "
+        "stream-file, 2000000 for stream-2m)",
     )
     group.add_argument(
         "--nnz",
@@ -454,7 +464,10 @@ def _or(value, default):
 
 def _run(parser, args, protocol, params):
     verbose = 2 if args.verbose else 1
-    epochs = _or(args.epochs, 5 if protocol in ("semi-supervised", "sequence") else 3)
+    epochs = _or(
+        args.epochs,
+        {"semi-supervised": 5, "sequence": 5, "stream-file": 1}.get(protocol, 3),
+    )
     random_state = _or(args.random_state, 0)
     common = {"params": params, "verbose": verbose}
     if protocol in ("cross-validation", "train/test", "progressive", "timing"):
@@ -544,6 +557,16 @@ def _run(parser, args, protocol, params):
             )
         except ValueError as exc:
             parser.error(str(exc))
+    if protocol == "stream-file":
+        from ._stream_file import run_stream_file
+
+        return run_stream_file(
+            _or(args.rows, 1_000_000),
+            args.estimators,
+            epochs,
+            random_state=random_state,
+            **common,
+        )
     # stream-dask
     n_rows, workers = _or(args.rows, 2_000_000), _or(args.workers, [2])
     if n_rows < max(workers):

@@ -43,6 +43,7 @@ DATASETS = {
     "stream-memory": "synthetic sparse stream, peak memory of partial_fit",
     "stream-latency": "20 Newsgroups a few rows at a time, time per call",
     "stream-2m": "synthetic sparse stream, parameter mixing on Dask",
+    "stream-file": "a svmlight file it writes, streamed against loaded",
 }
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")

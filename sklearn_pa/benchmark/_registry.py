@@ -514,6 +514,7 @@ DEFAULT_ESTIMATORS_BY_DATASET = {
     "preference": list(REGRESSION_ESTIMATORS),
     "preference-synthetic": list(REGRESSION_ESTIMATORS),
     "stream-2m": ["PA-I", "AROW"],
+    "stream-file": ["PA-I"],
 }
 
 #: Published accuracies (percent) to print beside ours: data set -> estimator

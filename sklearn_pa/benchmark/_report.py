@@ -135,6 +135,12 @@ def _title(rows):
             f"({first['nnz']} non-zeros), {first['epochs']} epochs, accuracy on "
             f"{first['n_test']} held-out rows"
         )
+    if task == "stream-file":
+        return (
+            f"stream-file: {first['n_rows']:,} x 2^18 sparse rows in a svmlight "
+            f"file of {first['file_mib']:.0f} MiB, {first['epochs']} epoch(s), "
+            f"accuracy on {first['n_test']} held-out rows"
+        )
     raise ValueError(f"Unknown kind of rows {task!r}.")
 
 
@@ -349,6 +355,33 @@ def _stream_dask_cells(rows):
     return header, body
 
 
+def _stream_file_cells(rows):
+    header = [
+        "estimator",
+        "training",
+        "read (s)",
+        "fit (s)",
+        "wall time (s)",
+        "peak RSS (MiB)",
+        "RSS growth (MiB)",
+        "accuracy",
+    ]
+    body = [
+        [
+            row["estimator"],
+            row["training"],
+            f"{row['read_time']:.1f}",
+            f"{row['fit_time']:.1f}",
+            f"{row['wall_time']:.1f}",
+            f"{row['peak_rss_mib']:.0f}",
+            f"{row['rss_growth_mib']:.0f}",
+            f"{row['accuracy']:.4f}",
+        ]
+        for row in rows
+    ]
+    return header, body
+
+
 _CELLS = {
     "classification": _classification_cells,
     "regression": _regression_cells,
@@ -359,6 +392,7 @@ _CELLS = {
     "stream-memory": _stream_memory_cells,
     "stream-latency": _stream_latency_cells,
     "stream-dask": _stream_dask_cells,
+    "stream-file": _stream_file_cells,
 }
 
 
@@ -597,6 +631,13 @@ def _plot_values(rows):
     elif task == "stream-memory":
         values = [row["max_peak_mib"] for row in rows]
         xlabel = "max peak traced memory of partial_fit (MiB)"
+    elif task == "stream-file":
+        labels = [f"{row['estimator']} {row['training']}" for row in rows]
+        values = [row["peak_rss_mib"] for row in rows]
+        xlabel = "peak resident memory (MiB)"
+        notes = [
+            f"{row['wall_time']:.1f} s, accuracy {row['accuracy']:.4f}" for row in rows
+        ]
     else:  # stream-dask
         labels = [f"{row['estimator']} {row['training']}" for row in rows]
         values = [row["wall_time"] for row in rows]

@@ -289,7 +289,10 @@ def fit_parameter_mixing(
         refused with a ``TypeError`` saying what to use instead.
     X : dask array, dask DataFrame, array-like or sparse matrix
         Training data.  A dask array is split along its row chunks (its
-        blocks may be scipy CSR matrices); a dask DataFrame along its
+        blocks may be scipy CSR matrices, and their numbers of rows unknown,
+        as in the arrays of
+        :func:`~sklearn_pa.datasets.read_svmlight_partitions`: ``y`` is then
+        matched block by block); a dask DataFrame along its
         partitions; anything else is cut into ``n_partitions`` contiguous
         blocks of rows (shuffle first if the rows are sorted by label).
     y : dask array, dask Series or array-like of shape (n_samples,), default=None

@@ -127,7 +127,19 @@ def _blocks_of_dask_array(X, y, index_name="X"):
     if y is None:
         return x_blocks, [None] * len(x_blocks)
     if isinstance(y, da.Array):
-        y = y.rechunk((X.chunks[0],) + tuple((-1,) for _ in y.shape[1:]))
+        unknown = np.isnan(X.chunks[0]).any() or np.isnan(y.chunks[0]).any()
+        if not unknown:
+            y = y.rechunk((X.chunks[0],) + tuple((-1,) for _ in y.shape[1:]))
+        elif y.numblocks[0] != X.numblocks[0]:
+            raise ValueError(
+                f"X has {X.numblocks[0]} row blocks but y has {y.numblocks[0]}, "
+                "and their sizes are unknown (blocks read from files): make X "
+                "and y from the same blocks."
+            )
+        elif len(y.chunks) > 1 and len(y.chunks[1]) > 1:
+            y = y.rechunk({1: -1})
+        # blocks of unknown sizes are matched block by block; each partition
+        # checks that its X and y have the same rows
         y_blocks = list(y.to_delayed().reshape(-1))
     else:
         y = np.asarray(y)

@@ -1,0 +1,73 @@
+"""The row order of an epoch, drawn without holding the GIL.
+
+``numpy.random.RandomState.shuffle`` holds the GIL for its whole loop (about
+18 ns a row), so that threads running partitions of parameter mixing queue
+for the GIL at the start of every epoch before their compiled passes (which
+release it) can begin.  :func:`shuffle_int64` is the same Fisher-Yates loop
+over the same draws of the same bit generator (``random_interval`` of
+numpy's legacy distributions), so the permutation and the generator's state
+afterwards are those of ``RandomState.shuffle``, to the last bit; it holds
+the generator's lock instead of the GIL.
+"""
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    /* numpy/random/bitgen.h: a stable layout shared with numpy's BitGenerator */
+    typedef struct sklearn_pa_bitgen {
+      void *state;
+      uint64_t (*next_uint64)(void *st);
+      uint32_t (*next_uint32)(void *st);
+      double (*next_double)(void *st);
+      uint64_t (*next_raw)(void *st);
+    } sklearn_pa_bitgen_t;
+    """
+    ctypedef struct sklearn_pa_bitgen_t:
+        void *state
+        uint64_t (*next_uint64)(void *st) noexcept nogil
+        uint32_t (*next_uint32)(void *st) noexcept nogil
+
+
+cdef inline uint64_t _interval(sklearn_pa_bitgen_t *bitgen, uint64_t max_value) noexcept nogil:
+    """A uniform integer in [0, max_value] by masked rejection, as numpy's
+    ``random_interval`` draws it."""
+    cdef uint64_t mask = max_value, value
+    if max_value == 0:
+        return 0
+    mask |= mask >> 1
+    mask |= mask >> 2
+    mask |= mask >> 4
+    mask |= mask >> 8
+    mask |= mask >> 16
+    mask |= mask >> 32
+    if max_value <= 0xffffffffUL:
+        value = bitgen.next_uint32(bitgen.state) & mask
+        while value > max_value:
+            value = bitgen.next_uint32(bitgen.state) & mask
+    else:
+        value = bitgen.next_uint64(bitgen.state) & mask
+        while value > max_value:
+            value = bitgen.next_uint64(bitgen.state) & mask
+    return value
+
+
+def shuffle_int64(bit_generator, int64_t[::1] x):
+    """Shuffle ``x`` in place as ``RandomState.shuffle`` would with the
+    legacy generator whose bit generator is ``bit_generator``, without the
+    GIL."""
+    cdef sklearn_pa_bitgen_t *bitgen = <sklearn_pa_bitgen_t *> PyCapsule_GetPointer(
+        bit_generator.capsule, "BitGenerator"
+    )
+    cdef Py_ssize_t i, n = x.shape[0]
+    cdef int64_t j, tmp
+    with bit_generator.lock:
+        with nogil:
+            for i in range(n - 1, 0, -1):
+                j = <int64_t> _interval(bitgen, <uint64_t> i)
+                tmp = x[j]
+                x[j] = x[i]
+                x[i] = tmp
