@@ -49,6 +49,9 @@ from ._linear_epochs import _LinearEpochs
 from ._state import LinearState
 from ._targets import (
     BinaryTargets,
+    ClassGrowth,
+    added_classes,
+    grows_classes,
     is_indicator_matrix,
     single_label_targets,
 )
@@ -575,6 +578,15 @@ class BaseOnlineLinear(BaseEstimator):
             return scores_out
         return self
 
+    def _partial_fit_batch(self, X, y, classes, sample_weight, *, record_scores=False):
+        """What the public ``partial_fit`` runs inside ``atomic_update``:
+        ``_partial_fit``, or, for a classifier that adds classes as they
+        come, ``_partial_fit`` on the segments of a batch that meets new
+        labels (see ``OnlineLinearClassifierMixin._partial_fit_batch``)."""
+        return self._partial_fit(
+            X, y, classes, sample_weight, record_scores=record_scores
+        )
+
     def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values each sample got just before the model
@@ -608,7 +620,9 @@ class BaseOnlineLinear(BaseEstimator):
         """
         with atomic_update(self):
             args = (classes,) if is_classifier(self) else (None,)
-            scores = self._partial_fit(X, y, *args, sample_weight, record_scores=True)
+            scores = self._partial_fit_batch(
+                X, y, *args, sample_weight, record_scores=True
+            )
         if scores.shape[1] == 1:
             return scores[:, 0]
         return scores
@@ -675,16 +689,123 @@ class OnlineLinearClassifierMixin:
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         """Choose the target strategy, the classes and the class weights
         (on a ``fit`` or the first ``partial_fit``), or check a later batch's
-        labels against them; then adopt them (``_adopt_targets``)."""
+        labels against them; then adopt them (``_adopt_targets``).  With
+        ``new_classes="add"``, a later batch's labels that are not in
+        ``classes_`` are added first (``_grow_classes``)."""
         if first_call or fitting:
             strategy, classes_, cw = self._target_kind_of(y).start(
                 self, y, classes=classes, fitting=fitting
             )
         else:
+            if grows_classes(self) and not self._target_strategy.multi_output:
+                new = added_classes(self.classes_, y, classes)
+                if new.size:
+                    self._grow_classes(np.union1d(self.classes_, new))
             strategy = self._target_strategy
             classes_ = self.classes_
             cw = strategy.check(self, y, classes=classes)
         self._adopt_targets(classes_, cw, strategy)
+
+    # ------------------------------------------------------ growing classes
+    def _binary_split(self):
+        """The factor of a binary model's column in the columns of its two
+        classes when a third class arrives (see
+        :class:`~sklearn_pa._targets.ClassGrowth`): 1/2, so that the
+        difference of their scores is the binary score."""
+        return 0.5
+
+    def _class_growth(self, classes):
+        """The :class:`~sklearn_pa._targets.ClassGrowth` from ``classes_``
+        to ``classes``."""
+        return ClassGrowth(self.classes_, classes, split=self._binary_split())
+
+    def _grow_classes(self, classes):
+        """Make the fitted model one of ``classes`` (sorted, holding
+        ``classes_``): every learned array is read through one
+        :class:`~sklearn_pa._targets.ClassGrowth` (new arrays: the old ones
+        are left as they were, for ``atomic_update``), the new classes'
+        columns fresh.  O(model); only called when a new label arrives."""
+        growth = self._class_growth(classes)
+        W, b = self._state_arrays()
+        U = bu = None
+        if self._averaging_state():
+            U, bu = self._average_accum, self._average_intercept_accum
+        self._grow_extra_state(growth)
+        self.classes_ = classes
+        self._target_strategy = single_label_targets(classes)
+        W, b, U, bu = (
+            None if a is None else np.ascontiguousarray(growth.columns(a))
+            for a in (W, b, U, bu)
+        )
+        self._publish(W, b, U, bu)
+
+    def _grow_extra_state(self, growth):
+        """Hook: grow the learned state beside the weight columns (the
+        covariance of the confidence-weighted family); nothing here."""
+
+    def _partial_fit_batch(self, X, y, classes, sample_weight, *, record_scores=False):
+        """``_partial_fit``; with ``new_classes="add"``, on the segments of
+        the batch that start where a label not met before first appears, so
+        that a class is added at its first row and the rows before it never
+        see its column (exactly as if the stream had been cut there).  The
+        whole batch is validated before any segment is learned.  With
+        ``record_scores`` the segments' scores are returned in the columns of
+        the final model (:meth:`ClassGrowth.scores`)."""
+        cuts = self._class_cuts(X, y, classes, sample_weight)
+        if cuts is None:
+            return self._partial_fit(
+                X, y, classes, sample_weight, record_scores=record_scores
+            )
+        X, y, sample_weight = cuts.pop("batch")
+        bounds = [0, *cuts["starts"], y.shape[0]]
+        parts = []
+        for n, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
+            rows = slice(start, stop)
+            scores = self._partial_fit(
+                X[rows],
+                y[rows],
+                classes if n == 0 else None,
+                sample_weight[rows],
+                record_scores=record_scores,
+            )
+            parts.append((self.classes_, scores))
+        if not record_scores:
+            return self
+        out = []
+        for classes_, scores in parts:
+            if classes_.shape[0] != self.classes_.shape[0]:
+                scores = self._class_growth_from(classes_).scores(scores)
+            out.append(np.reshape(scores, (scores.shape[0], -1)))
+        return np.concatenate(out)
+
+    def _class_growth_from(self, classes):
+        return ClassGrowth(classes, self.classes_, split=self._binary_split())
+
+    def _class_cuts(self, X, y, classes, sample_weight):
+        """Where a batch must be cut for the labels it meets first (None
+        when it need not be: no new label, or only at its first row)."""
+        if not grows_classes(self) or is_indicator_matrix(y):
+            return None
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] < 2:
+            return None
+        first_call = not (
+            "coef_" in self.__dict__ or "_average_pending" in self.__dict__
+        )
+        known = np.empty(0, dtype=y.dtype)
+        if not first_call:
+            known = self.classes_
+        elif classes is not None:
+            known = np.asarray(classes)
+        labels, first = np.unique(y, return_index=True)
+        starts = np.sort(first[~np.isin(labels, known)])
+        starts = starts[starts > 0]
+        if not starts.size:
+            return None
+        # the whole batch is checked before any segment is learned
+        self._validate_params()
+        batch = self._validate_batch(X, y, sample_weight, reset=first_call)
+        return {"batch": batch, "starts": starts.tolist()}
 
     def _adopt_targets(self, classes, class_weight, strategy=None):
         """Set the classes, the class weights and the target strategy (the

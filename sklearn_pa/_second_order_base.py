@@ -56,6 +56,7 @@ def _base_constraints():
     del constraints["C"]
     constraints["covariance"] = [StrOptions({"diagonal", "full"})]
     constraints["class_weight"] = [StrOptions({"balanced"}), dict, None]
+    constraints["new_classes"] = [StrOptions({"error", "add"})]
     return constraints
 
 
@@ -199,7 +200,7 @@ class _BaseSecondOrder(
         ``_kernels/_rules.pxd``): the constraint rule (binary with two
         classes, else ``_rule()``), the step rule ``step``, ``phi`` =
         Phi^-1(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW)."""
-        rule = R.SO_BINARY if self.classes_.shape[0] == 2 else self._rule()
+        rule = R.SO_BINARY if self.classes_.shape[0] <= 2 else self._rule()
         return {
             "rule": int(rule),
             "step": int(step),
@@ -207,8 +208,40 @@ class _BaseSecondOrder(
             "param": float(param),
         }
 
-    def _n_groups(self, rule):
-        return self.classes_.shape[0] if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
+    def _n_groups(self, rule, n_classes=None):
+        if n_classes is None:
+            n_classes = self.classes_.shape[0]
+        return n_classes if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
+
+    def _grow_extra_state(self, growth):
+        """The covariance of a model that meets new classes (see
+        :class:`~sklearn_pa._targets.ClassGrowth`): a new class's block
+        starts at the identity, as a class never updated; an old class keeps
+        its block.  From two classes, each of the two old classes' blocks
+        (or the shared one of the support-class rule) is half the binary
+        covariance, so that the difference of their weights has the binary
+        model's distribution.  A model that has met one class never moved
+        its covariance: it starts over."""
+        sigma = getattr(self, "_sigma", None)
+        if sigma is None:
+            return
+        n_classes = growth.new_classes.shape[0]
+        rule = R.SO_BINARY if n_classes <= 2 else self._rule()
+        n_features = self.n_features_in_
+        new = self._new_sigma(n_features, self._n_groups(rule, n_classes))
+        n_old = growth.old_classes.shape[0]
+        if n_old > 1:
+            full = sigma.ndim == 3
+            old_blocks = sigma if full else sigma.T
+            new_blocks = new if full else new.T  # (a view: written through)
+            scale = 0.5 if growth.from_binary else 1.0
+            if new_blocks.shape[0] == 1:  # one block shared by the classes
+                new_blocks[0] = old_blocks[0] * scale
+            else:
+                for k in np.flatnonzero(growth.source >= 0):
+                    old = 0 if growth.from_binary else growth.source[k]
+                    new_blocks[k] = old_blocks[old] * scale
+        self._sigma = np.ascontiguousarray(new)
 
     # ------------------------------------------------------- covariance
     def _sigma_shape(self, n_features, n_groups):
@@ -418,7 +451,8 @@ class _BaseSecondOrder(
             Its labels, all in ``classes``.
         classes : array-like of shape (n_classes,), default=None
             Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.
+            optional (but checked) afterwards.  With ``new_classes="add"``:
+            optional, labels to add.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights scaling each sample's step.
 
@@ -431,7 +465,7 @@ class _BaseSecondOrder(
             # the margins each sample gets before the batch is learned (held
             # out, as in progressive validation) calibrate predict_proba
             before = self._margin_stats(X, y) if hasattr(self, "coef_") else None
-            self._partial_fit(X, y, classes, sample_weight)
+            self._partial_fit_batch(X, y, classes, sample_weight)
             if before is not None:
                 self._record_margins(*before)
             return self
@@ -459,7 +493,7 @@ class _BaseSecondOrder(
             held_out = getattr(self, "_calibration_held_out", True)
             self._record_variances = bool(predict_proba)
             try:
-                scores = self._partial_fit(
+                scores = self._partial_fit_batch(
                     X, y, classes, sample_weight, record_scores=True
                 )
             finally:

@@ -670,7 +670,7 @@ class SecondOrderState(LinearState):
     _summed = ("sigma",)  # (the Gaussian mix is not a weighted sum)
 
     def _initial_extra(self, est, n_features, state):
-        binary = est.classes_.shape[0] == 2
+        binary = est.classes_.shape[0] <= 2
         rule = SecondOrderRule.SO_BINARY if binary else est._rule()
         state["sigma"] = est._new_sigma(n_features, est._n_groups(rule))
         return state
