@@ -242,6 +242,17 @@ class _BaseSecondOrder(
                     old = 0 if growth.from_binary else growth.source[k]
                     new_blocks[k] = old_blocks[old] * scale
         self._sigma = np.ascontiguousarray(new)
+        # the recorded margins that calibrate predict_proba: the scores the
+        # grown model gives those rows (a new class scores 0 there)
+        calibration = getattr(self, "_calibration", None)
+        if calibration is not None:
+            scores, var, idx = calibration
+            if n_old > 1:
+                scores = growth.columns(np.reshape(scores, (scores.shape[0], -1)))
+                idx = np.flatnonzero(growth.source >= 0)[idx]
+                self._calibration = (scores, var, idx)
+            else:
+                self._calibration = None
 
     # ------------------------------------------------------- covariance
     def _sigma_shape(self, n_features, n_groups):

@@ -1,0 +1,392 @@
+"""Classifiers that add a class when the stream first meets it
+(``new_classes="add"``).
+
+The reference is written out here, independently of ``ClassGrowth``: stop
+the stream at the row where a class first appears, extend every learned
+array by hand with the family's fresh-class initialisation, publish it
+through the state protocol and continue.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from sklearn_pa import (
+    AROWClassifier,
+    ConfidenceWeightedClassifier,
+    MIRAClassifier,
+    PassiveAggressiveClassifier,
+    SCWClassifier,
+)
+
+PA_RULES = ("support", "max_loss", "prediction", "ovr")
+
+FAMILIES = [
+    *[
+        pytest.param(PassiveAggressiveClassifier, {"multiclass": m}, id=f"pa-{m}")
+        for m in PA_RULES
+    ],
+    pytest.param(
+        PassiveAggressiveClassifier,
+        {"multiclass": "support", "loss": "squared_hinge", "C": 0.3},
+        id="pa2-support",
+    ),
+    pytest.param(MIRAClassifier, {}, id="mira"),
+    *[
+        pytest.param(ConfidenceWeightedClassifier, {"multiclass": m}, id=f"cw-{m}")
+        for m in ("support", "single", "sequential")
+    ],
+    pytest.param(
+        ConfidenceWeightedClassifier,
+        {"multiclass": "single", "covariance": "full"},
+        id="cw-single-full",
+    ),
+    pytest.param(
+        ConfidenceWeightedClassifier,
+        {"multiclass": "support", "covariance": "full"},
+        id="cw-support-full",
+    ),
+    pytest.param(AROWClassifier, {}, id="arow"),
+    pytest.param(SCWClassifier, {}, id="scw"),
+]
+
+
+def _stream(n=90, n_features=6, seed=0, sparse=False):
+    """Classes 0 and 2 from the start, then 1 at row 30 and 3 at row 55
+    (so that the new classes land between and after the old ones)."""
+    rng = np.random.RandomState(seed)
+    y = np.concatenate(
+        [
+            rng.choice([0, 2], 30),
+            [1],
+            rng.choice([0, 1, 2], 24),
+            [3],
+            rng.choice([0, 1, 2, 3], n - 56),
+        ]
+    )
+    centres = rng.randn(4, n_features) * 2
+    X = centres[y] + rng.randn(n, n_features)
+    if sparse:
+        X[np.abs(X) < 0.5] = 0.0
+        X = sp.csr_matrix(X)
+    return X, y
+
+
+def _split(est):
+    ovr = getattr(est, "multiclass", None) == "ovr"
+    return 1.0 if ovr and isinstance(est, PassiveAggressiveClassifier) else 0.5
+
+
+def _per_class_blocks(est, n_classes):
+    rule = getattr(est, "multiclass", "single")
+    if isinstance(est, (AROWClassifier, SCWClassifier)):
+        rule = "single"
+    return n_classes > 2 and rule in ("single", "sequential")
+
+
+def _extend_by_hand(est, state, new_classes):
+    """The state of ``est`` (of ``est.classes_``) extended to
+    ``new_classes``: fresh columns zero, a binary column ``w`` split into
+    ``-split * w`` and ``+split * w``; covariance blocks of new classes the
+    identity, a binary block halved for each old class."""
+    old = est.classes_
+    K0, K1 = old.shape[0], new_classes.shape[0]
+    pos = np.searchsorted(new_classes, old)
+    split = _split(est)
+
+    def columns(A):
+        out = np.zeros(A.shape[:-1] + (K1,))
+        if K0 == 2:
+            out[..., pos[0]] = -split * A[..., 0]
+            out[..., pos[1]] = split * A[..., 0]
+        else:
+            out[..., pos] = A
+        return out
+
+    new = dict(state)
+    for name in ("W", "b", "U", "bu"):
+        if state.get(name) is not None:
+            new[name] = np.ascontiguousarray(columns(state[name]))
+    if "sigma" in state:
+        sigma = state["sigma"]
+        full = sigma.ndim == 3
+        D = sigma.shape[1] if full else sigma.shape[0]
+        scale = 0.5 if K0 == 2 else 1.0
+        if _per_class_blocks(est, K1):
+            if full:
+                out = np.tile(np.eye(D), (K1, 1, 1))
+                for j, p in enumerate(pos):
+                    out[p] = sigma[0 if K0 == 2 else j] * scale
+            else:
+                out = np.ones((D, K1))
+                for j, p in enumerate(pos):
+                    out[:, p] = sigma[:, 0 if K0 == 2 else j] * scale
+        else:
+            out = sigma * scale
+        new["sigma"] = np.ascontiguousarray(out)
+    return new
+
+
+INITIAL = np.array([0, 2])  # the classes announced on the first call
+
+
+def _reference(est, X, y, batches):
+    """The model of ``est`` (unfitted) on the stream ``X, y`` fed in
+    ``batches`` (lists of row slices), cut by hand at each row where a
+    class other than ``INITIAL`` first appears."""
+    labels, first = np.unique(y, return_index=True)
+    starts = sorted(first[~np.isin(labels, INITIAL)])
+    model = clone(est).set_params(new_classes="error")
+    rows = np.arange(y.shape[0])
+    pieces = []
+    for s in batches:
+        part = rows[s]
+        # cut the batch where a class first appears
+        cuts = [i for i in starts if part[0] < i <= part[-1]]
+        bounds = [part[0], *cuts, part[-1] + 1]
+        pieces += [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    classes = INITIAL
+    for s in pieces:
+        seen = np.union1d(classes, np.unique(y[s]))
+        if not hasattr(model, "coef_"):
+            model.partial_fit(X[s], y[s], classes=seen)
+        else:
+            if seen.shape[0] > classes.shape[0]:
+                learner = model.__sklearn_pa_state__()
+                state = _extend_by_hand(model, learner.get(), seen)
+                scale = model.intercept_scaling_
+                model = clone(model)
+                learner = model.__sklearn_pa_state__()
+                learner.initialise(
+                    X.shape[1],
+                    classes=seen,
+                    scale=scale,
+                    random_state=np.random.RandomState(0),
+                )
+                learner.set(state)
+            model.partial_fit(X[s], y[s])
+        classes = seen
+    return model
+
+
+def _assert_same_model(a, b):
+    np.testing.assert_array_equal(a.classes_, b.classes_)
+    sa, sb = a.__sklearn_pa_state__().get(), b.__sklearn_pa_state__().get()
+    assert sa.keys() == sb.keys()
+    for key in sa:
+        if isinstance(sa[key], np.ndarray):
+            np.testing.assert_allclose(sa[key], sb[key], rtol=0, atol=1e-12)
+        else:
+            assert sa[key] == sb[key], key
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=0, atol=1e-12)
+
+
+BATCHINGS = {
+    "rows": [slice(i, i + 1) for i in range(90)],
+    "uneven": [slice(0, 7), slice(7, 40), slice(40, 41), slice(41, 90)],
+    "one": [slice(0, 90)],
+}
+
+
+@pytest.mark.parametrize("Estimator, params", FAMILIES)
+@pytest.mark.parametrize("batching", ["uneven", "one"])
+@pytest.mark.parametrize("average", [False, True])
+def test_growth_is_the_model_cut_and_extended_by_hand(
+    Estimator, params, batching, average
+):
+    X, y = _stream(sparse=batching == "one")
+    est = Estimator(
+        **params, new_classes="add", shuffle=False, average=average, random_state=0
+    )
+    grown = clone(est)
+    for n, s in enumerate(BATCHINGS[batching]):
+        grown.partial_fit(X[s], y[s], classes=INITIAL if n == 0 else None)
+    expected = _reference(est, X, y, BATCHINGS[batching])
+    _assert_same_model(grown, expected)
+    np.testing.assert_array_equal(grown.classes_, [0, 1, 2, 3])
+
+
+@pytest.mark.parametrize(
+    "Estimator, params",
+    [
+        pytest.param(PassiveAggressiveClassifier, {}, id="pa"),
+        pytest.param(MIRAClassifier, {}, id="mira"),
+        pytest.param(ConfidenceWeightedClassifier, {}, id="cw"),
+    ],
+)
+def test_growth_row_by_row(Estimator, params):
+    X, y = _stream()
+    est = Estimator(**params, new_classes="add", shuffle=False, average=True)
+    grown = clone(est)
+    for n, s in enumerate(BATCHINGS["rows"]):
+        grown.partial_fit(X[s], y[s], classes=INITIAL if n == 0 else None)
+    _assert_same_model(grown, _reference(est, X, y, BATCHINGS["rows"]))
+
+
+@pytest.mark.parametrize("Estimator, params", FAMILIES)
+def test_rows_before_a_class_do_not_see_it(Estimator, params):
+    """The rows before a class's first appearance are learned by a model
+    without it, even within the batch that brings it."""
+    X, y = _stream()
+    k = 30  # class 1 first appears here
+    est = Estimator(**params, new_classes="add", shuffle=False)
+    before = clone(est).partial_fit(X[:k], y[:k], classes=INITIAL)
+    whole = clone(est)
+    scores = whole._partial_fit_scores(X[: k + 10], y[: k + 10], classes=INITIAL)
+    # the scores of the rows before k are those of the binary model, in
+    # the columns of the final classes (-inf for the class not met yet)
+    binary = clone(est).set_params(new_classes="error")
+    binary_scores = binary._partial_fit_scores(X[:k], y[:k], classes=[0, 2])
+    split = _split(est)
+    np.testing.assert_allclose(scores[:k, 0], -split * binary_scores, atol=1e-12)
+    np.testing.assert_allclose(scores[:k, 2], split * binary_scores, atol=1e-12)
+    assert np.all(scores[:k, 1] == -np.inf)
+    assert np.all(np.isfinite(scores[k:]))
+    np.testing.assert_array_equal(before.classes_, [0, 2])
+
+
+@pytest.mark.parametrize("Estimator, params", FAMILIES)
+def test_binary_predictions_survive_the_third_class(Estimator, params):
+    """At the third class, the binary model's column becomes its two
+    classes' columns: every earlier row keeps its prediction (a new class
+    that has learned nothing yet never wins)."""
+    X, y = _stream()
+    est = Estimator(**params, new_classes="add", random_state=0)
+    est.partial_fit(X[:30], y[:30], classes=INITIAL)
+    before = est.predict(X)
+    binary_scores = est.decision_function(X)
+    # the growth alone, before the new class's row teaches anything
+    est._grow_classes(np.array([0, 1, 2]))
+    np.testing.assert_array_equal(est.classes_, [0, 1, 2])
+    np.testing.assert_array_equal(est.predict(X[binary_scores != 0]), before)
+    scores = est.decision_function(X)
+    split = _split(est)
+    np.testing.assert_allclose(scores[:, 2] - scores[:, 0], 2 * split * binary_scores)
+    np.testing.assert_array_equal(scores[:, 1], 0.0)
+
+
+@pytest.mark.parametrize("Estimator, params", FAMILIES)
+def test_one_class_predicts_it_then_starts_binary(Estimator, params):
+    X, y = _stream()
+    # one class for 10 rows, then a second one
+    y = np.where((np.arange(y.shape[0]) < 10) | (y < 2), 7, 8)
+    y[10] = 8
+    est = Estimator(
+        **params, new_classes="add", shuffle=False, average=False, intercept_scaling=1.0
+    )
+    est.partial_fit(X[:10], y[:10])
+    np.testing.assert_array_equal(est.classes_, [7])
+    np.testing.assert_array_equal(est.predict(X), np.full(X.shape[0], 7))
+    np.testing.assert_array_equal(est.coef_, 0.0)
+    assert est.t_ == 11.0
+    # the next class: a binary model that starts at zero at row 10
+    est.partial_fit(X[10:40], y[10:40])
+    ref = clone(est).set_params(new_classes="error")
+    ref.partial_fit(X[10:40], y[10:40], classes=[7, 8])
+    assert est.t_ == 41.0
+    np.testing.assert_allclose(est.coef_, ref.coef_, atol=1e-12)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, atol=1e-12)
+
+
+@pytest.mark.parametrize("Estimator, params", FAMILIES)
+def test_rejected_batch_with_a_new_label_changes_nothing(Estimator, params):
+    X, y = _stream()
+    est = Estimator(**params, new_classes="add", average=True, random_state=0)
+    est.partial_fit(X[:20], y[:20])
+    state = est.__sklearn_pa_state__().get()
+    coef, t = est.coef_.copy(), est.t_
+    X_bad = X[20:40].copy()
+    X_bad[-1, 0] = np.nan  # after the new class's first row
+    y_bad = y[20:40].copy()
+    y_bad[5] = 9  # a new label, cutting the batch before the bad row
+    with pytest.raises(ValueError):
+        est.partial_fit(X_bad, y_bad)
+    np.testing.assert_array_equal(est.classes_, [0, 2])
+    np.testing.assert_array_equal(est.coef_, coef)
+    assert est.t_ == t
+    after = est.__sklearn_pa_state__().get()
+    for key, value in state.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(after[key], value)
+    # a label of another type is refused too, before anything moves
+    with pytest.raises(ValueError):
+        est.partial_fit(X[20:22], np.array(["a", "b"]))
+    np.testing.assert_array_equal(est.classes_, [0, 2])
+
+
+@pytest.mark.parametrize("Estimator, params", FAMILIES)
+def test_pickle_and_clone_after_growth(Estimator, params):
+    X, y = _stream()
+    est = Estimator(**params, new_classes="add", random_state=0, average=True)
+    est.partial_fit(X[:60], y[:60])
+    copy = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(copy.predict(X), est.predict(X))
+    est.partial_fit(X[60:], y[60:])
+    copy.partial_fit(X[60:], y[60:])
+    _assert_same_model(copy, est)
+    fresh = clone(est)
+    assert fresh.get_params()["new_classes"] == "add"
+    assert not hasattr(fresh, "classes_")
+    fresh.partial_fit(X, y)
+    np.testing.assert_array_equal(fresh.classes_, [0, 1, 2, 3])
+
+
+def test_announced_classes_and_class_weight_of_later_classes():
+    X, y = _stream()
+    est = PassiveAggressiveClassifier(
+        new_classes="add", class_weight={3: 2.0, 1: 0.5}, random_state=0
+    )
+    est.partial_fit(X[:20], y[:20], classes=[0, 2, 5])
+    np.testing.assert_array_equal(est.classes_, [0, 2, 5])
+    est.partial_fit(X[20:], y[20:])
+    np.testing.assert_array_equal(est.classes_, [0, 1, 2, 3, 5])
+    assert est.coef_.shape == (5, X.shape[1])
+
+
+def test_default_still_refuses_a_new_label():
+    X, y = _stream()
+    est = PassiveAggressiveClassifier().partial_fit(X[:20], y[:20], classes=[0, 2])
+    with pytest.raises(ValueError, match="not in classes"):
+        est.partial_fit(X[20:40], y[20:40])
+    with pytest.raises(ValueError, match="new_classes='add'"):
+        PassiveAggressiveClassifier().partial_fit(X[:20], y[:20])
+
+
+def test_growth_refuses_what_has_fixed_classes():
+    X, y = _stream()
+    cost = np.ones((3, 3)) - np.eye(3)
+    with pytest.raises(ValueError, match="cost_matrix"):
+        PassiveAggressiveClassifier(new_classes="add", cost_matrix=cost).partial_fit(
+            X, y
+        )
+    Y = np.column_stack([y == 0, y == 1, y >= 2]).astype(int)
+    with pytest.raises(ValueError, match="multilabel"):
+        PassiveAggressiveClassifier(new_classes="add").partial_fit(X, Y)
+
+
+def test_string_labels_stay_sorted():
+    X, y = _stream()
+    names = np.array(["delta", "alpha", "charlie", "bravo"])[y]
+    est = PassiveAggressiveClassifier(new_classes="add", random_state=0)
+    for s in BATCHINGS["uneven"]:
+        est.partial_fit(X[s], names[s])
+    np.testing.assert_array_equal(est.classes_, ["alpha", "bravo", "charlie", "delta"])
+    assert set(est.predict(X)) <= set(est.classes_)
+
+
+def test_check_for_new_labels_does_not_touch_the_model(monkeypatch):
+    """A batch without a new label never grows the model (the check is a
+    sort of the batch's labels, not a pass over the weights)."""
+    X, y = _stream()
+    est = PassiveAggressiveClassifier(new_classes="add", random_state=0)
+    est.partial_fit(X, y)
+    calls = []
+    monkeypatch.setattr(
+        type(est), "_grow_classes", lambda self, c: calls.append(c), raising=True
+    )
+    est.partial_fit(X[:5], y[:5])
+    assert calls == []
