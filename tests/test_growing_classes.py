@@ -244,8 +244,10 @@ def test_rows_before_a_class_do_not_see_it(Estimator, params):
     split = _split(est)
     np.testing.assert_allclose(scores[:k, 0], -split * binary_scores, atol=1e-12)
     np.testing.assert_allclose(scores[:k, 2], split * binary_scores, atol=1e-12)
-    assert np.all(scores[:k, 1] == -np.inf)
-    assert np.all(np.isfinite(scores[k:]))
+    # row k itself is predicted by the model before it, without class 1
+    assert np.all(scores[: k + 1, 1] == -np.inf)
+    assert np.all(np.isfinite(scores[k, [0, 2]]))
+    assert np.all(np.isfinite(scores[k + 1 :]))
     np.testing.assert_array_equal(before.classes_, [0, 2])
 
 
@@ -390,3 +392,39 @@ def test_check_for_new_labels_does_not_touch_the_model(monkeypatch):
     )
     est.partial_fit(X[:5], y[:5])
     assert calls == []
+
+
+def test_progressive_scores_never_know_a_class_before_its_row():
+    """In the compiled progressive pass, the first row of each class is
+    predicted without it; the very first row (no class known) is not
+    predicted at all; and the batches do not matter."""
+    X, y = _stream()
+    est = PassiveAggressiveClassifier(new_classes="add", shuffle=False)
+    scores = clone(est)._partial_fit_scores(X, y)
+    assert np.all(np.isnan(scores[0]))
+    labels, first = np.unique(y, return_index=True)
+    for label, row in zip(labels, first):
+        if row > 0:
+            assert scores[row, label] == -np.inf
+            assert np.argmax(scores[row]) != label
+    for batches in (BATCHINGS["uneven"], BATCHINGS["rows"]):
+        model = clone(est)
+        parts = [model._partial_fit_scores(X[s], y[s]) for s in batches]
+        # (each batch's scores are in the columns of the model after it)
+        final = model.classes_
+        mapped = []
+        for s, part in zip(batches, parts):
+            part = np.reshape(part, (s.stop - s.start, -1))
+            known = np.unique(y[: s.stop])
+            if known.shape[0] < final.shape[0]:
+                full = np.full((part.shape[0], final.shape[0]), -np.inf)
+                cols = np.searchsorted(final, known)
+                if known.shape[0] >= 3:
+                    full[:, cols] = part
+                else:
+                    full = None  # (the binary and one-class forms: not compared)
+                part = full
+            mapped.append(part)
+        for s, part in zip(batches, mapped):
+            if part is not None:
+                np.testing.assert_allclose(part, scores[s], atol=1e-12)
