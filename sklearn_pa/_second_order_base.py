@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from ._growth import grow_second_order_state
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _EpochAveraging, _RowView
@@ -214,45 +215,9 @@ class _BaseSecondOrder(
         return n_classes if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
 
     def _grow_extra_state(self, growth):
-        """The covariance of a model that meets new classes (see
-        :class:`~sklearn_pa._targets.ClassGrowth`): a new class's block
-        starts at the identity, as a class never updated; an old class keeps
-        its block.  From two classes, each of the two old classes' blocks
-        (or the shared one of the support-class rule) is half the binary
-        covariance, so that the difference of their weights has the binary
-        model's distribution.  A model that has met one class never moved
-        its covariance: it starts over."""
-        sigma = getattr(self, "_sigma", None)
-        if sigma is None:
-            return
-        n_classes = growth.new_classes.shape[0]
-        rule = R.SO_BINARY if n_classes <= 2 else self._rule()
-        n_features = self.n_features_in_
-        new = self._new_sigma(n_features, self._n_groups(rule, n_classes))
-        n_old = growth.old_classes.shape[0]
-        if n_old > 1:
-            full = sigma.ndim == 3
-            old_blocks = sigma if full else sigma.T
-            new_blocks = new if full else new.T  # (a view: written through)
-            scale = 0.5 if growth.from_binary else 1.0
-            if new_blocks.shape[0] == 1:  # one block shared by the classes
-                new_blocks[0] = old_blocks[0] * scale
-            else:
-                for k in np.flatnonzero(growth.source >= 0):
-                    old = 0 if growth.from_binary else growth.source[k]
-                    new_blocks[k] = old_blocks[old] * scale
-        self._sigma = np.ascontiguousarray(new)
-        # the recorded margins that calibrate predict_proba: the scores the
-        # grown model gives those rows (a new class scores 0 there)
-        calibration = getattr(self, "_calibration", None)
-        if calibration is not None:
-            scores, var, idx = calibration
-            if n_old > 1:
-                scores = growth.columns(np.reshape(scores, (scores.shape[0], -1)))
-                idx = np.flatnonzero(growth.source >= 0)[idx]
-                self._calibration = (scores, var, idx)
-            else:
-                self._calibration = None
+        """The covariance and the recorded margins of a model that meets
+        new classes (:func:`~sklearn_pa._growth.grow_second_order_state`)."""
+        grow_second_order_state(self, growth, self._rule())
 
     # ------------------------------------------------------- covariance
     def _sigma_shape(self, n_features, n_groups):

@@ -1,7 +1,6 @@
 """The progressive-validation loop: batches, pipelines, the predict-then-learn
 step of each batch and the assembly of its outputs."""
 
-import copy
 import inspect
 import numbers
 import warnings
@@ -24,6 +23,9 @@ from sklearn.utils import (
 )
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
+
+from .._targets import grows_classes
+from ._delay import _with_final, delayed_pass, label_arrival
 
 _METHODS = ("predict", "decision_function", "predict_proba")
 
@@ -102,15 +104,6 @@ def _split_pipeline(estimator):
     return final, transform
 
 
-def _with_final(pipeline, final):
-    """The pipeline with its last step replaced by the fitted learner."""
-    if pipeline is None:
-        return final
-    out = copy.copy(pipeline)
-    out.steps = list(pipeline.steps[:-1]) + [(pipeline.steps[-1][0], final)]
-    return out
-
-
 class _ArrayStream:
     """In-memory arrays cut into consecutive batches."""
 
@@ -183,7 +176,17 @@ def _check_inputs(estimator, X, y, sample_weight, batch_size):
     return final, transform, X
 
 
-def _progressive(estimator, X, y, *, classes, sample_weight, batch_size, responses):
+def _progressive(
+    estimator,
+    X,
+    y,
+    *,
+    classes,
+    sample_weight,
+    batch_size,
+    responses,
+    delay=None,
+):
     """The predict-then-learn pass; returns a Bunch with each response of
     ``responses`` per sample, ``y``, ``sample_weight``, ``predicted`` and
     the fitted ``estimator``."""
@@ -191,15 +194,39 @@ def _progressive(estimator, X, y, *, classes, sample_weight, batch_size, respons
     arrays = isinstance(stream, _ArrayStream)
     est = clone(final)
     classifier = is_classifier(est)
+    growing = classifier and grows_classes(est)
     fit_kwargs = {}
-    if classifier:
+    if classifier and not (growing and classes is None):
         if classes is None and not arrays:
             raise ValueError(
                 "classes must be given for a classifier on a stream: the list "
                 "of every label the stream may contain, e.g. "
-                "classes=np.unique(y_all)."
+                "classes=np.unique(y_all); or use a learner that adds classes "
+                "as they come (new_classes='add')."
             )
         fit_kwargs["classes"] = unique_labels(stream.y if classes is None else classes)
+    if delay is not None and not (isinstance(delay, numbers.Integral) and delay == 0):
+        if not arrays:
+            raise ValueError(
+                "delay applies to arrays X, y (the label arrival times are "
+                "per row); pass the stream's arrays."
+            )
+        if batch_size is not None:
+            raise ValueError(
+                "delay and batch_size cannot be combined: with a delay the "
+                "learner is called as the labels arrive."
+            )
+        arrival = label_arrival(delay, stream.n_samples)
+        return delayed_pass(
+            est,
+            transform,
+            stream,
+            arrival,
+            fit_kwargs,
+            responses,
+            fast=_has_score_protocol(est),
+            pipeline=estimator if transform is not None else None,
+        )
 
     def prepare(X_batch):
         return X_batch if transform is None else transform(X_batch)

@@ -1,0 +1,207 @@
+"""Classifiers that add a class when the stream first meets it.
+
+``new_classes="add"`` is one mechanism for every family: the target
+strategy's :class:`~sklearn_pa._targets.ClassGrowth` maps the weight columns
+of a model of the old classes to those of the new ones, and
+:class:`GrowingClassesMixin` applies it to every learned array of the
+fitted model (weights, intercepts, averaging accumulators; a family with
+more state grows it in the hook ``_grow_extra_state``, such as
+:func:`grow_second_order_state` for the covariance of the
+confidence-weighted family).  ``partial_fit`` learns a batch that meets new
+labels in segments cut where each first appears, so that a class is added
+at its own row.  Nothing here runs on a batch without a new label, beyond a
+sort of its labels.
+"""
+
+import numpy as np
+
+from ._kernels._rules import SecondOrderRule as R
+from ._targets import (
+    ClassGrowth,
+    grows_classes,
+    is_indicator_matrix,
+    single_label_targets,
+)
+
+__all__ = ["GrowingClassesMixin", "grow_second_order_state"]
+
+
+class GrowingClassesMixin:
+    """Growth of a fitted classifier's classes (``new_classes="add"``),
+    mixed into :class:`~sklearn_pa._base.OnlineLinearClassifierMixin`."""
+
+    def _binary_split(self):
+        """The factor of a binary model's column in the columns of its two
+        classes when a third class arrives (see
+        :class:`~sklearn_pa._targets.ClassGrowth`): 1/2, so that the
+        difference of their scores is the binary score."""
+        return 0.5
+
+    def _class_growth(self, classes):
+        """The :class:`~sklearn_pa._targets.ClassGrowth` from ``classes_``
+        to ``classes``."""
+        return ClassGrowth(self.classes_, classes, split=self._binary_split())
+
+    def _grow_classes(self, classes):
+        """Make the fitted model one of ``classes`` (sorted, holding
+        ``classes_``): every learned array is read through one
+        :class:`~sklearn_pa._targets.ClassGrowth` (new arrays: the old ones
+        are left as they were, for ``atomic_update``), the new classes'
+        columns fresh.  O(model); only called when a new label arrives."""
+        growth = self._class_growth(classes)
+        W, b = self._state_arrays()
+        U = bu = None
+        if self._averaging_state():
+            U, bu = self._average_accum, self._average_intercept_accum
+        self._grow_extra_state(growth)
+        self.classes_ = classes
+        self._target_strategy = single_label_targets(classes)
+        W, b, U, bu = (
+            None if a is None else np.ascontiguousarray(growth.columns(a))
+            for a in (W, b, U, bu)
+        )
+        self._publish(W, b, U, bu)
+
+    def _grow_extra_state(self, growth):
+        """Hook: grow the learned state beside the weight columns (the
+        covariance of the confidence-weighted family); nothing here."""
+
+    def _partial_fit_batch(self, X, y, classes, sample_weight, *, record_scores=False):
+        """``_partial_fit``; with ``new_classes="add"``, on the segments of
+        the batch that start where a label not met before first appears, so
+        that a class is added at its first row and the rows before it never
+        see its column (exactly as if the stream had been cut there).  The
+        whole batch is validated before any segment is learned.
+
+        With ``record_scores`` the segments' scores are returned in the
+        columns of the final model (:meth:`ClassGrowth.scores`), and the
+        first row of a new class is scored as the model before it (which
+        did not know that class) scored it: its new classes score ``-inf``,
+        and a row that no known class can be predicted for is NaN."""
+        cuts = self._class_cuts(X, y, classes, sample_weight)
+        if cuts is None:
+            return self._partial_fit(
+                X, y, classes, sample_weight, record_scores=record_scores
+            )
+        known = cuts["known"]
+        if cuts["batch"] is not None:
+            X, y, sample_weight = cuts["batch"]
+        bounds = [0, *cuts["starts"], y.shape[0]]
+        parts = []
+        for n, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
+            rows = slice(start, stop)
+            if len(bounds) == 2:  # one segment: the batch as it came
+                segment = (X, y, sample_weight)
+            else:
+                segment = (X[rows], y[rows], sample_weight[rows])
+            scores = self._partial_fit(
+                *segment[:2],
+                classes if n == 0 else None,
+                segment[2],
+                record_scores=record_scores,
+            )
+            parts.append((known, self.classes_, scores))
+            known = self.classes_
+        if not record_scores:
+            return self
+        out = []
+        for known, classes_, scores in parts:
+            if classes_.shape[0] != self.classes_.shape[0]:
+                scores = self._class_growth_from(classes_).scores(scores)
+            scores = np.reshape(scores, (scores.shape[0], -1)).copy()
+            scores[0] = _scores_of_known(scores[0], self.classes_, known)
+            out.append(scores)
+        return np.concatenate(out)
+
+    def _class_growth_from(self, classes):
+        return ClassGrowth(classes, self.classes_, split=self._binary_split())
+
+    def _class_cuts(self, X, y, classes, sample_weight):
+        """Where a batch must be cut for the labels it meets first: None
+        when the model does not add classes; else the labels known before
+        the batch (``known``), the rows after the first where a new label
+        first appears (``starts``) and, when there are any, the batch
+        validated as a whole (``batch``)."""
+        if not grows_classes(self) or is_indicator_matrix(y):
+            return None
+        first_call = not (
+            "coef_" in self.__dict__ or "_average_pending" in self.__dict__
+        )
+        y = np.asarray(y)
+        if not first_call:
+            known = self.classes_
+        elif classes is not None:
+            known = np.unique(np.asarray(classes))
+        else:
+            known = np.empty(0, dtype=y.dtype)
+        cuts = {"known": known, "starts": [], "batch": None}
+        if y.ndim != 1 or y.shape[0] < 2:
+            return cuts
+        labels, first = np.unique(y, return_index=True)
+        starts = np.sort(first[~np.isin(labels, known)])
+        starts = starts[starts > 0]
+        if starts.size:
+            # the whole batch is checked before any segment is learned
+            self._validate_params()
+            cuts["batch"] = self._validate_batch(X, y, sample_weight, reset=first_call)
+            cuts["starts"] = starts.tolist()
+        return cuts
+
+
+def _scores_of_known(row, classes, known):
+    """The scores ``row`` (in the columns of ``classes``) of a row predicted
+    by a model that knew only the classes ``known``: the others score
+    ``-inf``; NaN when it knew none (nothing can be predicted)."""
+    row = row.copy()
+    if known.shape[0] == classes.shape[0]:
+        return row
+    if known.shape[0] == 0:
+        row[:] = np.nan
+    elif classes.shape[0] == 2:  # one known class; the sign picks classes[1]
+        row[:] = np.inf if known[0] == classes[1] else -np.inf
+    elif not np.isnan(row[0]):
+        row[~np.isin(classes, known)] = -np.inf
+    return row
+
+
+def grow_second_order_state(est, growth, rule):
+    """Grow the covariance ``est._sigma`` of a confidence-weighted model
+    (multiclass rule ``rule``) that meets new classes, and the margins it
+    recorded to calibrate ``predict_proba``: a new class's block
+    starts at the identity, as a class never updated; an old class keeps
+    its block.  From two classes, each of the two old classes' blocks
+    (or the shared one of the support-class rule) is half the binary
+    covariance, so that the difference of their weights has the binary
+    model's distribution.  A model that has met one class never moved
+    its covariance: it starts over."""
+    sigma = getattr(est, "_sigma", None)
+    if sigma is None:
+        return
+    n_classes = growth.new_classes.shape[0]
+    rule = R.SO_BINARY if n_classes <= 2 else rule
+    n_features = est.n_features_in_
+    new = est._new_sigma(n_features, est._n_groups(rule, n_classes))
+    n_old = growth.old_classes.shape[0]
+    if n_old > 1:
+        full = sigma.ndim == 3
+        old_blocks = sigma if full else sigma.T
+        new_blocks = new if full else new.T  # (a view: written through)
+        scale = 0.5 if growth.from_binary else 1.0
+        if new_blocks.shape[0] == 1:  # one block shared by the classes
+            new_blocks[0] = old_blocks[0] * scale
+        else:
+            for k in np.flatnonzero(growth.source >= 0):
+                old = 0 if growth.from_binary else growth.source[k]
+                new_blocks[k] = old_blocks[old] * scale
+    est._sigma = np.ascontiguousarray(new)
+    # the recorded margins that calibrate predict_proba: the scores the
+    # grown model gives those rows (a new class scores 0 there)
+    calibration = getattr(est, "_calibration", None)
+    if calibration is not None:
+        scores, var, idx = calibration
+        if n_old > 1:
+            scores = growth.columns(np.reshape(scores, (scores.shape[0], -1)))
+            idx = np.flatnonzero(growth.source >= 0)[idx]
+            est._calibration = (scores, var, idx)
+        else:
+            est._calibration = None
