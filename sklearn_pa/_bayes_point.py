@@ -307,6 +307,12 @@ class OnlineBayesPointClassifier(
                 f"such as PassiveAggressiveClassifier; got {type(base).__name__}."
             )
         base._validate_params()
+        if getattr(base, "new_classes", "error") != "error":
+            raise ValueError(
+                "OnlineBayesPointClassifier keeps its copies for a fixed set of "
+                "classes: set new_classes='error' on the base estimator and "
+                "pass every class as classes on the first call to partial_fit."
+            )
         if base.average == "epoch":
             # the base estimator's default: the copies keep their iterates
             # (the Bayes point is itself an average)

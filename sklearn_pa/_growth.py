@@ -23,7 +23,11 @@ from ._targets import (
     single_label_targets,
 )
 
-__all__ = ["GrowingClassesMixin", "grow_second_order_state"]
+__all__ = [
+    "GrowingClassesMixin",
+    "grow_second_order_state",
+    "refuse_growing_proba",
+]
 
 
 class GrowingClassesMixin:
@@ -113,6 +117,11 @@ class GrowingClassesMixin:
             out.append(scores)
         return np.concatenate(out)
 
+    def _stream_started(self):
+        """Whether ``partial_fit`` continues a model (not its first call)."""
+        # (not hasattr(self, "coef_"), which would compute a pending average)
+        return "coef_" in self.__dict__ or "_average_pending" in self.__dict__
+
     def _class_growth_from(self, classes):
         return ClassGrowth(classes, self.classes_, split=self._binary_split())
 
@@ -124,9 +133,7 @@ class GrowingClassesMixin:
         validated as a whole (``batch``)."""
         if not grows_classes(self) or is_indicator_matrix(y):
             return None
-        first_call = not (
-            "coef_" in self.__dict__ or "_average_pending" in self.__dict__
-        )
+        first_call = not self._stream_started()
         y = np.asarray(y)
         if not first_call:
             known = self.classes_
@@ -205,3 +212,15 @@ def grow_second_order_state(est, growth, rule):
             est._calibration = (scores, var, idx)
         else:
             est._calibration = None
+
+
+def refuse_growing_proba(est):
+    """Raise ``NotImplementedError`` (the compiled progressive pass's
+    refusal) for the probabilities of a stream that adds classes: the
+    calibration cannot read the rows of classes not met yet, and the
+    predict / partial_fit loop records them instead."""
+    if grows_classes(est):
+        raise NotImplementedError(
+            "predict_proba of a stream that adds classes is recorded by the "
+            "predict / partial_fit loop."
+        )

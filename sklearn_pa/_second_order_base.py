@@ -32,7 +32,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._growth import grow_second_order_state
+from ._growth import grow_second_order_state, refuse_growing_proba
 from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _EpochAveraging, _RowView
@@ -462,6 +462,8 @@ class _BaseSecondOrder(
         before each row, refitted at intervals (see
         ``_progressive_proba``).
         """
+        if predict_proba:
+            refuse_growing_proba(self)
         with atomic_update(self):
             fitted = hasattr(self, "coef_")
             before = self._margin_stats(X, y) if fitted else None

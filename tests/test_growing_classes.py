@@ -17,7 +17,9 @@ from sklearn.base import clone
 from sklearn_pa import (
     AROWClassifier,
     ConfidenceWeightedClassifier,
+    KernelPassiveAggressiveClassifier,
     MIRAClassifier,
+    OnlineBayesPointClassifier,
     PassiveAggressiveClassifier,
     SCWClassifier,
 )
@@ -428,3 +430,63 @@ def test_progressive_scores_never_know_a_class_before_its_row():
         for s, part in zip(batches, mapped):
             if part is not None:
                 np.testing.assert_allclose(part, scores[s], atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("batching", ["rows", "uneven", "one"])
+def test_kernel_pa_growth_is_the_model_cut_and_extended_by_hand(kernel, batching):
+    """Kernel PA: the dual coefficients of a new class are zero on every
+    support vector; at the third class the binary coefficients a become
+    -a/2 and +a/2 (the max-loss rule)."""
+    X, y = _stream()
+    params = dict(kernel=kernel, gamma=0.1, shuffle=False, random_state=0)
+    grown = KernelPassiveAggressiveClassifier(**params, new_classes="add")
+    for n, s in enumerate(BATCHINGS[batching]):
+        grown.partial_fit(X[s], y[s], classes=INITIAL if n == 0 else None)
+    # by hand: stop at each first appearance, extend dual_coef_, continue
+    ref = KernelPassiveAggressiveClassifier(**params)
+    ref.partial_fit(X[:30], y[:30], classes=INITIAL)
+    for k, stop, classes in ((30, 55, [0, 1, 2]), (55, 90, [0, 1, 2, 3])):
+        alpha = ref.dual_coef_
+        if alpha.shape[0] == 1:
+            new = np.vstack([-alpha / 2, np.zeros_like(alpha), alpha / 2])
+        else:
+            new = np.vstack([alpha, np.zeros((1, alpha.shape[1]))])
+        ref.dual_coef_ = new
+        ref.classes_ = np.array(classes)
+        ref.partial_fit(X[k:stop], y[k:stop])
+    np.testing.assert_array_equal(grown.classes_, ref.classes_)
+    np.testing.assert_allclose(grown.dual_coef_, ref.dual_coef_, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(grown.support_vectors_, ref.support_vectors_)
+    np.testing.assert_allclose(
+        grown.decision_function(X), ref.decision_function(X), atol=1e-12
+    )
+    copy = pickle.loads(pickle.dumps(grown))
+    np.testing.assert_array_equal(copy.predict(X), grown.predict(X))
+
+
+def test_kernel_pa_one_class_and_rejected_batch():
+    X, y = _stream()
+    est = KernelPassiveAggressiveClassifier(new_classes="add", random_state=0)
+    est.partial_fit(X[:1], y[:1])
+    np.testing.assert_array_equal(est.predict(X), np.full(X.shape[0], y[0]))
+    assert est.dual_coef_.shape[1] == 0
+    est.partial_fit(X[1:40], y[1:40])
+    before = est.dual_coef_.copy(), est.classes_.copy()
+    X_bad = X[40:60].copy()
+    X_bad[-1, 0] = np.inf
+    y_bad = y[40:60].copy()
+    y_bad[3] = 11
+    with pytest.raises(ValueError):
+        est.partial_fit(X_bad, y_bad)
+    np.testing.assert_array_equal(est.dual_coef_, before[0])
+    np.testing.assert_array_equal(est.classes_, before[1])
+
+
+def test_bayes_point_refuses_a_growing_base_clearly():
+    X, y = _stream()
+    obpm = OnlineBayesPointClassifier(
+        estimator=PassiveAggressiveClassifier(new_classes="add")
+    )
+    with pytest.raises(ValueError, match="new_classes='error'"):
+        obpm.partial_fit(X, y, classes=np.unique(y))

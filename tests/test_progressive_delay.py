@@ -9,6 +9,7 @@ from sklearn.linear_model import SGDClassifier
 
 from sklearn_pa import (
     AROWClassifier,
+    ConfidenceWeightedClassifier,
     MIRAClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
@@ -211,3 +212,19 @@ def test_delay_and_window_errors():
     stream = [(X[:10], y[:10]), (X[10:], y[10:])]
     with pytest.raises(ValueError, match="arrays"):
         progressive_val_score(est, stream, classes=[0, 1], delay=2)
+
+
+def test_growing_probabilities_take_the_loop():
+    """The compiled pass refuses the probabilities of a stream that adds
+    classes (before touching the model): the per-sample loop records them,
+    in the columns of the final classes."""
+    X, y = _data(n=40)
+    est = ConfidenceWeightedClassifier(new_classes="add")
+    with pytest.raises(NotImplementedError):
+        clone(est)._partial_fit_scores(X, y, predict_proba=True)
+    proba, predicted = progressive_val_predict(
+        est, X, y, method="predict_proba", batch_size=1
+    )
+    assert proba.shape == (40, 3)
+    assert not predicted[0] and predicted[1:].all()
+    np.testing.assert_allclose(proba[predicted].sum(axis=1), 1.0)

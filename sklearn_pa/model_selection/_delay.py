@@ -121,9 +121,7 @@ def delayed_pass(
         parts = []
         for _rows, values, classes_then in records:
             parts.append(
-                _in_final_columns(
-                    values[r], r, classes_then, final_classes, est, classifier
-                )
+                in_final_columns(values[r], classes_then, r, final_classes, est)
             )
         outputs[r] = _fill_rows(parts, records, n, predicted)
     result = Bunch(
@@ -179,11 +177,11 @@ class _InitialModel:
         return respond
 
 
-def _in_final_columns(values, response, classes_then, final_classes, est, classifier):
+def in_final_columns(values, classes_then, response, final_classes, est):
     """A block's responses in the columns of the final classes of a model
     whose classes grew since (``new_classes="add"``)."""
     if (
-        not classifier
+        not is_classifier(est)
         or response == "predict"
         or classes_then is None
         or final_classes is None
@@ -192,7 +190,9 @@ def _in_final_columns(values, response, classes_then, final_classes, est, classi
         return values
     if response == "predict_proba":
         out = np.zeros((values.shape[0], len(final_classes)))
-        out[:, np.searchsorted(final_classes, classes_then)] = values
+        columns = np.searchsorted(final_classes, classes_then)
+        # (one class known: it is certain)
+        out[:, columns] = values if len(classes_then) > 1 else 1.0
         return out
     split = est._binary_split() if hasattr(est, "_binary_split") else 0.5
     growth = ClassGrowth(np.asarray(classes_then), final_classes, split=split)

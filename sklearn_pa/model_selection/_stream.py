@@ -25,7 +25,7 @@ from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 
 from .._targets import grows_classes
-from ._delay import _with_final, delayed_pass, label_arrival
+from ._delay import _with_final, delayed_pass, in_final_columns, label_arrival
 
 _METHODS = ("predict", "decision_function", "predict_proba")
 
@@ -300,7 +300,10 @@ def _progressive(
                     method = r
                     if r == "decision_function" and not classifier:
                         method = "predict"
-                    outputs[r].append(np.asarray(getattr(est, method)(X_batch)))
+                    value = np.asarray(getattr(est, method)(X_batch))
+                    if growing:  # in the columns of the final classes
+                        value = (value, est.classes_)
+                    outputs[r].append(value)
                 else:
                     outputs[r].append(None)
             predicted.append(np.full(n_part, fitted))
@@ -308,6 +311,12 @@ def _progressive(
             weights.append(sw)
             est.partial_fit(X_batch, y_batch, **learn_kwargs(sw))
             fitted = True
+    if growing and not fast:
+        for r in responses:
+            outputs[r] = [
+                p if p is None else in_final_columns(*p, r, est.classes_, est)
+                for p in outputs[r]
+            ]
     y_all = np.concatenate(ys) if ys else np.empty(0)
     n_samples = y_all.shape[0]
     if any(w is not None for w in weights):
