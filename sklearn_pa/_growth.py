@@ -13,6 +13,8 @@ at its own row.  Nothing here runs on a batch without a new label, beyond a
 sort of its labels.
 """
 
+import copy
+
 import numpy as np
 
 from ._kernels._rules import SecondOrderRule as R
@@ -25,6 +27,10 @@ from ._targets import (
 
 __all__ = [
     "GrowingClassesMixin",
+    "adopt_state_classes",
+    "over_the_union",
+    "with_classes",
+    "with_union",
     "grow_second_order_state",
     "refuse_growing_proba",
 ]
@@ -224,3 +230,62 @@ def refuse_growing_proba(est):
             "predict_proba of a stream that adds classes is recorded by the "
             "predict / partial_fit loop."
         )
+
+
+# ------------------------------------------------- parameter mixing (_state.py)
+def with_classes(est, state):
+    """A learned state of the state protocol, with the classes of a model
+    that adds them as they come: models that met different classes are
+    mixed over the union of their classes (:func:`over_the_union`)."""
+    if grows_classes(est):
+        state["classes"] = est.classes_
+    return state
+
+
+def adopt_state_classes(est, state):
+    """Give ``est`` the classes of ``state`` before it is published (class
+    weights are computed again by the next ``partial_fit``)."""
+    classes = state.get("classes")
+    if classes is not None and not np.array_equal(classes, est.classes_):
+        est._adopt_targets(classes, np.ones(max(2, classes.shape[0])))
+
+
+def with_union(state, union):
+    """The mixed ``state``, with the union of the mixed models' classes."""
+    if union is not None:
+        state["classes"] = union
+    return state
+
+
+def over_the_union(est, states, prior):
+    """``(states, prior, classes)``: the states of models that met
+    different classes each grown to the union of their classes (through one
+    :class:`~sklearn_pa._targets.ClassGrowth` each, the covariance of the
+    confidence-weighted family included), the prior too, and that union;
+    unchanged and None when the states carry no classes."""
+    classes = [s.get("classes") for s in states]
+    if any(c is None for c in classes):
+        return states, prior, None
+    union = classes[0]
+    for c in classes[1:]:
+        union = np.union1d(union, c)
+    grown = [_grown_state(est, s, union) for s in states]
+    return grown, _grown_state(est, prior, union), union
+
+
+def _grown_state(est, state, union):
+    classes = state.get("classes")
+    if classes is None or classes.shape[0] == union.shape[0]:
+        return state
+    growth = ClassGrowth(classes, union, split=est._binary_split())
+    grown = dict(state, classes=union)
+    for name in ("W", "b", "U", "bu"):
+        if state.get(name) is not None:
+            grown[name] = np.ascontiguousarray(growth.columns(state[name]))
+    if state.get("sigma") is not None:
+        model = copy.copy(est)
+        model.__dict__.pop("_calibration", None)
+        model._sigma = state["sigma"]
+        grow_second_order_state(model, growth, model._rule())
+        grown["sigma"] = model._sigma
+    return grown

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
 
+from . import _growth
 from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels._rules import SecondOrderRule
 from ._mixing import linear_mix, mix_second_order_gaussian
@@ -545,6 +546,7 @@ class LinearState(LearnerState):
         return state
 
     def _set_on(self, est, state):
+        _growth.adopt_state_classes(est, state)
         est.t_ = float(state["t"])  # before _publish, which averages over it
         est._average_from = int(state.get("avg_start", 1))
         est._publish(state["W"], state["b"], state.get("U"), state.get("bu"))
@@ -555,7 +557,8 @@ class LinearState(LearnerState):
         if est._averaging_state():
             U, bu = est._average_accum, est._average_intercept_accum
         start = int(est.__dict__.get("_average_from", 1))
-        return dict(W=W, b=b, U=U, bu=bu, t=float(est.t_), avg_start=start)
+        state = dict(W=W, b=b, U=U, bu=bu, t=float(est.t_), avg_start=start)
+        return _growth.with_classes(est, state)
 
     def _run_epoch(self, est, block, rng):
         # as partial_fit continues a model, without validating the block
@@ -596,6 +599,7 @@ class LinearState(LearnerState):
                 f"{type(self.estimator).__name__}."
             )
         t_new = summed_count(float(prior["t"]), [float(s["t"]) for s in states])
+        states, prior, union = _growth.over_the_union(self.estimator, states, prior)
         W, b, extra = self._mix_means(states, weights, prior, rule)
         if rule == "gaussian":
             weights = np.full(len(states), 1.0 / len(states))  # for the averages
@@ -609,7 +613,8 @@ class LinearState(LearnerState):
             ]
             avg = linear_mix([a[0] for a in averages], weights)
             avg_b = linear_mix([a[1] for a in averages], weights)
-        return self._mixed(W, b, avg, avg_b, t_new, extra, start)
+        mixed = self._mixed(W, b, avg, avg_b, t_new, extra, start)
+        return _growth.with_union(mixed, union)
 
     def _mixed(self, W, b, avg, avg_b, t_new, extra, start):
         """The mixed state from its mixed weights and, when averaging, its
@@ -627,6 +632,8 @@ class LinearState(LearnerState):
     _summed = ()  # further state arrays mixed as weighted sums
 
     def reducible(self, rule):
+        if _growth.grows_classes(self.estimator):  # (gathered: see mix)
+            return False
         return rule in ("uniform", "updates") and type(self).mix is LinearState.mix
 
     def mix_terms(self, state, weight, rule):

@@ -490,3 +490,38 @@ def test_bayes_point_refuses_a_growing_base_clearly():
     )
     with pytest.raises(ValueError, match="new_classes='error'"):
         obpm.partial_fit(X, y, classes=np.unique(y))
+
+
+@pytest.mark.parametrize(
+    "Estimator, params",
+    [
+        pytest.param(PassiveAggressiveClassifier, {"average": True}, id="pa"),
+        pytest.param(PassiveAggressiveClassifier, {"multiclass": "ovr"}, id="ovr"),
+        pytest.param(ConfidenceWeightedClassifier, {"multiclass": "single"}, id="cw"),
+    ],
+)
+def test_mixing_models_of_different_classes_is_over_the_union(Estimator, params):
+    """Parameter mixing of two models that met different classes: each is
+    extended by hand to the union of their classes, then averaged."""
+    X, y = _stream()
+    est = Estimator(**params, new_classes="add", shuffle=False, random_state=0)
+    rows_a = np.isin(y, [0, 1, 2])
+    rows_b = np.isin(y, [0, 2])  # a binary model
+    a = clone(est).partial_fit(X[rows_a], y[rows_a], classes=[0, 2])
+    b = clone(est).partial_fit(X[rows_b], y[rows_b], classes=[0, 2])
+    learner = clone(est).__sklearn_pa_state__()
+    prior = learner.initialise(X.shape[1], classes=np.array([0, 2]), scale=1.0)
+    states = [m.__sklearn_pa_state__().get() for m in (a, b)]
+    mixed = learner.mix(states, np.array([0.25, 0.75]), prior=prior)
+    np.testing.assert_array_equal(mixed["classes"], [0, 1, 2])
+    grown_b = _extend_by_hand(b, states[1], np.array([0, 1, 2]))
+    for key in ("W", "b", "sigma"):
+        if key in states[0]:
+            expected = 0.25 * states[0][key] + 0.75 * grown_b[key]
+            np.testing.assert_allclose(mixed[key], expected, rtol=0, atol=1e-12)
+    model = learner.set(mixed)
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2])
+    assert model.coef_.shape == (3, X.shape[1])
+    model.partial_fit(X[:10], y[:10])  # and it goes on, meeting class 3 later
+    model.partial_fit(X[55:], y[55:])
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2, 3])
