@@ -21,6 +21,7 @@ from ._kernels._rules import SecondOrderRule as R
 from ._targets import (
     ClassGrowth,
     grows_classes,
+    in_sorted,
     is_indicator_matrix,
     single_label_targets,
 )
@@ -151,7 +152,7 @@ class GrowingClassesMixin:
         if y.ndim != 1 or y.shape[0] < 2:
             return cuts
         labels, first = np.unique(y, return_index=True)
-        starts = np.sort(first[~np.isin(labels, known)])
+        starts = np.sort(first[~in_sorted(labels, known)])
         starts = starts[starts > 0]
         if starts.size:
             # the whole batch is checked before any segment is learned

@@ -43,6 +43,7 @@ __all__ = [
     "added_classes",
     "checked_class_weight",
     "grows_classes",
+    "in_sorted",
     "is_indicator_matrix",
     "single_label_targets",
 ]
@@ -243,9 +244,28 @@ def added_classes(classes_, y, classes=None):
     if classes is not None:
         met = np.union1d(met, np.asarray(classes))
     if met.size and classes_.size:
-        # (refuses strings beside numbers, as unique_labels does)
-        unique_labels(classes_[:1], met)
+        text = [np.asarray(a).dtype.kind in "USO" for a in (classes_, met)]
+        if text[0] != text[1]:
+            raise ValueError(
+                "Mix of label input types (string and number): the labels "
+                f"{met.tolist()!r} are not of the type of classes_ "
+                f"{classes_.tolist()!r}."
+            )
+        new = met[~in_sorted(met, classes_)]
+        return new if new.size == 0 else np.unique(unique_labels(new))
     return np.setdiff1d(met, classes_)
+
+
+def in_sorted(values, sorted_values):
+    """Whether each of ``values`` is in the sorted array ``sorted_values``
+    (a binary search: cheaper than ``np.isin`` on a batch of a few rows)."""
+    values = np.asarray(values)
+    text = [a.dtype.kind in "USO" for a in (values, sorted_values)]
+    if sorted_values.shape[0] == 0 or text[0] != text[1]:
+        return np.zeros(values.shape, dtype=bool)
+    idx = np.searchsorted(sorted_values, values)
+    idx[idx == sorted_values.shape[0]] = 0
+    return sorted_values[idx] == values
 
 
 class ClassGrowth:
