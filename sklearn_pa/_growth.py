@@ -124,6 +124,15 @@ class GrowingClassesMixin:
             out.append(scores)
         return np.concatenate(out)
 
+    def _grows_classes(self):
+        """Whether this model adds the classes it meets
+        (``new_classes="add"``)."""
+        return grows_classes(self)
+
+    def _labelled(self, y):
+        """The rows of ``y`` that carry a class label (all here)."""
+        return np.ones(y.shape[0], dtype=bool)
+
     def _stream_started(self):
         """Whether ``partial_fit`` continues a model (not its first call)."""
         # (not hasattr(self, "coef_"), which would compute a pending average)
@@ -138,7 +147,7 @@ class GrowingClassesMixin:
         the batch (``known``), the rows after the first where a new label
         first appears (``starts``) and, when there are any, the batch
         validated as a whole (``batch``)."""
-        if not grows_classes(self) or is_indicator_matrix(y):
+        if not self._grows_classes() or is_indicator_matrix(y):
             return None
         first_call = not self._stream_started()
         y = np.asarray(y)
@@ -151,8 +160,9 @@ class GrowingClassesMixin:
         cuts = {"known": known, "starts": [], "batch": None}
         if y.ndim != 1 or y.shape[0] < 2:
             return cuts
-        labels, first = np.unique(y, return_index=True)
-        starts = np.sort(first[~in_sorted(labels, known)])
+        labelled = np.flatnonzero(self._labelled(y))
+        labels, first = np.unique(y[labelled], return_index=True)
+        starts = np.sort(labelled[first[~in_sorted(labels, known)]])
         starts = starts[starts > 0]
         if starts.size:
             # the whole batch is checked before any segment is learned

@@ -485,13 +485,61 @@ def test_kernel_pa_one_class_and_rejected_batch():
     np.testing.assert_array_equal(est.classes_, before[1])
 
 
-def test_bayes_point_refuses_a_growing_base_clearly():
+@pytest.mark.parametrize("batching", ["rows", "uneven", "one"])
+@pytest.mark.parametrize("multiclass", ["support", "ovr"])
+def test_bayes_point_growth_is_the_model_cut_and_extended_by_hand(batching, multiclass):
+    """The online Bayes point machine over a base estimator with
+    new_classes="add": every copy's columns grow as the base's would, the
+    mistake counts are kept; unlabeled rows (-1) are no class."""
     X, y = _stream()
-    obpm = OnlineBayesPointClassifier(
-        estimator=PassiveAggressiveClassifier(new_classes="add")
+    y = y.copy()
+    y[[5, 31, 40, 70]] = -1  # unlabeled rows, one right after class 1 appears
+    base = PassiveAggressiveClassifier(
+        new_classes="add", multiclass=multiclass, intercept_scaling=1.0
     )
-    with pytest.raises(ValueError, match="new_classes='error'"):
-        obpm.partial_fit(X, y, classes=np.unique(y))
+    params = dict(n_estimators=4, shuffle=False, random_state=0, unlabeled_step=0.5)
+    grown = OnlineBayesPointClassifier(estimator=base, **params)
+    for n, s in enumerate(BATCHINGS[batching]):
+        grown.partial_fit(X[s], y[s], classes=INITIAL if n == 0 else None)
+    split = 1.0 if multiclass == "ovr" else 0.5
+    ref = OnlineBayesPointClassifier(
+        estimator=clone(base).set_params(new_classes="error"), **params
+    )
+    labels, first = np.unique(y, return_index=True)
+    cuts = sorted(first[~np.isin(labels, [-1, *INITIAL])])
+    rng = None
+    for start, stop in zip([0, *cuts], [*cuts, y.shape[0]]):
+        if start == 0:
+            ref.partial_fit(X[:stop], y[:stop], classes=INITIAL)
+            continue
+        new = np.union1d(ref.classes_, y[start : start + 1])
+        learner = ref.__sklearn_pa_state__()
+        state = learner.get()
+        K0, M, D = ref.classes_.shape[0], 4, X.shape[1]
+        W = state["W"].reshape(D, M, -1)
+        b = state["b"].reshape(M, -1)
+        pos = np.searchsorted(new, ref.classes_)
+        W2, b2 = np.zeros((D, M, new.shape[0])), np.zeros((M, new.shape[0]))
+        if K0 == 2:
+            W2[..., pos[0]], W2[..., pos[1]] = -split * W[..., 0], split * W[..., 0]
+            b2[..., pos[0]], b2[..., pos[1]] = -split * b[..., 0], split * b[..., 0]
+        else:
+            W2[..., pos], b2[..., pos] = W, b
+        state.update(W=W2.reshape(D, -1), b=b2.reshape(-1))
+        rng = ref._rng
+        scale = ref.intercept_scaling_
+        ref = clone(ref)
+        learner = ref.__sklearn_pa_state__()
+        learner.initialise(D, classes=new, scale=scale, random_state=rng)
+        learner.set(state)
+        ref.partial_fit(X[start:stop], y[start:stop])
+    np.testing.assert_array_equal(grown.classes_, [0, 1, 2, 3])
+    np.testing.assert_array_equal(grown.classes_, ref.classes_)
+    np.testing.assert_allclose(grown.coef_, ref.coef_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(grown.intercept_, ref.intercept_, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(grown.n_mistakes_, ref.n_mistakes_)
+    copy = pickle.loads(pickle.dumps(grown))
+    np.testing.assert_array_equal(copy.predict(X), grown.predict(X))
 
 
 @pytest.mark.parametrize(
