@@ -151,12 +151,10 @@ class GrowingClassesMixin:
             return None
         first_call = not self._stream_started()
         y = np.asarray(y)
-        if not first_call:
-            known = self.classes_
-        elif classes is not None:
-            known = np.unique(np.asarray(classes))
-        else:
-            known = np.empty(0, dtype=y.dtype)
+        # the classes known before the batch's first row (announced ones too)
+        known = self.classes_ if not first_call else np.empty(0, dtype=y.dtype)
+        if classes is not None:
+            known = np.union1d(known, np.asarray(classes))
         cuts = {"known": known, "starts": [], "batch": None}
         if y.ndim != 1 or y.shape[0] < 2:
             return cuts

@@ -575,3 +575,15 @@ def test_mixing_models_of_different_classes_is_over_the_union(Estimator, params)
     model.partial_fit(X[:10], y[:10])  # and it goes on, meeting class 3 later
     model.partial_fit(X[55:], y[55:])
     np.testing.assert_array_equal(model.classes_, [0, 1, 2, 3])
+
+
+def test_announced_classes_are_known_at_the_first_row():
+    """A class announced by ``classes`` is known from the first row of its
+    batch: its decision value is finite there (not -inf)."""
+    X, y = _stream()
+    est = PassiveAggressiveClassifier(new_classes="add", shuffle=False)
+    est.partial_fit(X[:30], y[:30], classes=INITIAL)
+    scores = est._partial_fit_scores(X[30:40], y[30:40], classes=[0, 1, 2])
+    assert np.all(np.isfinite(scores))
+    scores = clone(est)._partial_fit_scores(X[30:40], y[30:40])
+    assert np.all(np.isnan(scores[0]))  # a first call knows no class
