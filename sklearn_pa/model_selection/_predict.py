@@ -77,7 +77,12 @@ def progressive_val_predict(
         batches.
     classes : array-like of shape (n_classes,), default=None
         For a classifier, every label of the stream; ``None`` uses the
-        labels of ``y`` (required for a stream of batches).
+        labels of ``y`` (required for a stream of batches), except for a
+        classifier with ``new_classes="add"``, which then adds each label
+        when it first meets it: its first sample is not predicted (no class
+        is known), and its decision values are in the columns of its final
+        ``classes_``, ``-inf`` for a class not known yet when the sample was
+        predicted (the first sample of a class included).
     sample_weight : array-like of shape (n_samples,), default=None
         Passed to ``partial_fit`` (arrays only: a stream's batches carry
         their own).

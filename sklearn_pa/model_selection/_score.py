@@ -162,7 +162,9 @@ def progressive_val_score(
         ``"neg_mean_squared_error"`` for a regressor.
     classes : array-like of shape (n_classes,), default=None
         For a classifier, every label of the stream; ``None`` uses ``y``'s
-        (required for a stream of batches).
+        (required for a stream of batches), or none for a classifier with
+        ``new_classes="add"``, which adds each label when it first meets it
+        (see :func:`progressive_val_predict`).
     sample_weight : array-like of shape (n_samples,), default=None
         Passed to ``partial_fit`` and to the scorer (arrays only: a stream's
         batches carry their own).
