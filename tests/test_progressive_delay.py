@@ -228,3 +228,26 @@ def test_growing_probabilities_take_the_loop():
     assert proba.shape == (40, 3)
     assert not predicted[0] and predicted[1:].all()
     np.testing.assert_allclose(proba[predicted].sum(axis=1), 1.0)
+
+
+def test_delay_through_a_pipeline_and_probabilities():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import Normalizer
+
+    X, y = _data(n=80)
+    est = AROWClassifier(intercept_scaling=1.0)
+    pipe = make_pipeline(Normalizer(), est)
+    scores, _ = progressive_val_predict(pipe, X, y, delay=3, method="decision_function")
+    Xn = Normalizer().transform(X)
+    direct, _ = progressive_val_predict(est, Xn, y, delay=3, method="decision_function")
+    np.testing.assert_allclose(scores, direct, rtol=0, atol=1e-12)
+    # a constant delay learns one row per call: the loop's probabilities
+    proba, predicted = progressive_val_predict(
+        est, Xn, y, delay=3, method="predict_proba"
+    )
+    expected, _ = _reference(
+        est, Xn, y, 3, classes=np.unique(y), method="predict_proba"
+    )
+    for row, value in enumerate(expected):
+        if value is not None:
+            np.testing.assert_allclose(proba[row], value, rtol=0, atol=1e-12)
