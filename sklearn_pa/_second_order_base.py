@@ -210,13 +210,11 @@ class _BaseSecondOrder(
         }
 
     def _n_groups(self, rule, n_classes=None):
-        if n_classes is None:
-            n_classes = self.classes_.shape[0]
+        n_classes = self.classes_.shape[0] if n_classes is None else n_classes
         return n_classes if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
 
     def _grow_extra_state(self, growth):
-        """The covariance and the recorded margins of a model that meets
-        new classes (:func:`~sklearn_pa._growth.grow_second_order_state`)."""
+        """Grow the covariance (:func:`._growth.grow_second_order_state`)."""
         grow_second_order_state(self, growth, self._rule())
 
     # ------------------------------------------------------- covariance
@@ -699,6 +697,8 @@ class _BaseSecondOrder(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
         )
         scores, var = self._margins(X)
+        if self.classes_.shape[0] == 1:  # one class met so far: certain
+            return np.ones((X.shape[0], 1))
         c, s2, k = self._fitted_calibration()
         with np.errstate(over="ignore", under="ignore"):
             return _gaussian_margin_proba(scores / k, c * (var / k / k), s2)

@@ -289,6 +289,8 @@ def test_one_class_predicts_it_then_starts_binary(Estimator, params):
     np.testing.assert_array_equal(est.predict(X), np.full(X.shape[0], 7))
     np.testing.assert_array_equal(est.coef_, 0.0)
     assert est.t_ == 11.0
+    if hasattr(est, "predict_proba"):
+        np.testing.assert_array_equal(est.predict_proba(X[:3]), np.ones((3, 1)))
     # the next class: a binary model that starts at zero at row 10
     est.partial_fit(X[10:40], y[10:40])
     ref = clone(est).set_params(new_classes="error")
