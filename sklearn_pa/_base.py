@@ -44,6 +44,7 @@ from ._engine import (
     run_epochs,
     validation_scorer,
 )
+from ._growth import GrowingClassesMixin
 from ._kernels import _first_order
 from ._linear_epochs import _LinearEpochs
 from ._per_call import (
@@ -55,6 +56,8 @@ from ._per_call import (
 from ._state import LinearState
 from ._targets import (
     BinaryTargets,
+    added_classes,
+    grows_classes,
     is_indicator_matrix,
     single_label_targets,
 )
@@ -488,6 +491,15 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
             return scores_out
         return self
 
+    def _partial_fit_batch(self, X, y, classes, sample_weight, *, record_scores=False):
+        """What the public ``partial_fit`` runs inside ``atomic_update``:
+        ``_partial_fit``, or, for a classifier that adds classes as they
+        come, ``_partial_fit`` on the segments of a batch that meets new
+        labels (see ``OnlineLinearClassifierMixin._partial_fit_batch``)."""
+        return self._partial_fit(
+            X, y, classes, sample_weight, record_scores=record_scores
+        )
+
     def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values each sample got just before the model
@@ -521,7 +533,9 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         """
         with atomic_update(self):
             args = (classes,) if is_classifier(self) else (None,)
-            scores = self._partial_fit(X, y, *args, sample_weight, record_scores=True)
+            scores = self._partial_fit_batch(
+                X, y, *args, sample_weight, record_scores=True
+            )
         if scores.shape[1] == 1:
             return scores[:, 0]
         return scores
@@ -549,7 +563,7 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         return tags
 
 
-class OnlineLinearClassifierMixin(LeanLabelsMixin):
+class OnlineLinearClassifierMixin(GrowingClassesMixin, LeanLabelsMixin):
     """Classes, class weights and label encoding for the classifiers.
 
     The form of the targets is one strategy object of :mod:`._targets`
@@ -589,12 +603,18 @@ class OnlineLinearClassifierMixin(LeanLabelsMixin):
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         """Choose the target strategy, the classes and the class weights
         (on a ``fit`` or the first ``partial_fit``), or check a later batch's
-        labels against them; then adopt them (``_adopt_targets``)."""
+        labels against them; then adopt them (``_adopt_targets``).  With
+        ``new_classes="add"``, a later batch's labels that are not in
+        ``classes_`` are added first (``_grow_classes``)."""
         if first_call or fitting:
             strategy, classes_, cw = self._target_kind_of(y).start(
                 self, y, classes=classes, fitting=fitting
             )
         else:
+            if grows_classes(self) and not self._target_strategy.multi_output:
+                new = added_classes(self.classes_, y, classes)
+                if new.size:
+                    self._grow_classes(np.union1d(self.classes_, new))
             strategy = self._target_strategy
             classes_ = self.classes_
             cw = strategy.check(self, y, classes=classes)

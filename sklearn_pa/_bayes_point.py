@@ -19,8 +19,10 @@ from ._bayes_point_epochs import (
 )
 from ._docstrings import fill_doc
 from ._engine import run_epochs, validation_scorer
+from ._growth import GrowingClassesMixin
 from ._passive_aggressive import PassiveAggressiveClassifier
 from ._state_bayes import BayesPointState
+from ._targets import ClassGrowth, added_classes, grows_classes
 from ._unlabeled import (
     UNLABELED,
     _unlabeled_mask,
@@ -42,7 +44,7 @@ __all__ = ["OnlineBayesPointClassifier"]
 
 @fill_doc
 class OnlineBayesPointClassifier(
-    NoProbabilityMixin, LinearClassifierMixin, BaseEstimator
+    GrowingClassesMixin, NoProbabilityMixin, LinearClassifierMixin, BaseEstimator
 ):
     """Online Bayes Point Machine over a first-order learner; semi-supervised.
 
@@ -105,6 +107,10 @@ class OnlineBayesPointClassifier(
         ``PassiveAggressiveClassifier(multiclass="support")`` (PA-I with
         ``C=1``, SPA on more than two classes); its parameters can be tuned
         as ``estimator__C`` with the default too (see :meth:`set_params`).
+        Its ``new_classes="add"`` makes ``partial_fit`` add a label met for
+        the first time (``-1`` marks no class), with zero columns in every
+        copy (see the user guide, "Streams whose labels are not known in
+        advance").
     n_estimators : int, default=30
         Number of copies :math:`M`.
     update_probability : float, default=0.8
@@ -539,6 +545,10 @@ class OnlineBayesPointClassifier(
         )
         unlabeled = _unlabeled_mask(y)
         warn_if_marker_looks_like_a_class(y, unlabeled)
+        if not first_call and grows_classes(base):
+            new = added_classes(self.classes_, y[~unlabeled], classes)
+            if new.size:
+                self._grow_classes(np.union1d(self.classes_, new))
         base = self._prepare_classes(
             base, y, unlabeled, classes, first_call=first_call, fitting=False
         )
@@ -578,6 +588,34 @@ class OnlineBayesPointClassifier(
             return scores_out
         return self
 
+    # ------------------------------------------------------ growing classes
+    def _grows_classes(self):
+        # the base estimator's new_classes="add" makes the copies add classes
+        return grows_classes(self.estimator)
+
+    def _stream_started(self):
+        return hasattr(self, "_W")
+
+    def _labelled(self, y):
+        return ~_unlabeled_mask(y)
+
+    def _binary_split(self):
+        return self._make_base()._binary_split()
+
+    def _grow_classes(self, classes):
+        """Every copy's weight columns read through one
+        :class:`~sklearn_pa._targets.ClassGrowth` (a new class's columns are
+        zero in every copy); the mistake counts are kept."""
+        growth = ClassGrowth(self.classes_, classes, split=self._binary_split())
+        M, n_features = self.n_estimators, self._W.shape[0]
+        W = growth.columns(self._W.reshape(n_features, M, -1))
+        b = growth.columns(self._b.reshape(M, -1))
+        self._W = np.ascontiguousarray(W.reshape(n_features, -1))
+        self._b = np.ascontiguousarray(b.reshape(-1))
+        self.classes_ = classes
+        self._class_weight = np.ones(max(2, classes.shape[0]))
+        self._publish()
+
     def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values of the Bayes point on each sample just
@@ -592,7 +630,9 @@ class OnlineBayesPointClassifier(
         ``(n_samples, n_classes)``; NaN where a row was skipped.
         """
         with atomic_update(self):
-            scores = self._partial_fit(X, y, classes, sample_weight, record_scores=True)
+            scores = self._partial_fit_batch(
+                X, y, classes, sample_weight, record_scores=True
+            )
         if scores.shape[1] == 1:
             return scores[:, 0]
         return scores
@@ -646,7 +686,7 @@ class OnlineBayesPointClassifier(
             Fitted estimator.
         """
         with atomic_update(self):
-            return self._partial_fit(X, y, classes, sample_weight)
+            return self._partial_fit_batch(X, y, classes, sample_weight)
 
     def decision_function(self, X):
         """Confidence scores of the samples under the averaged copies.

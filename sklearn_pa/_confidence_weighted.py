@@ -63,6 +63,7 @@ _COMMON_DOC = """
         Weights per class, multiplying the sample weight of that class's
         examples.
     %(average)s
+    %(new_classes)s
 """
 
 _ATTRIBUTES_DOC = """
@@ -221,6 +222,7 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
         warm_start=False,
         class_weight=None,
         average=False,
+        new_classes="error",
     ):
         self.eta = eta
         self.covariance = covariance
@@ -238,6 +240,7 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.average = average
+        self.new_classes = new_classes
 
     def _rule(self):
         return _MULTICLASS_RULES[self.multiclass]
@@ -343,6 +346,7 @@ class AROWClassifier(_BaseSecondOrder):
         class_weight=None,
         average=False,
         r="deprecated",
+        new_classes="error",
     ):
         self.regularization = regularization
         self.r = r
@@ -360,6 +364,7 @@ class AROWClassifier(_BaseSecondOrder):
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.average = average
+        self.new_classes = new_classes
 
     def _rule(self):
         return R.SO_SINGLE
@@ -451,6 +456,7 @@ class SCWClassifier(_BaseSecondOrder):
         warm_start=False,
         class_weight=None,
         average=False,
+        new_classes="error",
     ):
         self.C = C
         self.eta = eta
@@ -469,6 +475,7 @@ class SCWClassifier(_BaseSecondOrder):
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.average = average
+        self.new_classes = new_classes
 
     def _rule(self):
         return R.SO_SINGLE

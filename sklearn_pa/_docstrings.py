@@ -36,6 +36,22 @@ average : bool, int or "epoch", default=False
     last epoch of the ``fit`` it continues).  ``True``: the average over all
     steps.  An int ``a``: the average from step ``a`` on.  ``False``: the
     last iterate.""",
+    "new_classes": """\
+new_classes : {"error", "add"}, default="error"
+    What ``partial_fit`` does with a label that is not in ``classes_``.
+    ``"error"``: refuse the batch (every label must be given as ``classes``
+    on the first call, as in scikit-learn).  ``"add"``: add the class where
+    the stream first meets it, as a stream of support tickets or news
+    topics meets new labels; ``classes`` is then optional (on any call it
+    announces labels to add).  ``classes_`` stay sorted; the new class's
+    weights (and covariance, averaging accumulators) start as those of a
+    class never updated, at the row where it first appears (a batch is
+    learned in segments cut there), and the rows before it are learned as
+    if it did not exist.  A stream that has met one class predicts it; at
+    the third class a binary model's column ``w`` becomes ``-w/2`` and
+    ``+w/2`` (``-w``, ``+w`` for one-vs-rest), which predict what it
+    predicted.  See the user guide, "Streams whose labels are not known in
+    advance".  ``fit`` is not affected.""",
     "n_features_in_": """\
 n_features_in_ : int
     Number of features seen during ``fit``.""",

@@ -15,9 +15,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target, unique_labels
 
 from ._docstrings import fill_text
+from ._growth import GrowingClassesMixin
 from ._kernel_base import _BaseKernelPA
 from ._kernels._rules import Rule, Slack
-from ._targets import checked_class_weight
+from ._targets import added_classes, checked_class_weight
 from ._validation import atomic_update
 from .utils._probability import NoProbabilityMixin
 
@@ -81,7 +82,7 @@ _COMMON_PARAMS_DOC = r"""
 
 
 class KernelPassiveAggressiveClassifier(
-    NoProbabilityMixin, ClassifierMixin, _BaseKernelPA
+    GrowingClassesMixin, NoProbabilityMixin, ClassifierMixin, _BaseKernelPA
 ):
     """Kernel Passive-Aggressive classifier (dual form, optional budget).
 
@@ -116,6 +117,7 @@ class KernelPassiveAggressiveClassifier(
         Weights per class; they multiply ``C`` for the samples of that class,
         as in :class:`PassiveAggressiveClassifier`.  ``"balanced"`` is
         computed from ``y`` in ``fit`` and refused by ``partial_fit``.
+    %(new_classes)s
 
     Attributes
     ----------
@@ -158,6 +160,7 @@ class KernelPassiveAggressiveClassifier(
         **_BaseKernelPA._parameter_constraints,
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "class_weight": [StrOptions({"balanced"}), dict, None],
+        "new_classes": [StrOptions({"error", "add"})],
     }
 
     def __init__(
@@ -182,10 +185,12 @@ class KernelPassiveAggressiveClassifier(
         random_state=None,
         warm_start=False,
         class_weight=None,
+        new_classes="error",
     ):
         self.C = C
         self.loss = loss
         self.class_weight = class_weight
+        self.new_classes = new_classes
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -204,7 +209,7 @@ class KernelPassiveAggressiveClassifier(
         self.warm_start = warm_start
 
     def _rule(self):
-        return Rule.BINARY if self.classes_.shape[0] == 2 else Rule.MAX_LOSS
+        return Rule.BINARY if self.classes_.shape[0] <= 2 else Rule.MAX_LOSS
 
     def _slack(self):
         return Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE
@@ -220,16 +225,25 @@ class KernelPassiveAggressiveClassifier(
                 f"Unknown label type: {kind!r}. This estimator takes binary or "
                 "multiclass targets."
             )
+        growing = not fitting and self.new_classes == "add"
         if fitting:
             classes_ = unique_labels(y)
+        elif first_call and growing:
+            classes_ = unique_labels(y if classes is None else np.union1d(classes, y))
         elif first_call:
             if classes is None:
                 raise ValueError(
                     "classes must be passed on the first call to partial_fit: "
                     "the list of every label the stream may contain, e.g. "
-                    "classes=np.unique(y_all)."
+                    "classes=np.unique(y_all); or set new_classes='add' to add "
+                    "each label when the stream first meets it."
                 )
             classes_ = unique_labels(classes)
+        elif growing:
+            new = added_classes(self.classes_, y, classes)
+            if new.size:
+                self._grow_classes(np.union1d(self.classes_, new))
+            classes_ = self.classes_
         else:
             classes_ = self.classes_
             if classes is not None and not np.array_equal(
@@ -239,7 +253,7 @@ class KernelPassiveAggressiveClassifier(
                     f"classes={classes!r} is not the same as on the first call to "
                     f"partial_fit, which was {classes_!r}."
                 )
-        if classes_.shape[0] < 2:
+        if classes_.shape[0] < 2 and not growing:
             raise ValueError(
                 "The number of classes has to be greater than one; got "
                 f"{classes_.shape[0]} class."
@@ -258,9 +272,32 @@ class KernelPassiveAggressiveClassifier(
                 "sklearn.utils.compute_class_weight('balanced', ...) and pass "
                 "them as a dict."
             )
-        weights = checked_class_weight(self.class_weight, classes_, y)
+        class_weight = self.class_weight
+        if growing and isinstance(class_weight, dict):
+            # a growing stream may weigh classes it has not met yet
+            class_weight = {
+                k: v for k, v in class_weight.items() if np.isin(k, classes_).any()
+            }
+        weights = checked_class_weight(class_weight, classes_, y)
+        if classes_.shape[0] == 1:
+            weights = np.zeros(1)  # one class met so far: no row moves the model
         self.classes_ = classes_
         self._expanded_class_weight = np.ascontiguousarray(weights, dtype=np.float64)
+
+    def _stream_started(self):
+        return hasattr(self, "dual_coef_")
+
+    def _grow_classes(self, classes):
+        """The dual coefficients of a model that meets new classes: one
+        :class:`~sklearn_pa._targets.ClassGrowth` of their columns (a new
+        class's coefficients are zero on every support vector; at the
+        third class the binary coefficients ``a`` become ``-a/2`` and
+        ``+a/2``, the max-loss rule's form of the binary model)."""
+        growth = self._class_growth(classes)
+        state = self._current_state()
+        state["alpha"] = np.ascontiguousarray(growth.columns(state["alpha"]))
+        self.classes_ = classes
+        self._publish(state)
 
     def _effective_sample_weight(self, y, sample_weight):
         # a class weight multiplies C for the samples of its class, as in
@@ -311,7 +348,8 @@ class KernelPassiveAggressiveClassifier(
             Its labels, all in ``classes``.
         classes : array-like of shape (n_classes,), default=None
             Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.
+            optional (but checked) afterwards.  With ``new_classes="add"``:
+            optional, labels to add.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights multiplying ``C``.
 
@@ -321,7 +359,7 @@ class KernelPassiveAggressiveClassifier(
             Fitted estimator.
         """
         with atomic_update(self):
-            return self._partial_fit(X, y, classes, sample_weight)
+            return self._partial_fit_batch(X, y, classes, sample_weight)
 
     def decision_function(self, X):
         """The kernel expansion ``sum_i alpha_i K(x_i, x)``.

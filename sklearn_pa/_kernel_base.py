@@ -693,6 +693,13 @@ class _BaseKernelPA(BaseEstimator):
             return scores_out
         return self
 
+    def _partial_fit_batch(self, X, y, classes, sample_weight, *, record_scores=False):
+        """``_partial_fit``; a classifier that adds classes as they come
+        learns a batch in segments (``GrowingClassesMixin``)."""
+        return self._partial_fit(
+            X, y, classes, sample_weight, record_scores=record_scores
+        )
+
     def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values (``predict`` for the regressor) each
@@ -709,7 +716,9 @@ class _BaseKernelPA(BaseEstimator):
         """
         with atomic_update(self):
             args = (classes,) if isinstance(self, ClassifierMixin) else (None,)
-            scores = self._partial_fit(X, y, *args, sample_weight, record_scores=True)
+            scores = self._partial_fit_batch(
+                X, y, *args, sample_weight, record_scores=True
+            )
         if scores.shape[1] == 1:
             return scores[:, 0]
         return scores

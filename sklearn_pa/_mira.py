@@ -99,6 +99,7 @@ class MIRAClassifier(
         Weights per class; the bound 1 on the true class's step becomes the
         class weight (times the sample weight).
     %(average)s
+    %(new_classes)s
 
     Attributes
     ----------
@@ -147,6 +148,7 @@ class MIRAClassifier(
         },
         "margin": [Interval(Real, 0, None, closed="left")],
         "class_weight": [StrOptions({"balanced"}), dict, None],
+        "new_classes": [StrOptions({"error", "add"})],
     }
 
     def __init__(
@@ -166,6 +168,7 @@ class MIRAClassifier(
         warm_start=False,
         class_weight=None,
         average=False,
+        new_classes="error",
     ):
         self.margin = margin
         self.fit_intercept = fit_intercept
@@ -181,6 +184,7 @@ class MIRAClassifier(
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.average = average
+        self.new_classes = new_classes
 
     def _rule(self):
         return Rule.MIRA
@@ -242,7 +246,8 @@ class MIRAClassifier(
             Its labels, all in ``classes``.
         classes : array-like of shape (n_classes,), default=None
             Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.
+            optional (but checked) afterwards.  With ``new_classes="add"``:
+            optional, labels to add.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights scaling the bound on each step.
 
@@ -252,4 +257,4 @@ class MIRAClassifier(
             Fitted estimator.
         """
         with atomic_update(self):
-            return self._partial_fit(X, y, classes, sample_weight)
+            return self._partial_fit_batch(X, y, classes, sample_weight)

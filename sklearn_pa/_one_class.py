@@ -24,7 +24,7 @@ from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
 from ._linear_epochs import _RowView
-from ._state import OneClassState
+from ._state_one_class import OneClassState
 from ._validation import (
     atomic_update,
     canonical_csr,

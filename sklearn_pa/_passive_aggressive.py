@@ -180,6 +180,7 @@ class PassiveAggressiveClassifier(
         \\max_{u \\in \\text{irrelevant}} s_u \\ge 1` on the scores :math:`s`.
         ``"thresholded"`` adds a virtual label of score 0 between the relevant
         and the irrelevant labels, so that ``predict`` can return a label set.
+    %(new_classes)s
 
     Notes
     -----
@@ -266,6 +267,7 @@ class PassiveAggressiveClassifier(
         "multiclass": [StrOptions(set(_MULTICLASS_RULES))],
         "cost_matrix": ["array-like", None],
         "multilabel": [StrOptions(set(_MULTILABEL_RULES))],
+        "new_classes": [StrOptions({"error", "add"})],
     }
 
     # a 2-D indicator y trains the multilabel ranking rules
@@ -293,6 +295,7 @@ class PassiveAggressiveClassifier(
         multiclass="support",
         cost_matrix=None,
         multilabel="thresholded",
+        new_classes="error",
     ):
         self.C = C
         self.fit_intercept = fit_intercept
@@ -313,6 +316,7 @@ class PassiveAggressiveClassifier(
         self.multiclass = multiclass
         self.cost_matrix = cost_matrix
         self.multilabel = multilabel
+        self.new_classes = new_classes
 
     def _rule(self):
         strategy = self._target_strategy
@@ -381,7 +385,17 @@ class PassiveAggressiveClassifier(
             margins = self._cost_margins
         return weight_pos, weight_neg, margins
 
+    def _binary_split(self):
+        # one-vs-rest: each class's column is its own binary classifier
+        return 1.0 if self.multiclass == "ovr" else 0.5
+
     def _prepare_targets(self, y, *, classes, first_call, fitting):
+        if not fitting and self.new_classes == "add" and self.cost_matrix is not None:
+            raise ValueError(
+                "cost_matrix is defined between a fixed set of classes; it "
+                "cannot be used with new_classes='add'. Pass cost_matrix=None, "
+                "or new_classes='error' with every class given as classes."
+            )
         super()._prepare_targets(
             y, classes=classes, first_call=first_call, fitting=fitting
         )
@@ -443,7 +457,8 @@ class PassiveAggressiveClassifier(
         classes : array-like of shape (n_classes,), default=None
             Every label the stream may contain.  Required on the first call,
             optional (but checked) afterwards.  For a multilabel ``y``, the
-            label column indices ``np.arange(n_labels)``.
+            label column indices ``np.arange(n_labels)``.  With
+            ``new_classes="add"``: optional, labels to add.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights multiplying ``C``.
 
@@ -453,7 +468,7 @@ class PassiveAggressiveClassifier(
             Fitted estimator.
         """
         with atomic_update(self):
-            return self._partial_fit(X, y, classes, sample_weight)
+            return self._partial_fit_batch(X, y, classes, sample_weight)
 
 
 @fill_doc

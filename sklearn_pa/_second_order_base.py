@@ -36,6 +36,7 @@ from ._calibration import (
     gaussian_margin_proba,
 )
 from ._engine import run_epochs, validation_scorer
+from ._growth import grow_second_order_state, refuse_growing_proba
 from ._kernels import _first_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _RowView
@@ -67,6 +68,7 @@ def _base_constraints():
     del constraints["C"]
     constraints["covariance"] = [StrOptions({"diagonal", "full"})]
     constraints["class_weight"] = [StrOptions({"balanced"}), dict, None]
+    constraints["new_classes"] = [StrOptions({"error", "add"})]
     return constraints
 
 
@@ -94,7 +96,7 @@ class _BaseSecondOrder(
         ``_kernels/_rules.pxd``): the constraint rule (binary with two
         classes, else ``_rule()``), the step rule ``step``, ``phi`` =
         Phi^-1(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW)."""
-        rule = R.SO_BINARY if self.classes_.shape[0] == 2 else self._rule()
+        rule = R.SO_BINARY if self.classes_.shape[0] <= 2 else self._rule()
         return {
             "rule": int(rule),
             "step": int(step),
@@ -102,8 +104,13 @@ class _BaseSecondOrder(
             "param": float(param),
         }
 
-    def _n_groups(self, rule):
-        return self.classes_.shape[0] if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
+    def _n_groups(self, rule, n_classes=None):
+        n_classes = self.classes_.shape[0] if n_classes is None else n_classes
+        return n_classes if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
+
+    def _grow_extra_state(self, growth):
+        """Grow the covariance (:func:`._growth.grow_second_order_state`)."""
+        grow_second_order_state(self, growth, self._rule())
 
     # ------------------------------------------------------- covariance
     def _sigma_shape(self, n_features, n_groups):
@@ -323,7 +330,8 @@ class _BaseSecondOrder(
             Its labels, all in ``classes``.
         classes : array-like of shape (n_classes,), default=None
             Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.
+            optional (but checked) afterwards.  With ``new_classes="add"``:
+            optional, labels to add.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights scaling each sample's step.
 
@@ -336,7 +344,7 @@ class _BaseSecondOrder(
             # the margins each sample gets before the batch is learned (held
             # out, as in progressive validation) calibrate predict_proba
             before = self._margin_stats(X, y) if self._is_fitted() else None
-            self._partial_fit(X, y, classes, sample_weight)
+            self._partial_fit_batch(X, y, classes, sample_weight)
             if before is not None:
                 self._record_margins(*before)
             return self
@@ -357,6 +365,8 @@ class _BaseSecondOrder(
         before each row, refitted at intervals (see
         ``_progressive_proba``).
         """
+        if predict_proba:
+            refuse_growing_proba(self)
         with atomic_update(self):
             fitted = self._is_fitted()
             before = self._margin_stats(X, y) if fitted else None
@@ -364,7 +374,7 @@ class _BaseSecondOrder(
             held_out = getattr(self, "_calibration_held_out", True)
             self._record_variances = bool(predict_proba)
             try:
-                scores = self._partial_fit(
+                scores = self._partial_fit_batch(
                     X, y, classes, sample_weight, record_scores=True
                 )
             finally:
@@ -645,6 +655,8 @@ class _BaseSecondOrder(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
         )
         scores, var = self._margins(X)
+        if self.classes_.shape[0] == 1:  # one class met so far: certain
+            return np.ones((X.shape[0], 1))
         c, s2, k = self._fitted_calibration()
         with np.errstate(over="ignore", under="ignore"):
             return gaussian_margin_proba(scores / k, c * (var / k / k), s2)

@@ -22,8 +22,9 @@ protocol for it; the distributed modules do not change.
 
 One implementation per family: :class:`LinearState` (the first-order linear
 learners, averaged or not), :class:`SecondOrderState` (CW, AROW, SCW, with
-Gaussian mixing) and :class:`OneClassState` here, and ``BayesPointState``
-in ``sklearn_pa/_state_bayes.py`` (the Bayes point machine).
+Gaussian mixing) here, ``OneClassState`` in ``sklearn_pa/_state_one_class.py``
+(the one-class PA) and ``BayesPointState`` in ``sklearn_pa/_state_bayes.py``
+(the Bayes point machine).
 """
 
 import copy
@@ -33,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
 
+from . import _growth
 from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels._rules import SecondOrderRule
 from ._mixing import linear_mix, mix_second_order_gaussian
@@ -41,7 +43,6 @@ __all__ = [
     "BlockEpochStats",
     "LearnerState",
     "LinearState",
-    "OneClassState",
     "PreparedBlock",
     "SecondOrderState",
 ]
@@ -548,6 +549,7 @@ class LinearState(LearnerState):
         return state
 
     def _set_on(self, est, state):
+        _growth.adopt_state_classes(est, state)
         est.t_ = float(state["t"])  # before _publish, which averages over it
         est._average_from = int(state.get("avg_start", 1))
         est._publish(state["W"], state["b"], state.get("U"), state.get("bu"))
@@ -558,7 +560,8 @@ class LinearState(LearnerState):
         if est._averaging_state():
             U, bu = est._average_accum, est._average_intercept_accum
         start = int(est.__dict__.get("_average_from", 1))
-        return dict(W=W, b=b, U=U, bu=bu, t=float(est.t_), avg_start=start)
+        state = dict(W=W, b=b, U=U, bu=bu, t=float(est.t_), avg_start=start)
+        return _growth.with_classes(est, state)
 
     def _run_epoch(self, est, block, rng):
         # as partial_fit continues a model, without validating the block
@@ -599,6 +602,7 @@ class LinearState(LearnerState):
                 f"{type(self.estimator).__name__}."
             )
         t_new = summed_count(float(prior["t"]), [float(s["t"]) for s in states])
+        states, prior, union = _growth.over_the_union(self.estimator, states, prior)
         W, b, extra = self._mix_means(states, weights, prior, rule)
         if rule == "gaussian":
             weights = np.full(len(states), 1.0 / len(states))  # for the averages
@@ -612,7 +616,8 @@ class LinearState(LearnerState):
             ]
             avg = linear_mix([a[0] for a in averages], weights)
             avg_b = linear_mix([a[1] for a in averages], weights)
-        return self._mixed(W, b, avg, avg_b, t_new, extra, start)
+        mixed = self._mixed(W, b, avg, avg_b, t_new, extra, start)
+        return _growth.with_union(mixed, union)
 
     def _mixed(self, W, b, avg, avg_b, t_new, extra, start):
         """The mixed state from its mixed weights and, when averaging, its
@@ -630,6 +635,8 @@ class LinearState(LearnerState):
     _summed = ()  # further state arrays mixed as weighted sums
 
     def reducible(self, rule):
+        if _growth.grows_classes(self.estimator):  # (gathered: see mix)
+            return False
         return rule in ("uniform", "updates") and type(self).mix is LinearState.mix
 
     def mix_terms(self, state, weight, rule):
@@ -673,7 +680,7 @@ class SecondOrderState(LinearState):
     _summed = ("sigma",)  # (the Gaussian mix is not a weighted sum)
 
     def _initial_extra(self, est, n_features, state):
-        binary = est.classes_.shape[0] == 2
+        binary = est.classes_.shape[0] <= 2
         rule = SecondOrderRule.SO_BINARY if binary else est._rule()
         state["sigma"] = est._new_sigma(n_features, est._n_groups(rule))
         return state
@@ -700,95 +707,3 @@ class SecondOrderState(LinearState):
             return W, b, {"sigma": sigma}
         W, b, _ = super()._mix_means(states, weights, prior, rule)
         return W, b, {"sigma": linear_mix([s["sigma"] for s in states], weights)}
-
-
-class OneClassState(LearnerState):
-    """The one-class PA: the centre, the kernel's extra state (the gap of a
-    learned radius), the fixed ``radius`` (``None`` until measured, with
-    ``epsilon="auto"``: each block measures it on its rows) and ``t``."""
-
-    needs_y = False
-
-    def _validate(self, X, y, sample_weight):
-        X, sample_weight = self.estimator._validate_batch(X, sample_weight, reset=False)
-        return X, None, sample_weight
-
-    def initialise(self, n_features, classes=None, scale=None, random_state=None):
-        est = self.estimator
-        est._check_bound()
-        est._validate_batch(zero_row(n_features), None, reset=True)
-        center, extra = est._initial_state(n_features)
-        est._rng = random_state
-        est._learned = est._learn()
-        est.n_iter_ = 0
-        state = {"center": center, "extra": extra, "radius": None, "t": 1.0}
-        self._set_on(est, state)
-        return state
-
-    def _extra(self, X, y, sample_weight):
-        est = copy.copy(self.estimator)
-        est._set_radius(X)
-        return {"radius": est._radius}
-
-    def _set_on(self, est, state):
-        if state["radius"] is not None:
-            est._radius = state["radius"]
-        est._learned = est._learn()
-        est.t_ = float(state["t"])
-        est._publish(np.ascontiguousarray(state["center"]), state["extra"])
-
-    def _get_from(self, est):
-        return {
-            "center": est.center_,
-            "extra": est._stored_extra(),
-            "radius": est.__dict__.get("_radius"),
-            "t": float(est.t_),
-        }
-
-    def _run_epoch(self, est, block, rng):
-        if not (est.epsilon == "auto" and "_radius" in est.__dict__):
-            est._radius = block.extra["radius"]
-        center, extra = est._continued_state()
-        _, t = est._run(
-            block.X,
-            block.sample_weight,
-            center,
-            extra,
-            max_iter=1,
-            rng=rng,
-            stopping=False,
-            t_start=int(est.t_) - 1,
-        )
-        est.t_ = float(t) + 1.0
-        est._publish(center, extra)
-
-    def reducible(self, rule):
-        return type(self).mix is OneClassState.mix
-
-    def mix_terms(self, state, weight, rule):
-        return {
-            "center": weight * state["center"],
-            "extra": weight * state["extra"],
-            "radius": weight * state["radius"],
-            "t": float(state["t"]),
-            "n": 1.0,
-        }
-
-    def finish_mix(self, total, *, prior, rule="uniform"):
-        t0 = float(prior["t"])
-        return {
-            "center": np.ascontiguousarray(total["center"]),
-            "extra": total["extra"],
-            "radius": float(total["radius"]),
-            "t": t0 + (total["t"] - total["n"] * t0),
-        }
-
-    def mix(self, states, weights, *, prior, rule="uniform"):
-        return {
-            "center": np.ascontiguousarray(
-                linear_mix([s["center"] for s in states], weights)
-            ),
-            "extra": linear_mix([s["extra"] for s in states], weights),
-            "radius": float(linear_mix([s["radius"] for s in states], weights)),
-            "t": summed_count(float(prior["t"]), [float(s["t"]) for s in states]),
-        }

@@ -5,6 +5,8 @@ A classifier reads its ``y`` through one strategy object, chosen once per
 
 - :class:`BinaryTargets`: two classes, one weight column;
 - :class:`MulticlassTargets`: more than two classes, one column per class;
+- :class:`SingleClassTargets`: one class met so far by a stream that adds
+  classes as they come (``new_classes="add"``): one column that no row moves;
 - :class:`MultilabelTargets`: a 2-D indicator matrix, one column per label
   (multilabel ranking).
 
@@ -13,6 +15,13 @@ fitted attributes of the estimator); it answers how many weight columns the
 model has, how a batch's labels are encoded for the kernel, which extra arrays
 the kernel reads, how the early-stopping split is drawn and how scores become
 predictions.  Its instances are small, picklable and compare equal by kind.
+
+A stream that meets labels it has never seen (``new_classes="add"``) grows
+its model through one mechanism, :class:`ClassGrowth`: the map from the
+weight columns of a model of the old classes to those of the new ones, which
+every family applies to each of its learned arrays (weights, intercepts,
+averaging accumulators, dual coefficients; the covariance blocks of the
+confidence-weighted family follow the same sources).
 """
 
 import numpy as np
@@ -26,13 +35,24 @@ from ._kernels._rules import Rule
 
 __all__ = [
     "BinaryTargets",
+    "ClassGrowth",
     "MulticlassTargets",
     "MultilabelTargets",
+    "SingleClassTargets",
     "TargetStrategy",
+    "added_classes",
     "checked_class_weight",
+    "grows_classes",
+    "in_sorted",
     "is_indicator_matrix",
     "single_label_targets",
 ]
+
+
+def grows_classes(estimator):
+    """Whether ``estimator`` adds a label it meets for the first time in
+    ``partial_fit`` (``new_classes="add"``)."""
+    return getattr(estimator, "new_classes", "error") == "add"
 
 
 def is_indicator_matrix(y):
@@ -119,14 +139,21 @@ class _SingleLabelTargets(TargetStrategy):
     @classmethod
     def start(cls, estimator, y, *, classes, fitting):
         _check_label_type(y)
+        growing = not fitting and grows_classes(estimator)
         if fitting:
             classes_ = unique_labels(y)
+        elif growing:
+            # the labels met so far, and any announced in advance
+            classes_ = (
+                unique_labels(y) if classes is None else unique_labels(classes, y)
+            )
         else:
             if classes is None:
                 raise ValueError(
                     "classes must be passed on the first call to partial_fit: "
                     "the list of every label the stream may contain, e.g. "
-                    "classes=np.unique(y_all)."
+                    "classes=np.unique(y_all); or set new_classes='add' to add "
+                    "each label when the stream first meets it."
                 )
             classes_ = unique_labels(classes)
             if estimator.class_weight == "balanced":
@@ -137,18 +164,23 @@ class _SingleLabelTargets(TargetStrategy):
                     "sklearn.utils.compute_class_weight('balanced', ...) and pass "
                     "them as a dict."
                 )
-        cw = _single_label_weights(estimator, classes_, y)
+        cw = _single_label_weights(estimator, classes_, y, growing=growing)
         return single_label_targets(classes_), classes_, cw
 
     def check(self, estimator, y, *, classes):
         _check_label_type(y)
         classes_ = estimator.classes_
-        if classes is not None and not np.array_equal(classes_, unique_labels(classes)):
+        growing = grows_classes(estimator)
+        if growing:
+            pass  # (classes only announces labels; added before this check)
+        elif classes is not None and not np.array_equal(
+            classes_, unique_labels(classes)
+        ):
             raise ValueError(
                 f"classes={classes!r} is not the same as on the first call to "
                 f"partial_fit, which was {classes_!r}."
             )
-        return _single_label_weights(estimator, classes_, y)
+        return _single_label_weights(estimator, classes_, y, growing=growing)
 
     def _form_mismatch(self, classes):
         return (
@@ -184,9 +216,145 @@ class MulticlassTargets(_SingleLabelTargets):
         return classes[np.argmax(scores, axis=1)]
 
 
+class SingleClassTargets(BinaryTargets):
+    """One class met so far, by a stream that adds classes as they come
+    (``new_classes="add"``): one weight column, which no row moves (its
+    class weights are zero: there is no rival class to separate from), and
+    every prediction is that class.  The next class met makes the model a
+    binary one whose column starts at zero."""
+
+    def predict(self, classes, scores):
+        return np.repeat(classes[:1], np.shape(scores)[0])
+
+
 def single_label_targets(classes):
     """The strategy of a single-label model of ``classes``."""
-    return BinaryTargets() if classes.shape[0] == 2 else MulticlassTargets()
+    n_classes = classes.shape[0]
+    if n_classes == 1:
+        return SingleClassTargets()
+    return BinaryTargets() if n_classes == 2 else MulticlassTargets()
+
+
+def added_classes(classes_, y, classes=None):
+    """The sorted labels of ``y`` (and of the announced ``classes``) that are
+    not in ``classes_``: one sort of the batch's labels, O(batch)."""
+    met = np.unique(y)
+    if classes is not None:
+        met = np.union1d(met, np.asarray(classes))
+    if met.size and classes_.size:
+        text = [np.asarray(a).dtype.kind in "USO" for a in (classes_, met)]
+        if text[0] != text[1]:
+            raise ValueError(
+                "Mix of label input types (string and number): the labels "
+                f"{met.tolist()!r} are not of the type of classes_ "
+                f"{classes_.tolist()!r}."
+            )
+        new = met[~in_sorted(met, classes_)]
+        return new if new.size == 0 else np.unique(unique_labels(new))
+    return np.setdiff1d(met, classes_)
+
+
+def in_sorted(values, sorted_values):
+    """Whether each of ``values`` is in the sorted array ``sorted_values``
+    (a binary search: cheaper than ``np.isin`` on a batch of a few rows)."""
+    values = np.asarray(values)
+    text = [a.dtype.kind in "USO" for a in (values, sorted_values)]
+    if sorted_values.shape[0] == 0 or text[0] != text[1]:
+        return np.zeros(values.shape, dtype=bool)
+    idx = np.searchsorted(sorted_values, values)
+    idx[idx == sorted_values.shape[0]] = 0
+    return sorted_values[idx] == values
+
+
+class ClassGrowth:
+    """How a model of ``old_classes`` becomes a model of ``new_classes``.
+
+    One mechanism for every family: the weight columns of the new model are
+    read from those of the old one (:meth:`columns`), and a class that was
+    not there gets the family's fresh column (zeros: the weights, intercepts,
+    averaging accumulators and dual coefficients of a class before its first
+    update).  ``classes_`` stay sorted; the old classes keep their columns,
+    moved to their new positions, with three cases of form:
+
+    - one class (:class:`SingleClassTargets`): its column never moved, every
+      column of the new model is fresh;
+    - two classes (one column ``w``, positive for ``old_classes[1]``) to
+      more: the two old classes get ``-split * w`` and ``+split * w``.  With
+      ``split = 1/2`` (the multiclass rules, MIRA, the confidence-weighted
+      family) the difference of their scores is the binary score, with
+      ``split = 1`` (one-vs-rest) each is the binary score of its class
+      against the other; either way the model predicts what the binary model
+      predicted wherever the binary score is not zero and no new class has
+      learned anything yet;
+    - more classes to more: the columns are kept as they are.
+
+    Parameters
+    ----------
+    old_classes, new_classes : ndarray
+        Sorted labels; ``new_classes`` holds every old one.
+    split : float, default=0.5
+        The factor of the binary column in each of the two old classes'
+        columns (above).
+
+    Attributes
+    ----------
+    source : ndarray of shape (n_new_classes,)
+        The index in ``old_classes`` of each new class, -1 for a fresh one.
+    column_source, column_scale : ndarray of shape (n_new_columns,)
+        New column ``j`` is old column ``column_source[j]`` times
+        ``column_scale[j]``, or fresh where ``column_source[j] == -1``.
+    """
+
+    def __init__(self, old_classes, new_classes, *, split=0.5):
+        self.old_classes, self.new_classes = old_classes, new_classes
+        self.split = float(split)
+        n_old, n_new = old_classes.shape[0], new_classes.shape[0]
+        position = np.searchsorted(new_classes, old_classes)
+        self.source = np.full(n_new, -1, dtype=np.intp)
+        self.source[position] = np.arange(n_old)
+        n_columns = single_label_targets(new_classes).n_columns(new_classes)
+        self.column_source = np.full(n_columns, -1, dtype=np.intp)
+        self.column_scale = np.ones(n_columns)
+        if n_old == 2:
+            self.column_source[position] = 0
+            self.column_scale[position] = (-self.split, self.split)
+        elif n_old > 2:
+            self.column_source[position] = np.arange(n_old)
+
+    @property
+    def from_binary(self):
+        """Whether the old model is a binary one (one column, two classes)."""
+        return self.old_classes.shape[0] == 2
+
+    def columns(self, A, fresh=0.0):
+        """``A`` (columns along its last axis) as the new model's columns:
+        a new array, ``fresh`` in the columns of fresh classes."""
+        A = np.asarray(A)
+        shape = A.shape[:-1] + (self.column_source.shape[0],)
+        out = np.full(shape, fresh, dtype=A.dtype)
+        keep = self.column_source >= 0
+        out[..., keep] = A[..., self.column_source[keep]] * self.column_scale[keep]
+        return out
+
+    def scores(self, scores):
+        """Decision values of the old model, recorded before the growth, in
+        the new model's columns for predictions: a class not met yet scores
+        ``-inf`` (a row the kernel skipped stays NaN); one class alone
+        scores ``+inf``."""
+        scores = np.asarray(scores, dtype=np.float64)
+        n_old, n_new = self.old_classes.shape[0], self.new_classes.shape[0]
+        skipped = np.isnan(scores if scores.ndim == 1 else scores[:, 0])
+        if n_old == 1:
+            if n_new == 2:  # the sign picks new_classes[1]
+                out = np.full(scores.shape[0], np.inf * (2 * self.source[1] + 1))
+            else:
+                out = np.full((scores.shape[0], n_new), -np.inf)
+                out[:, self.source >= 0] = np.inf
+        else:
+            old = scores.reshape(scores.shape[0], -1)
+            out = self.columns(old, fresh=-np.inf)
+        out[skipped] = np.nan
+        return out
 
 
 class MultilabelTargets(TargetStrategy):
@@ -218,6 +386,12 @@ class MultilabelTargets(TargetStrategy):
 
     @classmethod
     def start(cls, estimator, y, *, classes, fitting):
+        if not fitting and grows_classes(estimator):
+            raise ValueError(
+                "new_classes='add' adds the labels of a 1-D y as they come; a "
+                "multilabel indicator y has a fixed set of label columns. Pass "
+                "new_classes='error' (and classes=np.arange(n_labels))."
+            )
         n_labels = _check_indicator(y)
         classes_ = np.arange(n_labels)
         if not fitting:
@@ -345,7 +519,11 @@ def _check_label_type(y):
         )
 
 
-def _single_label_weights(estimator, classes_, y):
+def _single_label_weights(estimator, classes_, y, *, growing=False):
+    if growing and classes_.shape[0] == 1:
+        # no rival class: no row moves the model (the kernels read two
+        # entries for one column)
+        return np.zeros(2)
     if classes_.shape[0] < 2:
         raise ValueError(
             "The number of classes has to be greater than one; got "
@@ -357,7 +535,13 @@ def _single_label_weights(estimator, classes_, y):
             f"y contains labels {unknown.tolist()!r} that are not in classes "
             f"{classes_.tolist()!r}."
         )
-    cw = checked_class_weight(estimator.class_weight, classes_, y)
+    class_weight = estimator.class_weight
+    if growing and isinstance(class_weight, dict):
+        # a growing stream may weigh classes it has not met yet
+        class_weight = {
+            k: v for k, v in class_weight.items() if np.isin(k, classes_).any()
+        }
+    cw = checked_class_weight(class_weight, classes_, y)
     return np.ascontiguousarray(cw, dtype=np.float64)
 
 

@@ -13,6 +13,7 @@ def progressive_val_predict(
     batch_size=None,
     method="predict",
     return_estimator=False,
+    delay=None,
 ):
     """Predict each sample of a stream, then learn from it.
 
@@ -76,7 +77,12 @@ def progressive_val_predict(
         batches.
     classes : array-like of shape (n_classes,), default=None
         For a classifier, every label of the stream; ``None`` uses the
-        labels of ``y`` (required for a stream of batches).
+        labels of ``y`` (required for a stream of batches), except for a
+        classifier with ``new_classes="add"``, which then adds each label
+        when it first meets it: its first sample is not predicted (no class
+        is known), and its decision values are in the columns of its final
+        ``classes_``, ``-inf`` for a class not known yet when the sample was
+        predicted (the first sample of a class included).
     sample_weight : array-like of shape (n_samples,), default=None
         Passed to ``partial_fit`` (arrays only: a stream's batches carry
         their own).
@@ -92,6 +98,23 @@ def progressive_val_predict(
         for the confidence-weighted family, see above).
     return_estimator : bool, default=False
         Whether to return the estimator fitted on the whole stream as well.
+    delay : int or array-like of shape (n_samples,), default=None
+        When the labels arrive (arrays only): a number of rows, row ``i``'s
+        label arriving after row ``i + delay`` is predicted, or the arrival
+        time of each row's label on the scale of the rows (row ``i``
+        arrives at time ``i``; an arrival time must be at least the row's
+        index; ``np.inf``: never).  Row ``j`` is predicted when it arrives
+        by the model that has learned every row whose label arrived before
+        time ``j`` (``arrival[i] < j``), in the order of the arrivals, and
+        is learned when its own label arrives; labels arriving after the
+        last row are learned at the end.  The rows predicted between two
+        arrivals are predicted together and the rows whose labels arrive
+        together are learned together (the package's learners by their
+        compiled pass, without shuffling): a constant delay calls the
+        learner once per row.  The rows that arrive before the first label
+        are predicted by the learner's initial model (not predicted for
+        another estimator, or a classifier with ``new_classes="add"``,
+        which knows no class yet).  None or 0: no delay.
 
     Returns
     -------
@@ -128,6 +151,7 @@ def progressive_val_predict(
         sample_weight=sample_weight,
         batch_size=batch_size,
         responses=(method,),
+        delay=delay,
     )
     if return_estimator:
         return result[method], result.predicted, result.estimator

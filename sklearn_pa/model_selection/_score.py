@@ -1,5 +1,7 @@
 """progressive_val_score: scorers read on the online predictions of a stream."""
 
+import numbers
+
 import numpy as np
 from sklearn.base import (
     BaseEstimator,
@@ -108,6 +110,8 @@ def progressive_val_score(
     batch_size=None,
     return_curve=False,
     return_estimator=False,
+    delay=None,
+    window=None,
 ):
     """Score an online learner by predicting each sample before learning it.
 
@@ -158,7 +162,9 @@ def progressive_val_score(
         ``"neg_mean_squared_error"`` for a regressor.
     classes : array-like of shape (n_classes,), default=None
         For a classifier, every label of the stream; ``None`` uses ``y``'s
-        (required for a stream of batches).
+        (required for a stream of batches), or none for a classifier with
+        ``new_classes="add"``, which adds each label when it first meets it
+        (see :func:`progressive_val_predict`).
     sample_weight : array-like of shape (n_samples,), default=None
         Passed to ``partial_fit`` and to the scorer (arrays only: a stream's
         batches carry their own).
@@ -168,6 +174,21 @@ def progressive_val_score(
         Whether to return the cumulative-loss curve and the predictions.
     return_estimator : bool, default=False
         Whether to return the estimator fitted on the whole stream.
+    delay : int or array-like of shape (n_samples,), default=None
+        When the labels arrive, for a stream whose labels come later than
+        its samples (arrays only; see :func:`progressive_val_predict`): a
+        number of rows (row ``i``'s label arrives after row ``i + delay``
+        is predicted), or the arrival time of each row's label on the scale
+        of the rows (row ``i`` arrives at time ``i``; ``np.inf``: never).
+        Each row is predicted when it arrives by the model that has learned
+        the rows whose labels arrived before, and learned when its own
+        label arrives.  None or 0: each row is learned right after it is
+        predicted.
+    window : int, default=None
+        With ``return_curve``, also return ``windowed_loss``: the mean loss
+        (mistakes or squared error, weighted by ``sample_weight``) of the
+        last ``window`` samples at each sample, the metric a drifting
+        stream is watched by.
 
     Returns
     -------
@@ -178,7 +199,10 @@ def progressive_val_score(
         (ndarray of shape (n_samples,): square loss or mistakes summed up
         to and including each sample; samples that were not predicted add
         nothing), ``loss`` (``"squared_error"`` or ``"mistakes"``),
-        ``predictions`` and ``y`` (the targets, in stream order);
+        ``predictions`` and ``y`` (the targets, in stream order), and
+        ``windowed_loss`` (ndarray of shape (n_samples,)) if ``window``:
+        the mean loss over the predicted samples among the ``window``
+        samples that end at each sample (NaN where none was predicted);
         ``estimator`` if ``return_estimator``.
 
     See Also
@@ -206,7 +230,26 @@ def progressive_val_score(
     ...     scoring="f1_macro")
     >>> 0.5 < f1 < 1.0
     True
+
+    Labels that arrive 50 rows after their samples, and the accuracy over
+    the last 100 samples (one minus the windowed mistake rate):
+
+    >>> late = progressive_val_score(
+    ...     PassiveAggressiveClassifier(), X, y, delay=50, window=100,
+    ...     return_curve=True)
+    >>> late.windowed_loss.shape
+    (500,)
+    >>> bool(0.5 < 1 - late.windowed_loss[-1] <= 1.0)
+    True
     """
+    if window is not None:
+        if not isinstance(window, numbers.Integral) or window < 1:
+            raise ValueError(f"window must be a positive int; got {window!r}.")
+        if not return_curve:
+            raise ValueError(
+                "window adds the windowed loss to the curve: pass "
+                "return_curve=True as well."
+            )
     final, _ = _split_pipeline(estimator)
     classifier = is_classifier(final)
     kind, func, name = _resolve_scoring(scoring, classifier)
@@ -222,6 +265,7 @@ def progressive_val_score(
         sample_weight=sample_weight,
         batch_size=batch_size,
         responses=responses,
+        delay=delay,
     )
     y_pred, predicted, y = result.predict, result.predicted, result.y
     if not np.any(predicted):
@@ -256,6 +300,25 @@ def progressive_val_score(
         out.cumulative_loss = np.cumsum(per_sample.astype(float))
         out.predictions = y_pred
         out.y = y
+        if window is not None:
+            out.windowed_loss = windowed_mean(per_sample, predicted, sw, window)
     if return_estimator:
         out.estimator = result.estimator
     return out
+
+
+def windowed_mean(values, predicted, sample_weight, window):
+    """The mean of ``values`` over the predicted samples among the last
+    ``window`` samples ending at each sample (weighted by
+    ``sample_weight``); NaN where none of them was predicted."""
+    weight = predicted.astype(np.float64)
+    if sample_weight is not None:
+        weight = weight * np.asarray(sample_weight, dtype=np.float64)
+    terms = np.where(predicted, values, 0).astype(np.float64) * weight
+    # running sums, less the sums up to ``window`` samples back
+    num = np.cumsum(terms)
+    den = np.cumsum(weight)
+    num[window:] = num[window:] - num[:-window].copy()
+    den[window:] = den[window:] - den[:-window].copy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)

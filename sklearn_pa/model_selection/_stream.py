@@ -1,7 +1,6 @@
 """The progressive-validation loop: batches, pipelines, the predict-then-learn
 step of each batch and the assembly of its outputs."""
 
-import copy
 import inspect
 import numbers
 import warnings
@@ -24,6 +23,9 @@ from sklearn.utils import (
 )
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
+
+from .._targets import grows_classes
+from ._delay import _with_final, delayed_pass, in_final_columns, label_arrival
 
 _METHODS = ("predict", "decision_function", "predict_proba")
 
@@ -102,15 +104,6 @@ def _split_pipeline(estimator):
     return final, transform
 
 
-def _with_final(pipeline, final):
-    """The pipeline with its last step replaced by the fitted learner."""
-    if pipeline is None:
-        return final
-    out = copy.copy(pipeline)
-    out.steps = list(pipeline.steps[:-1]) + [(pipeline.steps[-1][0], final)]
-    return out
-
-
 class _ArrayStream:
     """In-memory arrays cut into consecutive batches."""
 
@@ -183,7 +176,17 @@ def _check_inputs(estimator, X, y, sample_weight, batch_size):
     return final, transform, X
 
 
-def _progressive(estimator, X, y, *, classes, sample_weight, batch_size, responses):
+def _progressive(
+    estimator,
+    X,
+    y,
+    *,
+    classes,
+    sample_weight,
+    batch_size,
+    responses,
+    delay=None,
+):
     """The predict-then-learn pass; returns a Bunch with each response of
     ``responses`` per sample, ``y``, ``sample_weight``, ``predicted`` and
     the fitted ``estimator``."""
@@ -191,15 +194,39 @@ def _progressive(estimator, X, y, *, classes, sample_weight, batch_size, respons
     arrays = isinstance(stream, _ArrayStream)
     est = clone(final)
     classifier = is_classifier(est)
+    growing = classifier and grows_classes(est)
     fit_kwargs = {}
-    if classifier:
+    if classifier and not (growing and classes is None):
         if classes is None and not arrays:
             raise ValueError(
                 "classes must be given for a classifier on a stream: the list "
                 "of every label the stream may contain, e.g. "
-                "classes=np.unique(y_all)."
+                "classes=np.unique(y_all); or use a learner that adds classes "
+                "as they come (new_classes='add')."
             )
         fit_kwargs["classes"] = unique_labels(stream.y if classes is None else classes)
+    if delay is not None and not (isinstance(delay, numbers.Integral) and delay == 0):
+        if not arrays:
+            raise ValueError(
+                "delay applies to arrays X, y (the label arrival times are "
+                "per row); pass the stream's arrays."
+            )
+        if batch_size is not None:
+            raise ValueError(
+                "delay and batch_size cannot be combined: with a delay the "
+                "learner is called as the labels arrive."
+            )
+        arrival = label_arrival(delay, stream.n_samples)
+        return delayed_pass(
+            est,
+            transform,
+            stream,
+            arrival,
+            fit_kwargs,
+            responses,
+            fast=_has_score_protocol(est),
+            pipeline=estimator if transform is not None else None,
+        )
 
     def prepare(X_batch):
         return X_batch if transform is None else transform(X_batch)
@@ -273,7 +300,10 @@ def _progressive(estimator, X, y, *, classes, sample_weight, batch_size, respons
                     method = r
                     if r == "decision_function" and not classifier:
                         method = "predict"
-                    outputs[r].append(np.asarray(getattr(est, method)(X_batch)))
+                    value = np.asarray(getattr(est, method)(X_batch))
+                    if growing:  # in the columns of the final classes
+                        value = (value, est.classes_)
+                    outputs[r].append(value)
                 else:
                     outputs[r].append(None)
             predicted.append(np.full(n_part, fitted))
@@ -281,6 +311,12 @@ def _progressive(estimator, X, y, *, classes, sample_weight, batch_size, respons
             weights.append(sw)
             est.partial_fit(X_batch, y_batch, **learn_kwargs(sw))
             fitted = True
+    if growing and not fast:
+        for r in responses:
+            outputs[r] = [
+                p if p is None else in_final_columns(*p, r, est.classes_, est)
+                for p in outputs[r]
+            ]
     y_all = np.concatenate(ys) if ys else np.empty(0)
     n_samples = y_all.shape[0]
     if any(w is not None for w in weights):

@@ -1,0 +1,217 @@
+"""Progressive validation of streams whose labels arrive late: the
+arrival time of each label (``delay``) and the pass that learns each row
+when its label arrives."""
+
+import copy
+import numbers
+
+import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.utils import Bunch, _safe_indexing
+
+from .._targets import ClassGrowth
+
+_RESPONSES = ("predict", "decision_function", "predict_proba")
+
+
+def _with_final(pipeline, final):
+    """The pipeline with its last step replaced by the fitted learner."""
+    if pipeline is None:
+        return final
+    out = copy.copy(pipeline)
+    out.steps = list(pipeline.steps[:-1]) + [(pipeline.steps[-1][0], final)]
+    return out
+
+
+def label_arrival(delay, n_samples):
+    """The time at which each row's label arrives, on the scale of the
+    rows (row ``i`` arrives at time ``i``), from ``delay``: a number of
+    rows, or the arrival time of each row's label."""
+    if isinstance(delay, numbers.Integral) and not isinstance(delay, bool):
+        if delay < 0:
+            raise ValueError(f"delay must be a non-negative int; got {delay!r}.")
+        return np.arange(n_samples, dtype=np.float64) + float(delay)
+    try:
+        arrival = np.asarray(delay, dtype=np.float64)
+    except (TypeError, ValueError):
+        arrival = None
+    if arrival is None or arrival.shape != (n_samples,):
+        raise ValueError(
+            "delay must be a number of rows or an array of shape (n_samples,) "
+            "of the time at which each row's label arrives (row i arriving at "
+            f"time i); got {delay!r}."
+        )
+    if np.any(np.isnan(arrival)) or np.any(arrival < np.arange(n_samples)):
+        raise ValueError(
+            "delay: a label cannot arrive before its row; every arrival time "
+            "must be >= the row's index (np.inf: the label never arrives)."
+        )
+    return arrival
+
+
+def delayed_pass(
+    est, transform, stream, arrival, fit_kwargs, responses, *, fast, pipeline
+):
+    """Progressive validation with delayed labels: row ``j`` is predicted
+    when it arrives (time ``j``) by the model that has learned every row
+    whose label arrived before (``arrival[i] < j``), in the order of the
+    arrivals (ties in row order); a row is learned when its label arrives
+    (a label arriving after the last row is learned at the end, one
+    arriving at ``np.inf`` never).
+
+    The rows predicted between two arrivals are predicted together and the
+    rows whose labels arrive together are learned together: the package's
+    learners by their compiled pass without shuffling
+    (``_partial_fit_scores``), others by ``partial_fit``.  A classifier's
+    decision values and probabilities are returned in the columns of the
+    final ``classes_`` (a class not known yet scores ``-inf``, has
+    probability 0)."""
+    n = stream.n_samples
+    X, y, sw_all = stream.X, stream.y, stream.sample_weight
+    classifier = is_classifier(est)
+    learn_order = np.argsort(arrival, kind="stable")
+    # rows learned before row j is predicted
+    n_learned = np.searchsorted(arrival[learn_order], np.arange(n), side="left")
+    n_final = int(np.searchsorted(arrival[learn_order], np.inf, side="left"))
+    block_starts = np.concatenate([[0], np.flatnonzero(np.diff(n_learned)) + 1, [n]])
+
+    def prepare(rows):
+        part = _safe_indexing(X, rows)
+        return part if transform is None else transform(part)
+
+    done = 0
+    fitted = False
+
+    def learn(upto):
+        nonlocal done, fitted
+        if upto <= done:
+            return
+        rows = learn_order[done:upto]
+        kwargs = dict(fit_kwargs)
+        if sw_all is not None:
+            kwargs["sample_weight"] = sw_all[rows]
+        if fast:
+            est._partial_fit_scores(prepare(rows), y[rows], **kwargs)
+        else:
+            est.partial_fit(prepare(rows), y[rows], **kwargs)
+        done, fitted = upto, True
+
+    initial = _initial_model(est, fit_kwargs) if fast else None
+    records = []  # (rows, {response: values}, classes then)
+    predicted = np.zeros(n, dtype=bool)
+    for start, stop in zip(block_starts[:-1], block_starts[1:]):
+        learn(int(n_learned[start]))
+        model = est if fitted else initial
+        if model is None:
+            continue
+        rows = np.arange(start, stop)
+        X_block = prepare(rows)
+        values = {}
+        for r in responses:
+            method = r
+            if r == "decision_function" and not classifier:
+                method = "predict"
+            values[r] = np.asarray(getattr(model, method)(X_block))
+        records.append((rows, values, getattr(model, "classes_", None)))
+        predicted[rows] = True
+    learn(n_final)
+    final_classes = getattr(est, "classes_", None)
+    outputs = {}
+    for r in responses:
+        parts = []
+        for _rows, values, classes_then in records:
+            parts.append(
+                in_final_columns(values[r], classes_then, r, final_classes, est)
+            )
+        outputs[r] = _fill_rows(parts, records, n, predicted)
+    result = Bunch(
+        y=y,
+        sample_weight=None if sw_all is None else np.asarray(sw_all, dtype=float),
+        predicted=predicted,
+        estimator=_with_final(pipeline, est),
+        final=est,
+        **outputs,
+    )
+    return result
+
+
+def _initial_model(est, fit_kwargs):
+    """A copy of the package's learner ``est`` in its state before any
+    update (through its state protocol), to predict the rows that arrive
+    before the first label; None where that state has no classes yet (a
+    classifier that adds them as they come) or cannot be made."""
+    if is_classifier(est) and "classes" not in fit_kwargs:
+        return None
+    make_state = getattr(est, "__sklearn_pa_state__", None)
+    if make_state is None:
+        return None
+    model = clone(est)
+    return _InitialModel(model, fit_kwargs.get("classes"))
+
+
+class _InitialModel:
+    """Initialises a copy of the learner for the number of features of the
+    first rows it predicts (the state protocol's ``initialise``)."""
+
+    def __init__(self, model, classes):
+        self.model, self.classes, self.ready = model, classes, False
+
+    def _ready(self, X):
+        if not self.ready:
+            learner = self.model.__sklearn_pa_state__()
+            learner.initialise(X.shape[1], classes=self.classes, scale=1.0)
+            self.ready = True
+        return self.model
+
+    @property
+    def classes_(self):
+        return self.classes
+
+    def __getattr__(self, name):
+        if name not in _RESPONSES:
+            raise AttributeError(name)
+
+        def respond(X):
+            return getattr(self._ready(X), name)(X)
+
+        return respond
+
+
+def in_final_columns(values, classes_then, response, final_classes, est):
+    """A block's responses in the columns of the final classes of a model
+    whose classes grew since (``new_classes="add"``)."""
+    if (
+        not is_classifier(est)
+        or response == "predict"
+        or classes_then is None
+        or final_classes is None
+        or len(classes_then) == len(final_classes)
+    ):
+        return values
+    if response == "predict_proba":
+        out = np.zeros((values.shape[0], len(final_classes)))
+        columns = np.searchsorted(final_classes, classes_then)
+        # (one class known: it is certain)
+        out[:, columns] = values if len(classes_then) > 1 else 1.0
+        return out
+    split = est._binary_split() if hasattr(est, "_binary_split") else 0.5
+    growth = ClassGrowth(np.asarray(classes_then), final_classes, split=split)
+    return growth.scores(values)
+
+
+def _fill_rows(parts, records, n, predicted):
+    """The per-row responses of the predicted blocks, NaN (or a placeholder
+    label) for the rows no model could predict."""
+    template = next((p for p in parts), None)
+    if template is None:
+        return np.full(n, np.nan)
+    if np.all(predicted):
+        return np.concatenate(parts)
+    if template.dtype.kind in "fc":
+        out = np.full((n,) + template.shape[1:], np.nan, dtype=template.dtype)
+    else:
+        out = np.empty((n,) + template.shape[1:], dtype=template.dtype)
+        out[...] = template.flat[0]
+    for (rows, _, _), part in zip(records, parts):
+        out[rows] = part
+    return out
