@@ -150,6 +150,16 @@ cdef inline void get_row(
         nnz[0] = 0
 
 
+cdef inline const void *row_start(const rows_t *rows, Py_ssize_t i) noexcept nogil:
+    """The address where CSR row ``i`` is found (its entry of ``indptr``),
+    for a kernel to prefetch it rows before ``get_row`` reads it; NULL for a
+    dense view.  (The kernel prefetches the address itself: a helper that
+    only prefetches may be dropped as a function without effects.)"""
+    if rows.dense:
+        return NULL
+    return <const void *> (rows.indptr + i)
+
+
 # Checks at every kernel entry (defence in depth: the estimators validate
 # first).  The epoch loops run without bounds checks, so a row, feature or
 # weight array that does not fit raises ValueError here instead of being

@@ -30,16 +30,18 @@ from libc.stdlib cimport calloc, malloc, free
 
 from ._dataset cimport (
     Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
-    check_length, check_view, all_rows_fit,
+    check_length, check_view, all_rows_fit, row_start,
 )
 from ._rules cimport Rule, RuleParams, rule_params
 from ._steps cimport (
     Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
 )
 
-# how many non-zeros ahead an update asks for the rows of U it writes
+# how many non-zeros ahead an update asks for the rows of U it writes, and
+# how many rows ahead of a sparse row's learning its non-zeros are asked for
 cdef enum:
     UPDATE_AHEAD = 16
+    ROW_AHEAD = 4
 from ._pa_rules cimport (
     binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
     multilabel_threshold_step, multilabel_ranking_step, mira_step,
@@ -116,6 +118,23 @@ cdef inline void _prefetch_next(
         PA_PREFETCH(next_data + j)
     for j in range(0, min(next_nnz, 32), 16):
         PA_PREFETCH(next_ind + j)
+
+
+cdef inline void _prefetch_weights(
+    const index_t *next_ind, Py_ssize_t next_nnz, const double *W0,
+    const double *U0, Py_ssize_t K, Py_ssize_t c0,
+) noexcept nogil:
+    """Start fetching the weights (and, when averaging, the accumulators) of
+    the first features of the next row while the current row is learned: on
+    short rows in a shuffled order their first reads would otherwise wait
+    for memory at the start of the next row's scores.  Given the row's
+    pointers, as :func:`_prefetch_next`."""
+    cdef Py_ssize_t j
+    for j in range(min(next_nnz, 32)):
+        PA_PREFETCH(W0 + <Py_ssize_t> next_ind[j] * K + c0)
+    if U0 != NULL:
+        for j in range(min(next_nnz, 32)):
+            PA_PREFETCH_W(U0 + <Py_ssize_t> next_ind[j] * K + c0)
 
 
 cdef extern from "_score_rows.h":
@@ -571,9 +590,23 @@ cdef tuple _epoch(
             i = order[n]
             t = t0 + n + 1
             get_row(&view, i, &row_data, &row_ind, &nnz)
-            if n + 1 < n_rows and not view.dense:
-                get_row(&view, order[n + 1], &next_data, &next_ind, &next_nnz)
-                _prefetch_next(next_data, next_ind, next_nnz)
+            if not view.dense:
+                # rows in a shuffled order lie anywhere in X: ask for a row's
+                # non-zeros ROW_AHEAD rows before it is learned, and for the
+                # weights of its features one row before
+                if n + 2 * ROW_AHEAD < n_rows:
+                    # (the row's entry of indptr, to find its non-zeros then)
+                    PA_PREFETCH(row_start(&view, order[n + 2 * ROW_AHEAD]))
+                if n + ROW_AHEAD < n_rows:
+                    get_row(&view, order[n + ROW_AHEAD], &next_data, &next_ind,
+                            &next_nnz)
+                    _prefetch_next(next_data, next_ind, next_nnz)
+                if n + 1 < n_rows:
+                    get_row(&view, order[n + 1], &next_data, &next_ind,
+                            &next_nnz)
+                    _prefetch_weights(next_ind, next_nnz, W0,
+                                      U0 if averaging and t + 1 >= average_start
+                                      else NULL, K, c0)
             sq = _score_row(row_data, row_ind, nnz, W0, &b[0], K, c0, c1,
                             intercept_sq, scores)
             # a row whose scores overflow cannot be learned from safely
