@@ -344,10 +344,10 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         if self.warm_start and hasattr(self, "coef_") and coef_init is None:
             # as scikit-learn: continuing from a model of another size, or
             # of other classes, is an error, not a silent restart
-            check_warm_start_classes(self, previous)
             check_warm_start_shape(
                 self, "coef_", np.shape(self.coef_), self._coef_shape()
             )
+            check_warm_start_classes(self, previous)
             W0, b0 = self._state_arrays()
             # (an empty W0: no state of this kind to continue from, e.g.
             # weights learned with another update rule; fit starts over)

@@ -614,13 +614,13 @@ class _BaseKernelPA(BaseEstimator):
         if self.warm_start and hasattr(self, "dual_coef_"):
             # as scikit-learn: continuing from a model of another size, or
             # of other classes, is an error, not a silent restart
-            check_warm_start_classes(self, previous)
             check_warm_start_shape(
                 self,
                 "support_vectors_ and dual_coef_",
                 (np.shape(self.dual_coef_)[0], self.support_vectors_.shape[1]),
                 (n_cols, X.shape[1]),
             )
+            check_warm_start_classes(self, previous)
             state = self._current_state()
         else:
             state = self._empty_state(X, n_cols)

@@ -20,7 +20,10 @@ from sklearn_pa import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
     SCWClassifier,
+    StructuredPassiveAggressive,
+    StructuredPerceptron,
 )
+from sklearn_pa.model_selection import progressive_val_score
 
 X3, Y3 = make_classification(
     n_samples=80, n_features=5, n_informative=3, n_classes=3, random_state=0
@@ -210,3 +213,81 @@ def test_assigned_sample_counter_beyond_2_53_is_refused():
             ValueError, match=r"t_ of .* whole number in \[1, 2\*\*53\]"
         ):
             est.partial_fit(X, y)
+
+
+# ------------------------------------------------- 11, 14. sequence taggers
+def _sequences(n=4, length=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=(length, 4)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("Tagger", [StructuredPerceptron, StructuredPassiveAggressive])
+@pytest.mark.parametrize(
+    "first, match",
+    [
+        (["a", "b", np.nan], "label sequence 0 holds nan"),
+        (["a", "b", None], "label sequence 0 holds None"),
+        ([1, "b", "a"], r"label sequence 0 mixes strings and numbers"),
+        ([1, 2, 1], "y mixes label sequences of strings and of numbers"),
+    ],
+)
+def test_tagger_refuses_labels_numpy_would_turn_into_strings(Tagger, first, match):
+    """A NaN label was learned as the class 'nan', 1 beside strings became
+    '1', and None raised TypeError '<' not supported."""
+    y = [first, ["a", "b", "a"], ["b", "a", "b"], ["a", "a", "b"]]
+    for method in ("fit", "partial_fit"):
+        est = Tagger()
+        kwargs = {"classes": ["a", "b"]} if method == "partial_fit" else {}
+        with pytest.raises(ValueError, match=match):
+            getattr(est, method)(_sequences(), y, **kwargs)
+        assert not hasattr(est, "coef_")
+
+
+@pytest.mark.parametrize("Tagger", [StructuredPerceptron, StructuredPassiveAggressive])
+def test_tagger_labels_of_one_type_are_accepted(Tagger):
+    X = _sequences()
+    for y in (
+        [["a", "b", "a"], ["b", "b", "a"], ["a", "a", "b"], ["b", "a", "b"]],
+        [[1, 2, 1], [2, 2, 1], [1, 1, 2], [2, 1, 2]],
+        [np.array(["a", "b", "a"])] * 4,
+    ):
+        Tagger(max_iter=2).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        (None, "Feature 'v' has the value None"),
+        (float("nan"), "Feature 'v' has the value nan"),
+        (10**400, "must be numbers or strings"),
+    ],
+)
+def test_tagger_feature_dict_values_get_a_clear_error(value, match):
+    X = [[{"w": "cat", "v": value}, {"w": "dog"}], [{"w": "a"}, {"w": "b"}]]
+    with pytest.raises(ValueError, match=match):
+        StructuredPerceptron().fit(X, [["a", "b"], ["b", "a"]])
+
+
+def test_tagger_numpy_string_values_are_one_hot_as_str_values():
+    """np.str_("3.5") became the number 3.5 while np.str_("cat") was
+    refused: a numpy string is a string, as for DictVectorizer."""
+    X = [
+        [{"w": np.str_("3.5")}, {"w": np.str_("cat")}],
+        [{"w": "3.5"}, {"w": "cat"}],
+    ]
+    est = StructuredPerceptron(max_iter=2).fit(X, [["a", "b"], ["a", "b"]])
+    names = est.vectorizer_.feature_names_
+    assert names == ["w=3.5", "w=cat"]
+
+
+# ---------------------------------------------- 14. progressive validation
+def test_progressive_val_score_on_an_empty_stream_says_so():
+    with pytest.raises(ValueError, match="The stream holds no sample"):
+        progressive_val_score(PassiveAggressiveRegressor(), np.zeros((0, 3)), [])
+
+
+def test_progressive_val_score_refuses_a_tagger_clearly():
+    X = _sequences()
+    y = [[0, 1, 0]] * 4
+    with pytest.raises(ValueError, match="StructuredPerceptron is a sequence tagger"):
+        progressive_val_score(StructuredPerceptron(), X, y, classes=[0, 1])

@@ -456,11 +456,9 @@ def fit_parameter_mixing(
     held = {"parts": []}
     try:
         held["parts"] = executor.persist(x_blocks, y_blocks)
-        model, history = _fit_parts(
+        model, history = _fit_recovering(
             executor, held, learner, classes, n_epochs, mixing, verbose
         )
-    except WorkerLost as exc:
-        raise _lost_error(executor.recover(held["parts"]), exc) from exc
     finally:
         executor.release(held["parts"])
         executor.close()
@@ -482,12 +480,25 @@ def _lost_error(lost, exc, epoch=None):
             "used again: fit again, or pass X and y as dask collections, "
             "whose partitions Dask recomputes when a worker is lost."
         )
-    times = f" {_ROUND_ATTEMPTS} times" if epoch else ""
     return RuntimeError(
-        f"fit_parameter_mixing lost a worker{when}{times} ({exc}). The "
+        f"fit_parameter_mixing lost a worker{when} {_ROUND_ATTEMPTS} times "
+        f"({exc}). The "
         "estimator is unchanged and the client can be used again; check the "
         "cluster's workers and fit again."
     )
+
+
+def _fit_recovering(executor, held, *args, attempt=1):
+    """:func:`_fit_parts`, started again (``attempt`` counts the tries)
+    when a worker is lost while the partitions are summarised and prepared
+    and Dask recomputes what it held (the rounds retry on their own)."""
+    try:
+        return _fit_parts(executor, held, *args)
+    except WorkerLost as exc:
+        lost = executor.recover(held["parts"])
+        if lost or attempt == _ROUND_ATTEMPTS:
+            raise _lost_error(lost, exc) from exc
+    return _fit_recovering(executor, held, *args, attempt=attempt + 1)
 
 
 def _check_classes(summaries, classes):

@@ -99,6 +99,19 @@ def _resolve_scoring(scoring, classifier):
     )
 
 
+def _check_not_a_tagger(final):
+    """Refuse a sequence tagger, whose samples are sequences, not rows."""
+    from ..sequence._base import _BaseSequenceTagger
+
+    if isinstance(final, _BaseSequenceTagger):
+        raise ValueError(
+            f"progressive_val_score scores learners of rows; "
+            f"{type(final).__name__} is a sequence tagger (X a list of "
+            "sequences). Score it on held-out sequences (its score method, "
+            "or sklearn.model_selection.cross_val_score over the sequences)."
+        )
+
+
 def progressive_val_score(
     estimator,
     X,
@@ -251,6 +264,7 @@ def progressive_val_score(
                 "return_curve=True as well."
             )
     final, _ = _split_pipeline(estimator)
+    _check_not_a_tagger(final)
     classifier = is_classifier(final)
     kind, func, name = _resolve_scoring(scoring, classifier)
     response = "predict"
@@ -268,6 +282,11 @@ def progressive_val_score(
         delay=delay,
     )
     y_pred, predicted, y = result.predict, result.predicted, result.y
+    if predicted.shape[0] == 0:
+        raise ValueError(
+            "The stream holds no sample: progressive validation needs at "
+            "least two (the first is learned before any prediction)."
+        )
     if not np.any(predicted):
         raise ValueError(
             "No sample was predicted: the stream is a single batch of a "

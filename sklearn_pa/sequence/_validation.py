@@ -41,7 +41,7 @@ class FeatureDictMapper:
         append_i, append_v = indices.append, values.append
         for n, tok in enumerate(tokens):
             for f, v in tok.items():
-                if type(v) is str:
+                if isinstance(v, str):  # numpy's str_ too, as DictVectorizer
                     f = f"{f}={v}"
                     v = 1.0
                 j = vocab.get(f)
@@ -57,17 +57,21 @@ class FeatureDictMapper:
                 "Complex data not supported: a feature dict holds a complex "
                 "value. Pass real feature values."
             )
+        raw = values
         try:
             values = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(
                 "Feature dict values must be numbers or strings (a string "
                 f"value becomes a one-hot 'name=value' feature): {exc}"
             ) from exc
         if values.size and not np.all(np.isfinite(values)):
+            bad = int(np.flatnonzero(~np.isfinite(values))[0])
+            name = next(f for f, j in vocab.items() if j == indices[bad])
             raise ValueError(
-                "X contains NaN or infinity in a feature value; features must be "
-                "finite."
+                f"Feature {name!r} has the value {raw[bad]!r}; feature values "
+                "must be finite numbers or strings (leave a missing feature "
+                "out of its dict)."
             )
         X = sp.csr_matrix(
             (values, np.asarray(indices, dtype=np.int64), indptr),
@@ -240,7 +244,7 @@ def stack_labels(y, offsets, n_sequences):
         )
     parts = []
     for i, yi in enumerate(y):
-        yi = np.asarray(yi)
+        yi = _label_sequence(yi, i)
         if yi.ndim != 1:
             raise ValueError(f"label sequence {i} must be 1-D, got shape {yi.shape}.")
         if yi.shape[0] != offsets[i + 1] - offsets[i]:
@@ -249,7 +253,38 @@ def stack_labels(y, offsets, n_sequences):
                 f"{yi.shape[0]} labels; pass one label per token."
             )
         parts.append(yi)
+    if len({p.dtype.kind in "US" for p in parts if p.size}) > 1:
+        raise ValueError(
+            "y mixes label sequences of strings and of numbers; use one type "
+            "for every label."
+        )
     flat = np.concatenate(parts) if parts else np.empty(0)
     if flat.dtype.kind == "f" and not np.all(np.isfinite(flat)):
         raise ValueError("y contains NaN or infinity; labels must be finite.")
     return flat
+
+
+def _label_sequence(yi, i):
+    """Label sequence ``i`` as a 1-D array, refused when it holds None or
+    NaN, or mixes strings with numbers (numpy would turn them all into
+    strings: 1 into '1', NaN into 'nan')."""
+    array = np.asarray(yi)
+    if array.dtype.kind in "OU" and not (
+        isinstance(yi, np.ndarray) and array.dtype.kind == "U"
+    ):
+        values = array.tolist() if isinstance(yi, np.ndarray) else list(yi)
+        types = set(map(type, values))
+        if not types <= {str, np.str_}:
+            for v in values:
+                if v is None or (isinstance(v, float) and v != v):
+                    raise ValueError(
+                        f"label sequence {i} holds {v!r}; every token needs a "
+                        "label (NaN and None are not labels)."
+                    )
+            if any(issubclass(t, str) for t in types):
+                raise ValueError(
+                    f"label sequence {i} mixes strings and numbers "
+                    f"({sorted(t.__name__ for t in types)}); use one type for "
+                    "every label."
+                )
+    return array
