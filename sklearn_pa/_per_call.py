@@ -21,8 +21,8 @@ import weakref
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels import _first_order
-from ._kernels._first_order import csr_is_canonical as _csr_is_canonical
+from ._kernels import _scores
+from ._kernels._scores import csr_is_canonical as _csr_is_canonical
 from ._linear_epochs import _RowView
 
 __all__ = [
@@ -119,7 +119,7 @@ class LeanCallsMixin:
         if X is None:
             return None
         out = np.empty((X.shape[0], W.shape[1]))
-        _first_order.score_rows(
+        _scores.score_rows(
             _RowView(X), W, b, U=U, bu=bu, n_avg=float(n_avg), out=out
         )
         return out

@@ -37,7 +37,7 @@ from ._calibration import (
 )
 from ._engine import run_epochs, validation_scorer
 from ._growth import grow_second_order_state, refuse_growing_proba
-from ._kernels import _first_order
+from ._kernels import _scores
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _RowView
 from ._per_call import _NO_ACCUMULATORS, lean_rows
@@ -416,7 +416,7 @@ class _BaseSecondOrder(
         rows = _RowView(canonical_csr(X))
         rows.data = rows.data * rows.data
         out = np.empty((X.shape[0], sigma.shape[1]))
-        _first_order.score_rows(
+        _scores.score_rows(
             rows,
             sigma[:n_features],
             a * a * sigma[n_features],
