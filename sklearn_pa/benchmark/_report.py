@@ -12,11 +12,12 @@ the rows of any of them.
 import csv
 import json
 import math
+import textwrap
 from pathlib import Path
 
 import numpy as np
 
-from ._registry import PUBLISHED_SOURCE
+from ._registry import PUBLISHED_SOURCE, REGISTRY
 
 __all__ = ["format_markdown", "format_table", "plot_results", "write_output"]
 
@@ -327,13 +328,55 @@ def _cells(rows):
     return _CELLS[_task(rows)](rows)
 
 
+def _legend(rows):
+    """One line per estimator of the table (its registry summary) and one for
+    the ratio column, so that the table reads without ``--list``."""
+    names = [row["estimator"] for row in rows]
+    width = max(len(name) for name in [*names, "x peer"]) + 2
+    lines = ["", "legend:"]
+    for name in dict.fromkeys(names):
+        entry = REGISTRY.get(name)
+        if entry is not None:
+            lines.append(f"  {name:<{width}}{entry.summary}")
+    reference = rows[0].get("reference")
+    if reference is not None:
+        column = "x " + reference.removeprefix("sklearn-")
+        lines.append(
+            f"  {column:<{width}}fit time over {reference}'s (the first "
+            "scikit-learn peer of the run); below 1 is faster"
+        )
+    return lines
+
+
+def _same_as_pa(rows):
+    """A note when PA-I or PA-II score exactly as PA: their bound C never
+    binds on these data (every step ``loss / ||x||^2`` stays below C), so the
+    three rules make the same, or nearly the same, steps."""
+    accuracy = {row["estimator"]: row["accuracy_mean"] for row in rows}
+    if "PA" not in accuracy:
+        return []
+    same = [n for n in ("PA-I", "PA-II") if accuracy.get(n) == accuracy["PA"]]
+    if not same:
+        return []
+    note = (
+        f"{' and '.join(same)} score exactly as PA: with C=1 the bound never "
+        "binds on these features (||x||^2 is large, so every step loss / "
+        "||x||^2 stays below C, and PA-II's 1/(2C) is small beside ||x||^2). "
+        "Pass --set C=0.001 (or scale the features down) to see the rules differ."
+    )
+    return ["", *textwrap.wrap(note, 79)]
+
+
 def _footer(rows):
     task = _task(rows)
-    if task == "classification" and _has_published(rows):
-        return [
-            "",
-            PUBLISHED_SOURCE.get(rows[0]["dataset"], "published: see PUBLISHED"),
-        ]
+    if task == "classification":
+        lines = _legend(rows) + _same_as_pa(rows)
+        if _has_published(rows):
+            lines += [
+                "",
+                PUBLISHED_SOURCE.get(rows[0]["dataset"], "published: see PUBLISHED"),
+            ]
+        return lines
     if task == "semi-supervised":
         lines = ["", "tuning fold (fold 0), accuracy (%) by unlabeled step c:"]
         for row in rows:
