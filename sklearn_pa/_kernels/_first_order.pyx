@@ -291,6 +291,49 @@ cdef inline Py_ssize_t _rule_step(
                            delta, changed, 0, loss_out, mistake)
 
 
+cdef inline Py_ssize_t _step_times_weights(
+    const RuleParams *p, const double *scores, Py_ssize_t K,
+    Py_ssize_t c0, Py_ssize_t c1, Py_ssize_t i,
+    const int *labels, const double *targets, double sq, double w_i,
+    const double *weight_pos, const double *weight_neg, const double *ones,
+    const double *margins, Py_ssize_t margin_stride,
+    const unsigned char *active, const unsigned char *relevant,
+    Candidate *cand, double *tau_buf, double *delta, Py_ssize_t *changed,
+    double *loss_out, bint *mistake,
+) noexcept nogil:
+    """scikit-learn's weighting (``weight_scaling="step"``): the step of the
+    unweighted rule, multiplied by the sample's weight and its class's
+    (``update *= class_weight * sample_weight`` in scikit-learn's SGD), so a
+    weight above 1 can step past the margin.  One-vs-rest scales column
+    ``k`` by its own weight (``weight_pos[k]`` on its positive rows,
+    ``weight_neg[k]`` on the others); the other rules by ``weight_pos[y]``."""
+    cdef Py_ssize_t r, k, y = -1
+    cdef int rule = p.rule
+    cdef double factor = w_i
+    cdef Py_ssize_t n_changed = _rule_step(
+        p, scores, K, c0, c1, i, labels, targets, sq, 1.0 if w_i > 0.0 else 0.0,
+        ones, ones, margins, margin_stride, active, relevant, cand, tau_buf,
+        delta, changed, loss_out, mistake,
+    )
+    if (
+        rule == Rule.REGRESSION or rule == Rule.GRADIENT
+        or rule == Rule.NORMALIZED_GRADIENT or rule == Rule.MULTILABEL
+        or rule == Rule.MULTILABEL_RANKING
+    ):
+        y = -1
+    else:
+        y = labels[i]
+        if rule != Rule.OVR:
+            factor = w_i * weight_pos[y]
+    for r in range(n_changed):
+        k = changed[r]
+        if rule == Rule.OVR:
+            delta[k] *= w_i * (weight_pos[k] if k == y else weight_neg[k])
+        else:
+            delta[k] *= factor
+    return n_changed
+
+
 def epoch(
     rows,
     const long long[::1] order,
@@ -317,6 +360,7 @@ def epoch(
     label_indptr=None,
     label_indices=None,
     bint score_average=False,
+    bint weight_step=False,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -375,6 +419,8 @@ def epoch(
     MIRA bounds the true class's step by ``C * sample_weight *
         weight_pos[y]``; with one column it is binary MIRA on the difference
         of the two prototypes.
+    weight_step : the sample and class weights multiply the rule's step
+        (scikit-learn's weighting) instead of its bound ``C``.
 
     Returns
     -------
@@ -391,14 +437,14 @@ def epoch(
             &rows64, order, labels, targets, sample_weight, W, b, U, bu,
             weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
             average_start, loss_out, col_start, col_stop, scores_out,
-            label_indptr, label_indices, score_average,
+            label_indptr, label_indices, score_average, weight_step,
         )
     arrays = make_rows(rows, &rows32)
     return _epoch[Rows32](
         &rows32, order, labels, targets, sample_weight, W, b, U, bu,
         weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
         average_start, loss_out, col_start, col_stop, scores_out, label_indptr,
-        label_indices, score_average,
+        label_indices, score_average, weight_step,
     )
 
 
@@ -512,6 +558,7 @@ cdef tuple _epoch(
     const long long[::1] label_indptr,
     const int[::1] label_indices,
     bint score_average,
+    bint weight_step,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     dtype)."""
@@ -565,6 +612,16 @@ cdef tuple _epoch(
     if relevant == NULL:
         free(scores); free(delta); free(tau_buf); free(changed); free(cand)
         raise MemoryError()
+    # weight_step: the unweighted rule reads class weights of one
+    cdef double *ones = NULL
+    if weight_step:
+        ones = <double *> malloc(max(K, 2) * sizeof(double))
+        if ones == NULL:
+            free(scores); free(delta); free(tau_buf); free(changed); free(cand)
+            free(relevant)
+            raise MemoryError()
+        for k in range(max(K, 2)):
+            ones[k] = 1.0
 
     with nogil:
         for n in range(n_rows):
@@ -595,12 +652,20 @@ cdef tuple _epoch(
                 for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
                     relevant[lind[j]] = 1
             miss = False
-            n_changed = _rule_step(
-                &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
-                sample_weight[i], &weight_pos[0], &weight_neg[0], &margins[0, 0],
-                margins.shape[1], &active[0], relevant, cand, tau_buf, delta,
-                changed, &loss_out[0], &miss,
-            )
+            if weight_step:
+                n_changed = _step_times_weights(
+                    &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
+                    sample_weight[i], &weight_pos[0], &weight_neg[0], ones,
+                    &margins[0, 0], margins.shape[1], &active[0], relevant, cand,
+                    tau_buf, delta, changed, &loss_out[0], &miss,
+                )
+            else:
+                n_changed = _rule_step(
+                    &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
+                    sample_weight[i], &weight_pos[0], &weight_neg[0], &margins[0, 0],
+                    margins.shape[1], &active[0], relevant, cand, tau_buf, delta,
+                    changed, &loss_out[0], &miss,
+                )
             if miss:
                 mistakes += 1
             if n_changed == 0:
@@ -625,6 +690,7 @@ cdef tuple _epoch(
     free(changed)
     free(cand)
     free(relevant)
+    free(ones)
     if (
         rule == Rule.REGRESSION
         or rule == Rule.GRADIENT
