@@ -166,6 +166,32 @@ class BaseOnlineLinear(BaseEstimator):
             W = np.ascontiguousarray(W)
         return W, intercept
 
+    def _adopt_weights(self, coef, intercept, t, average=None):
+        """Make ``coef`` / ``intercept`` (the standard weights, in the shape
+        of ``coef_``) the fitted state after ``t - 1`` samples, and, with
+        ``average`` (a pair: the averaged coef and intercept of those
+        samples), the average a later ``partial_fit`` continues.  The model
+        must be fitted (its targets chosen).  Used to adopt a model fitted
+        elsewhere (``sklearn_pa.migration.from_sklearn``); the random stream of a
+        later ``partial_fit`` starts from ``random_state``."""
+        n_features, n_columns = self.n_features_in_, self._n_columns()
+        coef = np.asarray(coef, dtype=np.float64).reshape(n_columns, n_features)
+        W = np.ascontiguousarray(coef.T)
+        b = np.array(np.ravel(intercept), dtype=np.float64)
+        self.t_ = float(t)
+        self._rng = check_random_state(self.random_state)
+        n_avg = self.t_ - self._average_start()
+        if not self.average:
+            self._publish(W, b)
+            return
+        U, bu = np.zeros_like(W), np.zeros_like(b)
+        if average is not None and n_avg >= 1:
+            avg_coef = np.asarray(average[0], dtype=np.float64)
+            avg_coef = avg_coef.reshape(n_columns, n_features).T
+            U = np.ascontiguousarray(n_avg * (W - avg_coef))
+            bu = n_avg * (b - np.ravel(average[1]))
+        self._publish(W, b, U, bu)
+
     def _coef_shape(self):
         """The shape of ``coef_``: (n_columns, n_features), or what the
         estimator makes of it (a regressor's ``(n_features,)``)."""

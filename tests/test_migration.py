@@ -1,6 +1,9 @@
 """Migrating from scikit-learn: the recipe that reproduces its model bit for
 bit (``weight_scaling="step"``), and the loader of its pickles."""
 
+import io
+import pickle
+import sys
 import warnings
 
 import numpy as np
@@ -12,6 +15,7 @@ from sklearn.linear_model import SGDClassifier, SGDRegressor
 from sklearn.utils.fixes import parse_version
 
 from sklearn_pa import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from sklearn_pa.migration import from_sklearn, load_sklearn_pickle
 
 SKLEARN_HAS_PA = hasattr(sklearn.linear_model, "PassiveAggressiveClassifier")
 needs_sklearn_pa = pytest.mark.skipif(
@@ -153,3 +157,175 @@ def test_step_weights_scale_the_step_exactly():
     assert_allclose(three.coef_, 3.0 * one.coef_, rtol=1e-15)
     # the margin is overshot: 3 > 1
     assert_allclose(three.decision_function(X), [3.0], rtol=1e-15)
+
+
+# ------------------------------------------------------------------ loader
+def _sklearn_pa_classifier(**kwargs):
+    return sklearn.linear_model.PassiveAggressiveClassifier(**kwargs)
+
+
+def _batches(n_classes=3, seed=0):
+    X, y = make_classification(
+        300, 12, n_informative=8, n_classes=n_classes, random_state=seed
+    )
+    return (X[:150], y[:150]), (X[150:], y[150:]), np.unique(y)
+
+
+@needs_sklearn_pa
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("average", [False, True])
+def test_pickle_loads_without_the_class_and_continues_as_sklearn(
+    n_classes, average, monkeypatch, tmp_path
+):
+    (X1, y1), (X2, y2), classes = _batches(n_classes)
+    theirs = _sklearn_pa_classifier(
+        C=0.5,
+        fit_intercept=False,
+        shuffle=False,
+        average=average,
+        class_weight={0: 2.0},
+    )
+    _quiet(lambda: theirs.partial_fit(X1, y1, classes=classes))
+    data = pickle.dumps(theirs)
+    path = tmp_path / "model.pkl"
+    path.write_bytes(data)
+    # scikit-learn 1.10: pickle itself cannot load the model any more
+    monkeypatch.delattr(sklearn.linear_model, "PassiveAggressiveClassifier")
+    monkeypatch.setitem(sys.modules, "sklearn.linear_model._passive_aggressive", None)
+    with pytest.raises((ImportError, AttributeError)):
+        pickle.loads(data)
+    for source in (data, path, str(path), io.BytesIO(data)):
+        ours = load_sklearn_pickle(source)
+        assert isinstance(ours, PassiveAggressiveClassifier)
+        if average:
+            # kept as this package keeps an average (the iterate and its
+            # accumulator), it reads back to within rounding
+            assert_allclose(ours.coef_, theirs.coef_, rtol=1e-14, atol=1e-15)
+        else:
+            assert_array_equal(ours.coef_, theirs.coef_)
+        assert_array_equal(ours.intercept_, theirs.intercept_)
+        assert_array_equal(ours.classes_, theirs.classes_)
+        assert ours.t_ == theirs.t_
+        assert_array_equal(ours.predict(X2), theirs.predict(X2))
+    monkeypatch.undo()
+    # the next batches: as scikit-learn's own model continues
+    for _ in range(2):
+        _quiet(lambda: theirs.partial_fit(X2, y2))
+        ours.partial_fit(X2, y2)
+    if average:
+        assert_allclose(ours.coef_, theirs.coef_, rtol=1e-12, atol=1e-12)
+    else:
+        assert_array_equal(ours.coef_, theirs.coef_)
+    assert ours.t_ == theirs.t_
+
+
+@needs_sklearn_pa
+def test_regressor_pickle_continues_as_sklearn(monkeypatch):
+    X, y = make_regression(200, 8, noise=2.0, random_state=0)
+    theirs = sklearn.linear_model.PassiveAggressiveRegressor(
+        C=0.2,
+        epsilon=0.05,
+        fit_intercept=False,
+        shuffle=False,
+        max_iter=3,
+        tol=None,
+        loss="squared_epsilon_insensitive",
+    )
+    _quiet(lambda: theirs.fit(X[:100], y[:100]))
+    data = pickle.dumps(theirs)
+    monkeypatch.delattr(sklearn.linear_model, "PassiveAggressiveRegressor")
+    monkeypatch.setitem(sys.modules, "sklearn.linear_model._passive_aggressive", None)
+    ours = load_sklearn_pickle(data)
+    monkeypatch.undo()
+    assert isinstance(ours, PassiveAggressiveRegressor)
+    assert ours.loss == "squared_epsilon_insensitive" and ours.n_iter_ == 3
+    assert_array_equal(ours.predict(X), theirs.predict(X))
+    _quiet(lambda: theirs.partial_fit(X[100:], y[100:]))
+    ours.partial_fit(X[100:], y[100:])
+    assert_array_equal(ours.coef_, theirs.coef_)
+
+
+@needs_sklearn_pa
+def test_fitted_intercept_and_balanced_weights_predict_the_same():
+    (X1, y1), (X2, _), _ = _batches(3)
+    theirs = _quiet(
+        lambda: _sklearn_pa_classifier(class_weight="balanced", random_state=0).fit(
+            X1, y1
+        )
+    )
+    ours = load_sklearn_pickle(pickle.dumps(theirs))
+    assert_array_equal(ours.decision_function(X2), theirs.decision_function(X2))
+    assert ours.class_weight == dict(
+        zip(theirs.classes_.tolist(), theirs._expanded_class_weight)
+    )
+    assert ours.fit_intercept and ours.intercept_scaling == 1.0
+
+
+@pytest.mark.parametrize("rate", ["pa1", "pa2"])
+def test_sgd_pa_pickles_and_live_models(rate):
+    (X1, y1), (X2, y2), classes = _batches(3)
+    theirs = _quiet(
+        lambda: SGDClassifier(
+            loss="hinge",
+            penalty=None,
+            learning_rate=rate,
+            eta0=0.3,
+            fit_intercept=False,
+            shuffle=False,
+        ).partial_fit(X1, y1, classes=classes)
+    )
+    for ours in (load_sklearn_pickle(pickle.dumps(theirs)), from_sklearn(theirs)):
+        assert ours.C == 0.3
+        assert ours.loss == ("hinge" if rate == "pa1" else "squared_hinge")
+        ours.partial_fit(X2, y2)
+    _quiet(lambda: theirs.partial_fit(X2, y2))
+    assert_array_equal(ours.coef_, theirs.coef_)
+
+
+def test_sgd_regressor_live_model():
+    X, y = make_regression(120, 6, noise=1.0, random_state=0)
+    theirs = _quiet(
+        lambda: SGDRegressor(
+            loss="epsilon_insensitive",
+            penalty=None,
+            learning_rate="pa1",
+            eta0=0.5,
+            fit_intercept=False,
+            shuffle=False,
+        ).partial_fit(X[:60], y[:60])
+    )
+    ours = from_sklearn(theirs)
+    ours.partial_fit(X[60:], y[60:])
+    _quiet(lambda: theirs.partial_fit(X[60:], y[60:]))
+    assert_array_equal(ours.coef_, theirs.coef_)
+
+
+def test_unfitted_model_gives_an_unfitted_estimator():
+    ours = from_sklearn(sgd_classifier(0.7, "hinge", class_weight={1: 2.0}))
+    assert not hasattr(ours, "coef_")
+    assert ours.C == 0.7 and ours.class_weight == {1: 2.0}
+
+
+@pytest.mark.parametrize(
+    "model, match",
+    [
+        (SGDClassifier(), "learning_rate='pa1' or 'pa2'"),
+        (SGDClassifier(learning_rate="pa1", eta0=1.0), "penalty='l2'"),
+        (
+            SGDClassifier(loss="log_loss", learning_rate="pa1", eta0=1.0, penalty=None),
+            "loss='hinge'",
+        ),
+    ],
+)
+def test_models_without_an_equivalent_are_refused(model, match):
+    with pytest.raises(ValueError, match=match):
+        from_sklearn(model)
+    with pytest.raises(ValueError, match=match):
+        load_sklearn_pickle(pickle.dumps(model))
+
+
+def test_other_objects_are_refused():
+    with pytest.raises(TypeError, match="from_sklearn converts"):
+        from_sklearn(sklearn.linear_model.LogisticRegression())
+    with pytest.raises(ValueError, match="not one of scikit-learn's"):
+        load_sklearn_pickle(pickle.dumps({"coef_": 1}))
