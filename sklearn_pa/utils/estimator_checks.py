@@ -9,8 +9,8 @@ __all__ = ["expected_failed_checks"]
 # (scikit-learn marks the same checks as expected failures for its SGD models).
 _ONLINE_SAMPLE_WEIGHT = (
     "an online learner's sample_weight scales that sample's step (it multiplies "
-    "C); repeating or removing samples changes the sequence of updates, so the "
-    "fits cannot be equal"
+    "C, or the step itself); repeating or removing samples changes the sequence "
+    "of updates, so the fits cannot be equal"
 )
 
 _EXPECTED_FAILED_CHECKS = {
