@@ -364,7 +364,7 @@ def _same_as_pa(rows):
         "||x||^2 stays below C, and PA-II's 1/(2C) is small beside ||x||^2). "
         "Pass --set C=0.001 (or scale the features down) to see the rules differ."
     )
-    return ["", *textwrap.wrap(note, 79)]
+    return ["", *textwrap.wrap(note, 79, break_on_hyphens=False)]
 
 
 def _footer(rows):
