@@ -45,7 +45,7 @@ from ._engine import (
     validation_scorer,
 )
 from ._kernels import _first_order
-from ._linear_epochs import _LinearEpochs
+from ._linear_epochs import _LinearEpochs, _RowView
 from ._state import LinearState
 from ._targets import (
     BinaryTargets,
@@ -55,6 +55,7 @@ from ._targets import (
 from ._validation import (
     MAX_SAMPLE_COUNT,
     atomic_update,
+    call_cache,
     canonical_csr,
     check_batch_sample_weight,
     check_initial_scores,
@@ -64,11 +65,20 @@ from ._validation import (
     check_validation_split,
     check_warm_start_shape,
     initial_weights,
+    lean_labels,
+    lean_rows,
+    lean_sample_weight,
+    lean_targets,
+    params_snapshot,
+    params_unchanged,
     typical_feature_value,
     validation_split,
 )
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
+
+# no averaging accumulators, as score_rows reads them
+_NO_ACCUMULATORS = (np.zeros((0, 1)), np.zeros(0))
 
 
 def _same_values(current, published):
@@ -159,6 +169,9 @@ class BaseOnlineLinear(BaseEstimator):
         else:
             names = ("coef_", "intercept_")
             coef, intercept = self.coef_, self.intercept_
+        trusted = self._trusted_state(coef, intercept)
+        if trusted is not None:
+            return trusted[2], trusted[3]
         coef = check_state_array(self, names[0], coef, self._coef_shape(), order="F")
         intercept = check_state_array(self, names[1], np.ravel(intercept), (n_columns,))
         W = coef.reshape(n_columns, n_features).T
@@ -166,31 +179,76 @@ class BaseOnlineLinear(BaseEstimator):
             W = np.ascontiguousarray(W)
         return W, intercept
 
-    def _adopt_weights(self, coef, intercept, t, average=None):
-        """Make ``coef`` / ``intercept`` (the standard weights, in the shape
-        of ``coef_``) the fitted state after ``t - 1`` samples, and, with
-        ``average`` (a pair: the averaged coef and intercept of those
-        samples), the average a later ``partial_fit`` continues.  The model
-        must be fitted (its targets chosen).  Used to adopt a model fitted
-        elsewhere (``sklearn_pa.migration.from_sklearn``); the random stream of a
-        later ``partial_fit`` starts from ``random_state``."""
-        n_features, n_columns = self.n_features_in_, self._n_columns()
-        coef = np.asarray(coef, dtype=np.float64).reshape(n_columns, n_features)
-        W = np.ascontiguousarray(coef.T)
-        b = np.array(np.ravel(intercept), dtype=np.float64)
-        self.t_ = float(t)
-        self._rng = check_random_state(self.random_state)
-        n_avg = self.t_ - self._average_start()
-        if not self.average:
-            self._publish(W, b)
-            return
-        U, bu = np.zeros_like(W), np.zeros_like(b)
-        if average is not None and n_avg >= 1:
-            avg_coef = np.asarray(average[0], dtype=np.float64)
-            avg_coef = avg_coef.reshape(n_columns, n_features).T
-            U = np.ascontiguousarray(n_avg * (W - avg_coef))
-            bu = n_avg * (b - np.ravel(average[1]))
-        self._publish(W, b, U, bu)
+    def _trusted_state(self, coef, intercept):
+        """The kernel arrays ``(coef, intercept, W, b, U, bu)`` that
+        :meth:`_publish` last exposed, when ``coef`` and ``intercept`` are
+        still the objects it published (nobody assigned others) and ``W``
+        fits the model's dimensions; else None, and the arrays are checked
+        as assigned ones.  O(1): a stream of calls does not scan or copy
+        the model.  (Entries written in place through ``coef_`` reach
+        ``W``, which ``coef_`` is a view of; the kernel checks the entries
+        a step reads.)"""
+        state = call_cache(self).kernel_state
+        if state is None or coef is not state[0] or intercept is not state[1]:
+            return None
+        W, b = state[2], state[3]
+        if W.shape != (self.n_features_in_, self._n_columns()) or not (
+            W.flags.writeable and b.flags.writeable
+        ):
+            return None
+        return state
+
+    def _lean_scores(self, X):
+        """The decision values ``(n_samples, n_columns)`` of ``X`` from the
+        weights of its rows' features only, or None when the call needs
+        the full path (scikit-learn's validation and product).
+
+        Applies when ``coef_`` and ``intercept_`` are dense float64 arrays
+        whose transposed weights are C-contiguous (those the estimator
+        publishes, or their pickled copies), or when a ``partial_fit``
+        stream left its average to be computed when read: the scores are
+        then those of that average, from ``W`` and the accumulators of the
+        rows' features, and ``coef_`` stays unread.  ``X`` must be in the
+        kernels' form (:func:`lean_rows`) and no feature names fitted.  A
+        call on a few rows then costs what its rows cost."""
+        values = self.__dict__
+        if "feature_names_in_" in values or "n_features_in_" not in values:
+            return None
+        n_features = values["n_features_in_"]
+        pending = values.get("_average_pending")
+        if pending is not None:
+            if "coef_" in values or "intercept_" in values:
+                return None  # assigned since the stream's last call
+            W, b, U, bu, n_avg = pending
+        else:
+            coef, b = values.get("coef_"), values.get("intercept_")
+            if not (
+                type(coef) is np.ndarray
+                and type(b) is np.ndarray
+                and coef.dtype == np.float64
+                and b.dtype == np.float64
+                and coef.ndim in (1, 2)
+                and coef.shape[-1] == n_features
+                and b.ndim == 1
+            ):
+                return None
+            if coef.ndim == 1 or coef.shape[0] == 1:
+                if not coef.flags.c_contiguous:
+                    return None
+                W = coef.reshape(n_features, 1)
+            else:
+                W = coef.T
+                if not W.flags.c_contiguous:
+                    return None
+            if b.shape[0] != W.shape[1]:
+                return None
+            U, bu, n_avg = _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
+        X = lean_rows(X, n_features)
+        if X is None:
+            return None
+        out = np.empty((X.shape[0], W.shape[1]))
+        _first_order.score_rows(_RowView(X), W, b, U, bu, float(n_avg), out)
+        return out
 
     def _coef_shape(self):
         """The shape of ``coef_``: (n_columns, n_features), or what the
@@ -250,9 +308,11 @@ class BaseOnlineLinear(BaseEstimator):
             self._published_average = None
             self.coef_ = self._shape_coef(W.T)
             self.intercept_ = b
+            call_cache(self).kernel_state = (self.coef_, b, W, b, None, None)
             return
         self._average_accum, self._average_intercept_accum = U, bu
         self._standard_coef, self._standard_intercept = self._shape_coef(W.T), b
+        call_cache(self).kernel_state = (self._standard_coef, b, W, b, U, bu)
         n_avg = self.t_ - self._average_start()  # averaged steps so far
         if lazy and n_avg >= 1:
             self.__dict__.pop("coef_", None)
@@ -396,6 +456,7 @@ class BaseOnlineLinear(BaseEstimator):
         )
         X = canonical_csr(X)
         sample_weight = check_batch_sample_weight(sample_weight, X)
+        self._check_rows(X)
         return X, y, sample_weight
 
     def _set_intercept_scaling(self, X):
@@ -535,22 +596,34 @@ class BaseOnlineLinear(BaseEstimator):
         ``record_scores``, the ``(n_samples, n_columns)`` scores each row got
         before its update (see ``_partial_fit_scores``).
 
-        The parameters are validated on every call (a parameter changed
-        mid-stream is refused before any update), the learned arrays are
-        checked against the model's dimensions, and the sample counter
-        continues from ``t_``.  The public ``partial_fit`` calls it inside
-        ``atomic_update``."""
-        # scikit-learn skips parameter validation on later partial_fit calls;
-        # a parameter changed mid-stream must be refused before any update too
-        self._validate_params()
+        The parameters are validated whenever they changed since the last
+        call (a parameter changed mid-stream is refused before any update),
+        assigned learned arrays are checked against the model's dimensions,
+        and the sample counter continues from ``t_``.  A later call whose
+        parameters did not change and whose batch is in the kernels' form
+        takes the lean path (:meth:`_lean_batch`): checks in O(batch), no
+        work proportional to the model.  The public ``partial_fit`` calls it
+        inside ``atomic_update``."""
         # (not hasattr(self, "coef_"), which would compute a pending average)
         first_call = not (
             "coef_" in self.__dict__ or "_average_pending" in self.__dict__
         )
-        X, y, sample_weight = self._validate_batch(
-            X, y, sample_weight, reset=first_call
-        )
-        self._prepare_targets(y, classes=classes, first_call=first_call, fitting=False)
+        lean = None if first_call else self._lean_batch(X, y, classes, sample_weight)
+        snapshot = None
+        if lean is None:
+            # scikit-learn skips parameter validation on later partial_fit
+            # calls; a parameter changed mid-stream must be refused before any
+            # update too
+            self._validate_params()
+            snapshot = params_snapshot(self)
+            X, y, sample_weight = self._validate_batch(
+                X, y, sample_weight, reset=first_call
+            )
+            self._prepare_targets(
+                y, classes=classes, first_call=first_call, fitting=False
+            )
+        else:
+            X, y, sample_weight = lean
         n_columns = self._n_columns()
         if first_call:
             W, b = self._allocate(X.shape[1], n_columns, None, None)
@@ -562,7 +635,20 @@ class BaseOnlineLinear(BaseEstimator):
             self._average_from = 1
         else:
             W, b = self._state_arrays()
-            if self.average:
+            trusted = call_cache(self).kernel_state
+            if (
+                self.average
+                and trusted is not None
+                and trusted[2] is W
+                and (
+                    trusted[4] is self._average_accum
+                    and trusted[5] is self._average_intercept_accum
+                    and trusted[4] is not None
+                )
+            ):
+                # the accumulators published beside W: no check needed
+                U, bu = trusted[4], trusted[5]
+            elif self.average:
                 if self._averaging_state():
                     U = check_state_array(
                         self, "the averaging state", self._average_accum, W.shape
@@ -603,9 +689,62 @@ class BaseOnlineLinear(BaseEstimator):
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(W, b, U, bu, lazy=True)
+        if snapshot is not None:
+            # what the next call's lean path compares against
+            call_cache(self).lean = (snapshot, getattr(self, "classes_", None))
         if record_scores:
             return scores_out
         return self
+
+    #: Whether a later ``partial_fit`` call may take the lean path: the batch
+    #: checks of :meth:`_validate_batch` are those of :func:`lean_rows` and
+    #: :meth:`_lean_targets` (plus :meth:`_check_rows`).
+    _lean_partial_fit = True
+
+    def _lean_batch(self, X, y, classes, sample_weight):
+        """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked
+        in O(batch), or None when the call needs the full validation.
+
+        The lean path applies when the parameters are the objects (and
+        contents) the last fully validated call saw, the fitted classes
+        and feature count are unchanged, no feature names were fitted, and
+        the batch is already in the kernels' form (:func:`lean_rows`,
+        :meth:`_lean_targets`, :func:`lean_sample_weight`).  It never
+        raises: a batch it does not accept goes through the full
+        validation, which says what is wrong."""
+        record = call_cache(self).lean
+        if (
+            record is None
+            or not self._lean_partial_fit
+            or "feature_names_in_" in self.__dict__
+            or self.__dict__.get("classes_") is not record[1]
+            or not params_unchanged(self, record[0])
+        ):
+            return None
+        X = lean_rows(X, self.n_features_in_)
+        if X is None:
+            return None
+        n_samples = X.shape[0]
+        y = self._lean_targets(y, classes, n_samples)
+        if y is None:
+            return None
+        sample_weight = lean_sample_weight(sample_weight, n_samples)
+        if sample_weight is None or not self._check_rows(X, lean=True):
+            return None
+        return X, y, sample_weight
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's targets for the lean path (regression: finite
+        numbers), or None."""
+        if classes is not None:
+            return None
+        return lean_targets(y, n_samples)
+
+    def _check_rows(self, X, lean=False):
+        """Hook: the estimator's own check of the validated rows ``X``
+        (refuse with a ``ValueError``; with ``lean``, return False instead
+        of raising).  Accepts every row here."""
+        return True
 
     def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
@@ -702,7 +841,31 @@ class OnlineLinearClassifierMixin:
             return super()._validate_batch(X, y, sample_weight, reset)
         X, y = kind.validate(self, X, y, reset=reset)
         sample_weight = check_batch_sample_weight(sample_weight, X)
+        self._check_rows(X)
         return X, y, sample_weight
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's labels for the lean path: single-label ``y`` of the
+        fitted classes, ``classes`` (if given) the fitted ones, class
+        weights that do not depend on the batch; else None."""
+        strategy = self.__dict__.get("_target_strategy")
+        if (
+            strategy is None
+            or strategy.multi_output
+            or isinstance(self.__dict__.get("class_weight"), str)
+        ):
+            return None
+        classes_ = self.classes_
+        cache = call_cache(self)
+        if classes is not None and classes is not cache.classes_arg:
+            given = np.asarray(classes)
+            if given.ndim != 1 or given.dtype.kind == "O":
+                return None
+            if not np.array_equal(np.unique(given), classes_):
+                return None
+            # (a stream that passes the same object every call checks it once)
+            cache.classes_arg = classes
+        return lean_labels(classes_, y, n_samples)
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         """Choose the target strategy, the classes and the class weights
@@ -763,6 +926,25 @@ class OnlineLinearClassifierMixin:
             random_state=self.random_state,
         )
         return check_validation_split(self, idx_train, idx_val, sample_weight)
+
+    def decision_function(self, X):
+        """Confidence scores: the signed score of ``classes_[1]`` (two
+        classes) or of each class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            ``X @ coef_.T + intercept_``; a 1-D array for two classes.
+        """
+        scores = self._lean_scores(X)
+        if scores is None:
+            return super().decision_function(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         """Predict class labels, or the relevant labels of a multilabel model.

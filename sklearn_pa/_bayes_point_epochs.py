@@ -18,7 +18,7 @@ from ._kernels import _bayes_point
 from ._kernels._rules import Rule
 from ._linear_epochs import _RowView
 from ._unlabeled import _unlabeled_mask
-from ._validation import validation_split
+from ._validation import current_journal, touched_rows, validation_split
 
 __all__ = [
     "check_copies_memory",
@@ -87,9 +87,20 @@ class _BayesPointEpochs(EpochAdapter):
         self.__dict__.update(arrays)
         self.counts = (0, 0)  # labeled, unlabeled rows of the last pass
 
+    def journal(self, journal, order):
+        """Save the rows of the copies' weights that the batch's features
+        index, their intercepts and their mistake counts."""
+        est = self.estimator
+        journal.save(est._W, touched_rows(self.rows))
+        journal.save(est._b)
+        journal.save(est.n_mistakes_)
+
     def run(self, order, t):
         est = self.estimator
         M = self.M
+        journal = current_journal()
+        if journal is not None:
+            journal.save_generator(self.rng)
         draws = self.rng.random_sample((self.n_rows, M)) < est.update_probability
         draws = np.ascontiguousarray(draws, dtype=np.uint8)
         loss = np.zeros(1)

@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import current_journal
+
 __all__ = [
     "EpochAdapter",
     "EpochRun",
@@ -190,6 +192,21 @@ class EpochAdapter:
         """Called before the overflow error is raised: undo what must not
         survive it (the estimator's state is restored by the caller)."""
 
+    def journal(self, journal, order):
+        """Save in ``journal`` (a :class:`~sklearn_pa._validation.Journal`)
+        every learned entry the pass over the rows ``order`` may write,
+        before it runs: the driver calls it in a ``partial_fit`` call, whose
+        failure (an overflow, a warning turned into an error,
+        ``KeyboardInterrupt``) then writes them back.  Save only what the
+        rows can reach (the rows of a feature-major array that the batch's
+        features index), so that the call costs what its rows cost.  An
+        adapter that does not say what it writes cannot be journaled: this
+        default refuses, so that no family silently loses its atomicity."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not say which learned entries a pass "
+            "writes (EpochAdapter.journal)."
+        )
+
 
 def validation_scorer(estimator, X, y, sample_weight, val_idx):
     """A function scoring ``estimator`` on the held-out rows ``val_idx``.
@@ -304,9 +321,19 @@ def run_epochs(
     best_score, score_no_improve = -np.inf, 0
     per_column = n_loss > 1 and not early
     tic = time.perf_counter()
+    # inside atomic_update: the generator is saved before its first draw,
+    # and in a partial_fit call what the pass writes, to be written back if
+    # the call fails
+    journal = current_journal()
 
     for epoch in range(max_iter):
-        order = rng.permutation(train_idx) if shuffle else train_idx
+        if shuffle and train_idx.shape[0] > 1:
+            if journal is not None:
+                journal.save_generator(rng)
+            order = rng.permutation(train_idx)
+        else:
+            # (a permutation of one row draws nothing)
+            order = train_idx
         order = np.ascontiguousarray(order, dtype=np.int64)
         if not partial_fit:
             may_end = (
@@ -319,6 +346,8 @@ def run_epochs(
                 )
             )
             adapter.start_epoch(run.t, may_end)
+        if journal is not None and partial_fit:
+            adapter.journal(journal, order)
         stats = adapter.run(order, run.t)
         loss = stats.loss
         if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
@@ -392,7 +421,10 @@ def run_epochs(
 
     previous = est.__dict__.get("loss_curve_")
     if partial_fit and isinstance(previous, list):
-        # appended in place: a long stream of calls costs O(1) per call
+        # appended in place: a long stream of calls costs O(1) per call (a
+        # failed call cuts it back)
+        if journal is not None:
+            journal.save_length(previous)
         previous.extend(history)
     else:
         est.loss_curve_ = history

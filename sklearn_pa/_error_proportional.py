@@ -196,12 +196,13 @@ class ErrorProportionalRegressor(
         # DPMU starts every weight at 1 (the seed's s+- = (1, ..., 1))
         return np.ones(2)
 
-    def _validate_batch(self, X, y, sample_weight, reset):
-        X, y, sample_weight = super()._validate_batch(X, y, sample_weight, reset)
+    def _check_rows(self, X, lean=False):
         if self._multiplicative():
             values = X.data if sp.issparse(X) else X
             bad = (values != 0.0) & (values != 1.0)
             if np.any(bad):
+                if lean:
+                    return False
                 example = float(np.asarray(values)[bad].flat[0])
                 raise ValueError(
                     "update='multiplicative' (DPMU) is defined for Boolean "
@@ -209,7 +210,7 @@ class ErrorProportionalRegressor(
                     "Binarize the features (CountVectorizer(binary=True), "
                     "sklearn.preprocessing.Binarizer) or use update='additive'."
                 )
-        return X, y, sample_weight
+        return True
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):

@@ -101,6 +101,9 @@ class _OnlineRegressorMixin(RegressorMixin):
         y : ndarray of shape (n_samples,)
             Predicted values.
         """
+        scores = self._lean_scores(X)
+        if scores is not None:
+            return scores[:, 0]
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_

@@ -105,6 +105,10 @@ class _KernelEpochs(EpochAdapter):
         self.last = (-1, 0, 0)  # mistakes, updates, removed of the last pass
         self.t_end = 0
 
+    def journal(self, journal, order):
+        """Nothing to save: a call builds its slot arrays anew from the
+        published support set, which the pass never writes."""
+
     def run(self, order, t):
         est = self.estimator
         (X, old_sv, n_old, n_cols, labels, targets, sample_weight) = (

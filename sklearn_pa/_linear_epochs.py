@@ -16,6 +16,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 
 from ._engine import EpochAdapter, EpochStats
 from ._kernels._rules import Rule
+from ._validation import touched_rows
 
 __all__ = ["_LinearEpochs", "_RowView"]
 
@@ -209,6 +210,15 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
             mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
         self.t_end = int(t) + order.shape[0]
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def journal(self, journal, order):
+        """Save the rows of ``W`` (and ``U``) of the features the batch
+        touches, and ``b`` (and ``bu``) whole."""
+        rows = touched_rows(self.rows)
+        for array in (self.W, self.U_):
+            journal.save(array, rows)
+        journal.save(self.b)
+        journal.save(self.bu_)
 
     def publish(self):
         """Set ``t_`` and the public ``coef_`` / ``intercept_`` from the

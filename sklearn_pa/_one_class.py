@@ -68,6 +68,12 @@ class _UniclassEpochs(EpochAdapter):
         self.epsilon = params["epsilon"]
         self.outside = (0, 0)
 
+    def journal(self, journal, order):
+        """Save the centre and the radius state whole: a step moves the
+        centre along ``x - w``, every entry of it."""
+        journal.save(self.w)
+        journal.save(self.extra)
+
     def run(self, order, t):
         loss = np.zeros(1)
         outside, updates, skipped, overflow = _uniclass.epoch(

@@ -690,6 +690,9 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         y : ndarray of shape (n_samples,)
             Predicted values.
         """
+        scores = self._lean_scores(X)
+        if scores is not None:
+            return scores[:, 0]
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)

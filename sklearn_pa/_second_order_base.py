@@ -30,13 +30,13 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
+from ._base import _NO_ACCUMULATORS, BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._kernels import _second_order
+from ._kernels import _first_order, _second_order
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _EpochAveraging, _RowView
 from ._state import SecondOrderState
-from ._validation import atomic_update
+from ._validation import atomic_update, lean_rows, touched_rows
 from .exceptions import NoisyLabelsWarning
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
@@ -100,7 +100,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             self.S_diag, self.S_full = np.zeros((0, 1)), sigma
         else:
             self.S_diag, self.S_full = sigma, np.zeros((0, 1, 1))
-        self.backup = [a.copy() for a in (W, b, U, bu) if a is not None]
+        # the arrays as they were, for an overflow outside partial_fit (a
+        # partial_fit call journals what its pass writes instead)
+        self.backup = None
+        self.touched = None  # the rows of sigma the pass writes (None: all)
         self.U_ = U if U is not None else np.zeros((0, W.shape[1]))
         self.bu_ = bu if bu is not None else np.zeros(0)
         self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
@@ -113,9 +116,28 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         self.full = sigma.ndim == 3
         self.t_end = 0
 
+    def journal(self, journal, order):
+        """Save the rows of the mean (and averages) and of the diagonal
+        covariance that the batch's features index, the intercepts, and a
+        full covariance whole (a dense row's update writes all of it)."""
+        n_features = self.W.shape[0]
+        rows = touched_rows(self.rows)
+        self.touched = touched_rows(self.rows, extra=n_features)
+        for array in (self.W, self.U_):
+            journal.save(array, rows)
+        journal.save(self.b)
+        journal.save(self.bu_)
+        journal.save(self.S_diag, self.touched)
+        journal.save(self.S_full)
+        self.backup = ()
+
     def run(self, order, t):
         est = self.estimator
         loss = np.zeros(1)
+        if self.backup is None:
+            self.backup = [
+                a.copy() for a in (self.W, self.b, self.U, self.bu) if a is not None
+            ]
         blas_limit = (
             _get_threadpool_controller().limit(limits=1, user_api="blas")
             if self.full
@@ -145,12 +167,19 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         mistakes, n_updates, n_skipped, overflow = result
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
         self.t_end = int(t) + order.shape[0]
-        overflow = bool(overflow) or not np.all(np.isfinite(self.sigma))
+        # (only the rows this pass wrote can have overflowed)
+        written = (
+            self.sigma
+            if self.full or self.touched is None
+            else (self.sigma[self.touched])
+        )
+        overflow = bool(overflow) or not np.all(np.isfinite(written))
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
 
     def failed(self):
+        # (a journaled partial_fit call is restored by atomic_update)
         arrays = (a for a in (self.W, self.b, self.U, self.bu) if a is not None)
-        for saved, a in zip(self.backup, arrays):
+        for saved, a in zip(self.backup or (), arrays):
             a[...] = saved
 
     def publish(self):
@@ -300,8 +329,10 @@ class _BaseSecondOrder(
         sigma = self.__dict__.pop("_sigma_work", None)
         if sigma is None or sigma.shape != self._sigma_shape(X.shape[1], n_groups):
             sigma = self._new_sigma(X.shape[1], n_groups)
-        else:
-            sigma = sigma.copy()
+        elif stopping or not (sigma.flags.writeable and sigma.flags.c_contiguous):
+            # fit (warm_start) starts from a copy; a partial_fit call updates
+            # the covariance in place, its pass journaled by atomic_update
+            sigma = np.array(sigma, dtype=np.float64, order="C")
         var_out = None
         if want_variances and scores_out is not None:
             var_out = np.empty((X.shape[0], n_groups))
@@ -430,7 +461,7 @@ class _BaseSecondOrder(
         with atomic_update(self):
             # the margins each sample gets before the batch is learned (held
             # out, as in progressive validation) calibrate predict_proba
-            before = self._margin_stats(X, y) if hasattr(self, "coef_") else None
+            before = self._margin_stats(X, y) if self._is_fitted() else None
             self._partial_fit(X, y, classes, sample_weight)
             if before is not None:
                 self._record_margins(*before)
@@ -453,7 +484,7 @@ class _BaseSecondOrder(
         ``_progressive_proba``).
         """
         with atomic_update(self):
-            fitted = hasattr(self, "coef_")
+            fitted = self._is_fitted()
             before = self._margin_stats(X, y) if fitted else None
             calibration = getattr(self, "_calibration", None) if fitted else None
             held_out = getattr(self, "_calibration_held_out", True)
@@ -482,6 +513,34 @@ class _BaseSecondOrder(
             scores, var, classes_idx, calibration, held_out, fitted
         )
         return scores, proba
+
+    def _is_fitted(self):
+        """Whether a model is learned (without computing an average a
+        ``partial_fit`` stream left pending, as ``hasattr(self, "coef_")``
+        would)."""
+        return "coef_" in self.__dict__ or "_average_pending" in self.__dict__
+
+    def _diagonal_variances(self, X):
+        """``x~^T Sigma_g x~`` of every row and covariance block ``g``
+        ``(n_samples, n_blocks)`` of a diagonal covariance, reading only the
+        variances of each row's features (compiled: the squared row scored
+        against the variances)."""
+        sigma = self._sigma
+        n_features = X.shape[1]
+        a = self.intercept_scaling_ if self.fit_intercept else 0.0
+        rows = _RowView(X)
+        rows.data = rows.data * rows.data
+        out = np.empty((X.shape[0], sigma.shape[1]))
+        _first_order.score_rows(
+            rows,
+            sigma[:n_features],
+            a * a * sigma[n_features],
+            _NO_ACCUMULATORS[0],
+            _NO_ACCUMULATORS[1],
+            0.0,
+            out,
+        )
+        return out
 
     def _variance(self, X, block=0):
         """``x~^T Sigma x~`` per row, with the covariance of ``block``."""
@@ -513,14 +572,23 @@ class _BaseSecondOrder(
         mean over the classes' covariance blocks where there are several)."""
         # X is validated by the caller: scored here directly, as
         # decision_function would after validating it again (which would warn
-        # that a validated array has no feature names)
-        scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
+        # that a validated array has no feature names); from the weights of
+        # the rows' features only when the model is the one it published
+        scores = self._lean_scores(X)
+        if scores is None:
+            scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
         if scores.shape[1] == 1:
             scores = scores.ravel()
         n_blocks = (
             self._sigma.shape[0] if self._sigma.ndim == 3 else self._sigma.shape[1]
         )
-        if scores.ndim == 1 or n_blocks != scores.shape[1]:
+        if self._sigma.ndim == 2:
+            var = self._diagonal_variances(X)
+            if scores.ndim == 1 or n_blocks != scores.shape[1]:
+                var = var[:, 0]
+            else:
+                var = np.mean(var, axis=1)
+        elif scores.ndim == 1 or n_blocks != scores.shape[1]:
             var = self._variance(X, 0)
         else:
             # one covariance per class: their mean, so that the probabilities
@@ -532,9 +600,20 @@ class _BaseSecondOrder(
         """(scores, variances, class indices) of a batch, or None when it is
         not valid (``partial_fit`` then reports the error)."""
         try:
-            X = validate_data(
-                self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
-            )
+            lean = None
+            if "feature_names_in_" not in self.__dict__:
+                lean = lean_rows(X, self.n_features_in_)
+            if lean is not None:
+                X = lean
+            else:
+                X = validate_data(
+                    self,
+                    X,
+                    accept_sparse="csr",
+                    dtype=np.float64,
+                    order="C",
+                    reset=False,
+                )
             y = np.asarray(y)
             if y.shape[0] != X.shape[0]:
                 return None

@@ -91,6 +91,9 @@ class _Recorder(EpochAdapter):
     def failed(self):
         self.adapter.failed()
 
+    def journal(self, journal, order):
+        self.adapter.journal(journal, order)
+
 
 def one_pass(adapter, n_rows, rng, *, shuffle, t_start, n_loss_rows=None):
     """One pass of a family adapter over the ``n_rows`` rows of a block, run

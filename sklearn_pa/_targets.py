@@ -99,9 +99,7 @@ class TargetStrategy:
 
     def kernel_weights(self, class_weight, classes, n_columns, rule):
         """``(weight_pos, weight_neg, margins)`` for the kernel."""
-        K = classes.shape[0]
-        margins = np.ones((K, K)) - np.eye(K)
-        return class_weight, class_weight, margins
+        return class_weight, class_weight, _unit_margins(classes.shape[0])
 
     def validation_split(self, y, *, validation_fraction, random_state):
         """``(idx_train, idx_val)`` of the early-stopping split."""
@@ -179,7 +177,7 @@ class MulticlassTargets(_SingleLabelTargets):
         if rule == Rule.OVR:
             # scikit-learn's one-vs-rest: the class weight scales the positive
             # examples of its own column only
-            weight_neg = np.ones(n_columns)
+            weight_neg = _ones(n_columns)
         return weight_pos, weight_neg, margins
 
     def predict(self, classes, scores):
@@ -293,6 +291,32 @@ class MultilabelTargets(TargetStrategy):
 
     def predict(self, classes, scores):
         return (np.asarray(scores) > 0).astype(np.int64)
+
+
+def _unit_margins(n_classes):
+    """The ``(K, K)`` required margins between classes, ones off the
+    diagonal: one read-only array per ``K``, made once (a stream of
+    ``partial_fit`` calls does not build it on every call)."""
+    margins = _UNIT_MARGINS.get(n_classes)
+    if margins is None:
+        margins = np.ones((n_classes, n_classes)) - np.eye(n_classes)
+        margins.flags.writeable = False
+        _UNIT_MARGINS[n_classes] = margins
+    return margins
+
+
+def _ones(n):
+    """A read-only array of ``n`` ones, made once per ``n``."""
+    ones = _ONES.get(n)
+    if ones is None:
+        ones = np.ones(n)
+        ones.flags.writeable = False
+        _ONES[n] = ones
+    return ones
+
+
+_UNIT_MARGINS = {}
+_ONES = {}
 
 
 def checked_class_weight(class_weight, classes, y):

@@ -12,22 +12,24 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
-import warnings
-from contextlib import contextmanager
+import contextvars
+import copy
+import threading
+import weakref
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import _check_sample_weight
 
-from ._engine import CONVERGENCE_MESSAGE
+from ._kernels._first_order import csr_is_canonical as _csr_is_canonical
 
 __all__ = [
     "MAX_SAMPLE_COUNT",
+    "Journal",
     "atomic_update",
     "canonical_csr",
     "check_batch_sample_weight",
@@ -37,8 +39,11 @@ __all__ = [
     "check_state_array",
     "check_validation_split",
     "check_warm_start_shape",
+    "current_journal",
+    "estimator_lock",
     "initial_weights",
     "sum_of_squares",
+    "touched_rows",
     "typical_feature_value",
     "validation_split",
 ]
@@ -48,99 +53,167 @@ __all__ = [
 MAX_SAMPLE_COUNT = 2**53
 
 
-@contextmanager
-def atomic_update(estimator):
+class atomic_update:  # (lower case: used as a function, with atomic_update(est))
     """Leave ``estimator`` exactly as it was if the block raises.
 
-    Validation only ever assigns attributes, and the kernels run after every
-    check has passed, so restoring the attribute dictionary restores the
-    fitted state from any error raised before a kernel call.  The state of
-    every random generator in it is saved too (a few kilobytes), so that an
-    error raised after an epoch's shuffle leaves the generator as it was.
+    Validation only ever assigns attributes, so restoring the attribute
+    dictionary restores the fitted state from any error raised before a
+    kernel call.  The kernels update the learned arrays in place: before a
+    ``partial_fit`` pass the epoch driver asks the family's adapter to save
+    the entries that pass may write (the rows of the features the batch
+    touches, the intercepts, ...) in the block's :class:`Journal`
+    (:func:`current_journal`), and a failed block writes them back.  So an
+    exception raised after a kernel pass (a warning turned into an error, an
+    overflow, ``KeyboardInterrupt``) restores the model too, at a cost
+    proportional to the rows of the batch, never to the model.  A random
+    generator is saved in the journal right before the package first draws
+    from it in the block (:meth:`Journal.save_generator`: the epoch's
+    shuffle, the copies' draws of a Bayes point machine), and a
+    ``random_state`` parameter holding a generator right away (scikit-learn's
+    splitters draw from it), so that an error raised after a draw leaves the
+    generator as it was.
 
-    The kernels update the learned arrays in place, and a warning the epoch
-    loop issues after a kernel call (rows skipped for overflow, no
-    convergence) is an exception when the warnings filter says so (``-W
-    error``, pytest's ``filterwarnings = error``).  When it does, a copy of
-    every writeable array is taken too, and written back into the same
-    arrays on the way out of a failed block (views such as ``coef_`` stay
-    views).  Otherwise no copy is made: a stream of ``partial_fit`` calls on
-    a large model pays nothing for it.
+    The block holds the estimator's lock (:func:`estimator_lock`): calls
+    from several threads on one estimator run one after the other, so that
+    no update is lost.
     """
-    saved = dict(estimator.__dict__)
-    arrays = []
-    if _package_warnings_raise(estimator):
-        arrays = [
-            (value, value.copy())
-            for value in saved.values()
-            if isinstance(value, np.ndarray) and value.flags.writeable
-        ]
-    generators = [
-        (value, _generator_state(value))
-        for value in saved.values()
-        if isinstance(value, (np.random.RandomState, np.random.Generator))
-    ]
-    try:
-        yield
-    except BaseException:
-        for array, content in arrays:
-            array[...] = content
-        for generator, state in generators:
+
+    __slots__ = ("_estimator", "_journal", "_lock", "_saved", "_token")
+
+    def __init__(self, estimator):
+        self._estimator = estimator
+
+    def __enter__(self):
+        self._lock = estimator_lock(self._estimator)
+        self._lock.acquire()
+        try:
+            self._saved = dict(self._estimator.__dict__)
+            self._journal = journal = Journal()
+            journal.save_generator(self._saved.get("random_state"))
+            self._token = _JOURNAL.set(journal)
+        except BaseException:
+            self._lock.release()
+            raise
+        return journal
+
+    def __exit__(self, kind, value, traceback):
+        try:
+            _JOURNAL.reset(self._token)
+            if kind is not None:
+                self._journal.restore()
+                values = self._estimator.__dict__
+                values.clear()
+                values.update(self._saved)
+        finally:
+            self._saved = self._journal = None
+            self._lock.release()
+        return False
+
+
+class Journal:
+    """The pre-images of the learned entries a ``partial_fit`` pass may
+    write, to write back if the call fails.
+
+    An epoch adapter saves, before its kernel runs, the rows of each
+    learned array the batch can reach (:meth:`save` with ``rows``, the
+    features the batch touches on a feature-major array) and the small
+    arrays whole; :meth:`restore` writes them back in reverse order.  The
+    cost is that of the batch's rows, not of the model.
+    """
+
+    __slots__ = ("_entries", "_generators", "_lists")
+
+    def __init__(self):
+        self._entries = []
+        self._generators = []
+        self._lists = []
+
+    def save(self, array, rows=None):
+        """Keep ``array[rows]`` (``rows`` indexes the first axis; ``None``:
+        the whole array) as it is now."""
+        if array is None or array.size == 0:
+            return
+        if rows is None:
+            self._entries.append((array, None, array.copy()))
+        else:
+            self._entries.append((array, rows, array.take(rows, axis=0)))
+
+    def save_generator(self, generator):
+        """Keep the state of ``generator`` (a ``RandomState`` or
+        ``Generator``; anything else is ignored) the first time it is
+        given, before a draw."""
+        if not isinstance(generator, (np.random.RandomState, np.random.Generator)):
+            return
+        if any(g is generator for g, _ in self._generators):
+            return
+        self._generators.append((generator, _generator_state(generator)))
+
+    def save_length(self, items):
+        """Keep the length of the list ``items`` (a history appended to in
+        place), to cut it back to."""
+        if not any(saved is items for saved, _ in self._lists):
+            self._lists.append((items, len(items)))
+
+    def restore(self):
+        """Write every saved entry back, the latest first, put every saved
+        generator back in its state and cut every saved list back."""
+        for array, rows, content in reversed(self._entries):
+            if rows is None:
+                array[...] = content
+            else:
+                array[rows] = content
+        for generator, state in self._generators:
             _set_generator_state(generator, state)
-        estimator.__dict__.clear()
-        estimator.__dict__.update(saved)
-        raise
+        for items, length in self._lists:
+            del items[length:]
+        self._entries.clear()
+        self._generators.clear()
+        self._lists.clear()
+
+    def __len__(self):
+        return len(self._entries)
 
 
-# The warnings an epoch loop may issue after a kernel has written into the
-# learned arrays, as (category, a message of that kind).
-_LATE_WARNINGS = (
-    (
-        RuntimeWarning,
-        "1 rows were skipped at epoch 1 because their squared norm, scores or "
-        "step overflowed; scale the input (StandardScaler, MaxAbsScaler).",
-    ),
-    (ConvergenceWarning, CONVERGENCE_MESSAGE),
-)
+_JOURNAL = contextvars.ContextVar("sklearn_pa_journal", default=None)
 
 
-def _package_warnings_raise(estimator):
-    """Whether the current warnings filter turns a warning of
-    :data:`_LATE_WARNINGS`, issued from this module or the estimator's, into
-    an exception.  Asked by issuing each one under ``catch_warnings`` with
-    nothing shown and nothing recorded."""
-    # the module that defined these checks before they had a module of their
-    # own stays in the set, so that a filter naming it keeps its meaning
-    modules = {
-        "sklearn_pa._base",
-        "sklearn_pa._engine",
-        type(estimator).__module__,
-    }
-    once = dict(warnings.onceregistry)
-    try:
-        with warnings.catch_warnings():
-            warnings.showwarning = _show_nothing
-            for category, message in _LATE_WARNINGS:
-                for module in modules:
-                    try:
-                        warnings.warn_explicit(
-                            message,
-                            category,
-                            filename=module.replace(".", "/") + ".py",
-                            lineno=0,
-                            module=module,
-                            registry={},
-                        )
-                    except Warning:
-                        return True
-    finally:
-        warnings.onceregistry.clear()
-        warnings.onceregistry.update(once)
-    return False
+def current_journal():
+    """The :class:`Journal` of the innermost :func:`atomic_update` block of
+    this thread, or None outside one."""
+    return _JOURNAL.get()
 
 
-def _show_nothing(*args, **kwargs):
-    pass
+def touched_rows(rows, extra=None):
+    """The feature indices a pass over every row of the row view ``rows``
+    can write on a feature-major array (sorted, unique), ``None`` for dense
+    rows (all of them); ``extra`` (an index such as the intercept's row
+    ``n_features``) is added."""
+    if rows.dense:
+        return None
+    n_rows = rows.indptr.shape[0] - 1
+    end = int(rows.indptr[-1]) if n_rows > 0 else 0
+    # (the kernels' rows are canonical: one row's indices are unique already)
+    features = rows.indices[:end] if n_rows == 1 else np.unique(rows.indices[:end])
+    if extra is not None:
+        features = np.append(features, extra)
+    return features
+
+
+_LOCKS = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def estimator_lock(estimator):
+    """The re-entrant lock that serialises the updates of ``estimator``
+    (held by :func:`atomic_update`): one per live estimator, kept outside
+    it, so that pickling and cloning are unaffected."""
+    lock = _LOCKS.get(estimator)
+    if lock is None:
+        with _LOCKS_GUARD:
+            lock = _LOCKS.get(estimator)
+            if lock is None:
+                lock = _LOCKS[estimator] = threading.RLock()
+    return lock
 
 
 def _generator_state(generator):
@@ -392,3 +465,204 @@ def check_validation_split(estimator, idx_train, idx_val, sample_weight):
             "different random_state."
         )
     return idx_train, idx_val
+
+
+# ----------------------------------------------------------------------------
+# The lean path of a later partial_fit call.
+#
+# A stream of partial_fit calls on a few rows each must cost what its rows
+# cost.  scikit-learn's validation (validate_data, type_of_target, the
+# parameter constraints) costs about a millisecond a call; the checks below
+# accept a batch in O(its size) when it is in the form the kernels read
+# (float64 dense or canonical CSR with int32/int64 indices, labels of the
+# fitted classes, finite non-negative weights) and the parameters are those
+# of the last call.  They never raise: anything else returns None and the
+# call takes the full validation, which gives the error it always gave.
+
+
+def _param_names(cls):
+    names = _PARAM_NAMES.get(cls)
+    if names is None:
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+    return names
+
+
+_PARAM_NAMES = {}
+
+
+def _frozen(value):
+    """A copy of a mutable parameter value (dict, list, array), to tell an
+    in-place change; None for any other value."""
+    if isinstance(value, (dict, list)):
+        return copy.deepcopy(value)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return None
+
+
+def _same_param(value, frozen):
+    if frozen is None:
+        return True
+    try:
+        if isinstance(frozen, np.ndarray):
+            return isinstance(value, np.ndarray) and np.array_equal(
+                value, frozen, equal_nan=value.dtype.kind in "fc"
+            )
+        return bool(value == frozen)
+    except Exception:  # values that do not compare: changed
+        return False
+
+
+def params_snapshot(estimator):
+    """The estimator's parameter values as they are now: each object, and a
+    copy of the mutable ones (see :func:`params_unchanged`)."""
+    values = estimator.__dict__
+    return tuple(
+        (values.get(name, _MISSING), _frozen(values.get(name)))
+        for name in _param_names(type(estimator))
+    )
+
+
+_MISSING = object()
+
+
+def params_unchanged(estimator, snapshot):
+    """Whether every parameter of ``estimator`` is still the object of
+    ``snapshot`` (:func:`params_snapshot`), with the same content for a
+    mutable one: ``set_params`` or an assignment since then is a change.
+    O(number of parameters)."""
+    if snapshot is None:
+        return False
+    values = estimator.__dict__
+    for name, (value, frozen) in zip(_param_names(type(estimator)), snapshot):
+        current = values.get(name, _MISSING)
+        if current is not value or not _same_param(current, frozen):
+            return False
+    return True
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def lean_rows(X, n_features):
+    """``X`` as the kernels read it, checked in O(its size), or None.
+
+    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
+    float64 CSR matrix or array in canonical form (sorted, unique indices)
+    with a consistent structure (``indptr`` from 0 to the data length,
+    non-decreasing, every index in ``[0, n_features)``); at least one row,
+    ``n_features`` columns and finite values.  Anything else is None."""
+    if type(X) is np.ndarray:
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
+            return None
+        if X.dtype != np.float64:
+            if X.dtype.kind not in "iu":
+                return None
+            X = X.astype(np.float64)
+        elif not X.flags.c_contiguous:
+            X = np.ascontiguousarray(X)
+        if not np.isfinite(X).all():
+            return None
+        return X
+    if type(X) not in _CSR_TYPES or X.dtype != np.float64:
+        return None
+    n_rows, n_cols = X.shape
+    if n_rows == 0 or n_cols != n_features:
+        return None
+    indices, indptr = X.indices, X.indptr
+    if (
+        indptr.shape != (n_rows + 1,)
+        or indptr.dtype != indices.dtype
+        or indices.dtype not in _INDEX_DTYPES
+    ):
+        return None
+    try:
+        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
+    except (TypeError, ValueError):  # a non-contiguous array: the full path
+        return None
+    return X if ok else None
+
+
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def lean_sample_weight(sample_weight, n_samples):
+    """Per-sample weights as float64 (ones for None), or None unless they
+    are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    if not isinstance(sample_weight, np.ndarray):
+        return None
+    if sample_weight.dtype.kind not in "fiu" or sample_weight.shape != (n_samples,):
+        return None
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    if not np.isfinite(sample_weight).all() or (sample_weight < 0).any():
+        return None
+    return sample_weight
+
+
+def lean_labels(classes, y, n_samples):
+    """``y`` as an array of labels of ``classes`` (sorted), or None unless
+    it is 1-D, of ``n_samples`` labels, each one of ``classes``."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,):
+        return None
+    kind, classes_kind = y.dtype.kind, classes.dtype.kind
+    if kind == "O" or not (
+        kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
+    ):
+        return None
+    # a label of the classes is found where it sorts (an index past the end
+    # is clipped onto the last class, which then differs from it)
+    found = classes.take(classes.searchsorted(y), mode="clip")
+    if not (found == y).all():
+        return None
+    return y
+
+
+def lean_targets(y, n_samples):
+    """Regression targets as float64, or None unless ``y`` is a 1-D numeric
+    array-like of ``n_samples`` finite values."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,) or y.dtype.kind not in "fiu":
+        return None
+    y = np.asarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        return None
+    return y
+
+
+class CallCache:
+    """What the lean path of one estimator remembers between its calls,
+    kept outside the estimator (:func:`call_cache`), so that its attributes,
+    pickles and clones are those of a model without it.
+
+    Attributes
+    ----------
+    kernel_state : tuple or None
+        ``(coef, intercept, W, b, U, bu)``: the objects the estimator last
+        published as its learned state and the kernel arrays behind them
+        (see ``BaseOnlineLinear._trusted_state``).
+    lean : tuple or None
+        ``(params, classes)``: the :func:`params_snapshot` and the
+        ``classes_`` object of the last fully validated call.
+    classes_arg : object
+        The ``classes`` argument last checked against ``classes_``.
+    """
+
+    __slots__ = ("classes_arg", "kernel_state", "lean")
+
+    def __init__(self):
+        self.kernel_state = self.lean = self.classes_arg = None
+
+
+_CACHES = weakref.WeakKeyDictionary()
+
+
+def call_cache(estimator):
+    """The :class:`CallCache` of ``estimator`` (a new, empty one the first
+    time)."""
+    cache = _CACHES.get(estimator)
+    if cache is None:
+        cache = _CACHES[estimator] = CallCache()
+    return cache

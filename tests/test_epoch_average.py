@@ -231,10 +231,17 @@ def test_a_stream_computes_its_average_when_read(multiclass, monkeypatch):
         est.partial_fit(X[start : start + 40], y[start : start + 40], classes=classes)
     assert calls == []  # six calls, no average computed
     assert "coef_" not in vars(est)
-    est.predict(X[:5])
+    # a few rows are scored from the weights and the accumulators of their
+    # features (w . x - (u . x) / n): the average is not formed
+    predicted = est.predict(X[:5])
+    scores = est.decision_function(X[:5])
+    assert calls == []
+    est.coef_  # noqa: B018 (the first read computes it, once)
     assert len(calls) == 1
-    est.decision_function(X[:5])
+    est.intercept_  # noqa: B018
     assert len(calls) == 1
+    np.testing.assert_allclose(scores, est.decision_function(X[:5]), rtol=1e-12)
+    np.testing.assert_array_equal(predicted, est.predict(X[:5]))
     # the same model as one computed on every call
     ref = PassiveAggressiveClassifier(random_state=0)
     for start in range(0, N, 40):

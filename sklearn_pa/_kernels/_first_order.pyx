@@ -26,11 +26,11 @@ iterates is ``W - U / c``.  Nothing here calls back into Python.
 """
 
 from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, malloc, free
 
 from ._dataset cimport (
     Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
-    check_length,
+    check_length, check_view, all_rows_fit,
 )
 from ._rules cimport Rule, RuleParams, rule_params
 from ._steps cimport (
@@ -699,3 +699,160 @@ cdef tuple _epoch(
     ):
         mistakes = -1
     return mistakes, updates, skipped, overflow
+
+
+def score_rows(
+    rows,
+    const double[:, ::1] W,
+    const double[::1] b,
+    const double[:, ::1] U,
+    const double[::1] bu,
+    double n_avg,
+    double[:, ::1] out,
+):
+    """The decision values of every row of a row view, reading only the
+    weights of each row's features.
+
+    ``out[i] = x_i . W + b``; when ``U`` has rows (the lazy averaging
+    accumulators of ``W``, as the epochs keep them), the scores of the
+    averaged model ``W - U / n_avg``, ``b - bu / n_avg`` without forming it:
+    each weight of the row's features is averaged as the published average
+    is (``U * (-1 / n_avg) + W``), so that the scores are those of the
+    average once it is published.  A call costs what its rows cost (their
+    non-zeros times the columns), never the size of the model.  Each dot
+    product sums its terms in the order of the row's features and the
+    intercept is added last, as scipy's sparse product and ``X @ coef_.T +
+    intercept_`` on a row of few terms do, so that the scores of a model's
+    own weights are those scikit-learn's linear mixin gives.
+
+    Parameters
+    ----------
+    rows
+        The row view (``_linear_epochs._RowView``); every CSR row is
+        verified to lie inside its arrays, with feature indices in
+        ``[0, n_features)``.
+    W : (n_features, n_columns) weights, feature-major.
+    b : (n_columns,) intercepts.
+    U, bu : (n_features, n_columns) and (n_columns,) accumulators, or
+        arrays with no rows (no averaging).
+    n_avg : the number of averaged steps (>= 1 when ``U`` has rows).
+    out : (n_rows, n_columns), written.
+
+    Raises ``ValueError`` when an array does not fit the rows or ``W``.
+    """
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    if wide_rows(rows):
+        arrays = make_rows(rows, &rows64)
+        _score_rows[Rows64](&rows64, W, b, U, bu, n_avg, out)
+    else:
+        arrays = make_rows(rows, &rows32)
+        _score_rows[Rows32](&rows32, W, b, U, bu, n_avg, out)
+
+
+cdef int _score_rows(
+    const rows_t *rows,
+    const double[:, ::1] W,
+    const double[::1] b,
+    const double[:, ::1] U,
+    const double[::1] bu,
+    double n_avg,
+    double[:, ::1] out,
+) except -1:
+    check_view(rows)
+    if not rows.dense and not rows.checked:
+        if not all_rows_fit(rows):
+            raise ValueError(
+                "the rows do not lie inside their arrays, or a feature index "
+                f"lies outside [0, {rows.n_features})"
+            )
+    cdef Py_ssize_t n_rows = rows.n_rows if rows.n_rows > 0 else 0
+    cdef Py_ssize_t K = W.shape[1]
+    if W.shape[0] != rows.n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {rows.n_features} features")
+    check_length(b.shape[0], K, "b")
+    cdef bint averaged = U.shape[0] > 0
+    if averaged:
+        if U.shape[0] != W.shape[0] or U.shape[1] != K:
+            raise ValueError("U must have the shape of W")
+        check_length(bu.shape[0], K, "bu")
+        if not n_avg >= 1.0:
+            raise ValueError("n_avg must be >= 1 with averaging accumulators")
+    if out.shape[0] != n_rows or out.shape[1] != K:
+        raise ValueError(f"out must be ({n_rows}, {K})")
+    if n_rows == 0 or K == 0:
+        return 0
+    cdef rows_t view = rows[0]
+    cdef const double *row_data
+    row_ind = view.indices
+    cdef Py_ssize_t i, j, k, nnz
+    cdef const double *W0 = &W[0, 0] if W.shape[0] > 0 else NULL
+    cdef const double *U0 = &U[0, 0] if averaged and U.shape[0] > 0 else NULL
+    cdef const double *wrow
+    cdef const double *urow
+    cdef double xj, inv = -1.0 / n_avg if averaged else 0.0
+    cdef double *zero = <double *> calloc(K, sizeof(double))
+    if zero == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(n_rows):
+            get_row(&view, i, &row_data, &row_ind, &nnz)
+            if not averaged:
+                # the sums start at 0; b is added last
+                _score_row(
+                    row_data, row_ind, nnz, W0, zero, K, 0, K, 0.0, &out[i, 0]
+                )
+                for k in range(K):
+                    out[i, k] += b[k]
+                continue
+            for k in range(K):
+                out[i, k] = 0.0
+            for j in range(nnz):
+                xj = row_data[j]
+                wrow = W0 + <Py_ssize_t> row_ind[j] * K
+                urow = U0 + <Py_ssize_t> row_ind[j] * K
+                for k in range(K):
+                    out[i, k] += xj * (urow[k] * inv + wrow[k])
+            for k in range(K):
+                out[i, k] += b[k] - bu[k] / n_avg
+    free(zero)
+    return 0
+
+
+def csr_is_canonical(
+    const double[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    Py_ssize_t n_features,
+):
+    """Whether ``(data, indices, indptr)`` are CSR rows the kernels read as
+    they are, in one pass over the non-zeros: ``indptr`` from 0 to the
+    length of ``data`` (and of ``indices``) and non-decreasing, each row's
+    feature indices strictly increasing (sorted, no duplicate) inside
+    ``[0, n_features)``, every value finite.  (scikit-learn's and scipy's
+    checks of a batch of a few rows cost several times that.)"""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = data.shape[0]
+    cdef Py_ssize_t i, j, start, stop
+    cdef long long previous
+    cdef bint ok = True
+    if n_rows < 0 or indices.shape[0] != nnz:
+        return False
+    if indptr[0] != 0 or indptr[n_rows] != nnz:
+        return False
+    with nogil:
+        for i in range(n_rows):
+            start, stop = indptr[i], indptr[i + 1]
+            if start > stop or stop > nnz:
+                ok = False
+                break
+            previous = -1
+            for j in range(start, stop):
+                if (indices[j] <= previous or indices[j] >= n_features
+                        or not isfinite(data[j])):
+                    ok = False
+                    break
+                previous = indices[j]
+            if not ok:
+                break
+    return ok

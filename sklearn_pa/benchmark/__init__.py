@@ -24,6 +24,10 @@ The data set picks the protocol; every protocol prints a table and takes
   regressors (:func:`run_progressive`).
 - ``stream-memory``: peak memory of ``partial_fit`` over a long sparse stream
   (:func:`run_stream_memory`).
+- ``stream-latency``: the CPU and wall time of one ``partial_fit`` and one
+  ``predict`` call on 1, 10, 100 and 1000 rows of 20 Newsgroups, beside
+  scikit-learn's SGD, river and Vowpal Wabbit where installed
+  (:func:`run_stream_latency`).
 - ``stream-2m``: parameter mixing on Dask against the serial fit
   (:func:`run_stream_dask`, needs the ``dask`` extra).
 
@@ -69,6 +73,7 @@ from ._report import format_markdown, format_table, plot_results, write_output
 from ._semi_supervised import run_semi_supervised
 from ._sequence import run_conll2000
 from ._stream_dask import run_stream_dask
+from ._stream_latency import run_stream_latency, stream_latency
 from ._stream_memory import run_stream_memory, stream_memory
 from ._timing import run_timing
 from ._train_test import run_train_test
@@ -102,10 +107,12 @@ __all__ = [
     "run_progressive",
     "run_semi_supervised",
     "run_stream_dask",
+    "run_stream_latency",
     "run_stream_memory",
     "run_timing",
     "run_train_test",
     "sparse_stream",
+    "stream_latency",
     "stream_memory",
     "write_output",
 ]

@@ -38,6 +38,7 @@ PROTOCOLS = {
     "preference": "progressive",
     "preference-synthetic": "progressive",
     "stream-memory": "stream-memory",
+    "stream-latency": "stream-latency",
     "stream-2m": "stream-dask",
 }
 
@@ -54,6 +55,7 @@ OPTIONS = {
     | {"n_jobs", "data_home", "subsets", "folds", "full", "unlabeled_ratio"},
     "sequence": _TABLE | {"data_home", "holdout", "n_sentences"},
     "stream-memory": {"estimators", "rows", "output", "plot"},
+    "stream-latency": {"estimators", "output", "plot", "data_home"},
     "stream-dask": _TABLE | {"rows", "nnz", "workers", "scheduler", "threads"},
 }
 
@@ -80,6 +82,11 @@ def _flag(dest):
 def _default_estimators(dataset):
     if dataset == "stream-memory":
         return ["every public estimator with partial_fit and sparse input"]
+    if dataset == "stream-latency":
+        return [
+            "PA-default PA-unaveraged AROW CW PA-regressor SGD-pa1 (and river,"
+            " Vowpal Wabbit where installed)"
+        ]
     return DEFAULT_ESTIMATORS_BY_DATASET.get(dataset, DEFAULT_ESTIMATORS)
 
 
@@ -96,7 +103,8 @@ def list_text():
     lines += [
         "",
         "The stream-memory protocol names estimators by class "
-        "(PassiveAggressiveClassifier, ...).",
+        "(PassiveAggressiveClassifier, ...); stream-latency has its own "
+        "learners (see its default estimators).",
     ]
     return "\n".join(lines)
 
@@ -436,7 +444,7 @@ def _check(parser, args, protocol):
             parser.error(message)
     try:
         params = parse_params(args.params)
-        if protocol == "stream-memory":
+        if protocol in ("stream-memory", "stream-latency"):
             return params
         names = args.estimators or _default_estimators(args.dataset)
         check_estimator_names(names, TASKS[protocol])
@@ -603,6 +611,17 @@ def _run(parser, args, protocol, params):
             random_state=random_state,
             **common,
         )
+    if protocol == "stream-latency":
+        from ._stream_latency import run_stream_latency
+
+        try:
+            return run_stream_latency(
+                load_dataset("20newsgroups", args.data_home),
+                args.estimators,
+                verbose=verbose,
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
     if protocol == "stream-memory":
         from ._stream_memory import run_stream_memory
 

@@ -41,6 +41,7 @@ DATASETS = {
     "preference": "20 Newsgroups posts in time order, a reader's interest",
     "preference-synthetic": "a synthetic preference stream (needs no data)",
     "stream-memory": "synthetic sparse stream, peak memory of partial_fit",
+    "stream-latency": "20 Newsgroups a few rows at a time, time per call",
     "stream-2m": "synthetic sparse stream, parameter mixing on Dask",
 }
 

@@ -123,6 +123,13 @@ def _title(rows):
             f"Streaming {first['n_rows']:,} sparse rows (2^18 features, 20 "
             f"non-zeros) in batches of {first['batch_size']:,}"
         )
+    if task == "stream-latency":
+        return (
+            f"{first['dataset']} ({first['n_samples']} x {first['n_features']}) "
+            "a few rows at a time: time of one call (CPU and wall, median and "
+            "99th percentile, microseconds), CPU time per row, and that per-row "
+            "time over the one of the largest batch"
+        )
     if task == "stream-dask":
         return (
             f"stream-2m: {first['n_rows']} x {first['n_features']} sparse rows "
@@ -281,6 +288,37 @@ def _stream_memory_cells(rows):
     return header, body
 
 
+def _stream_latency_cells(rows):
+    header = [
+        "estimator",
+        "call",
+        "rows",
+        "calls",
+        "CPU median",
+        "CPU p99",
+        "wall median",
+        "wall p99",
+        "CPU/row",
+        "x per row",
+    ]
+    body = [
+        [
+            row["estimator"],
+            row["operation"],
+            str(row["batch_size"]),
+            str(row["calls"]),
+            f"{row['cpu_median_us']:.1f}",
+            f"{row['cpu_p99_us']:.1f}",
+            f"{row['wall_median_us']:.1f}",
+            f"{row['wall_p99_us']:.1f}",
+            f"{row['cpu_per_row_us']:.2f}",
+            _ratio(row.get("per_row_ratio")),
+        ]
+        for row in rows
+    ]
+    return header, body
+
+
 #: The stream-dask columns: header, width, row key, format.
 _STREAM_DASK_COLUMNS = [
     ("wall time (s)", 13, "wall_time", ".1f"),
@@ -320,6 +358,7 @@ _CELLS = {
     "semi-supervised": _semi_cells,
     "sequence": _sequence_cells,
     "stream-memory": _stream_memory_cells,
+    "stream-latency": _stream_latency_cells,
     "stream-dask": _stream_dask_cells,
 }
 
@@ -651,6 +690,9 @@ def plot_results(rows, path):
     if _task(rows) == "stream-dask" and _n_worker_counts(rows) > 1:
         _plot_scaling(rows, path, Figure)
         return
+    if _task(rows) == "stream-latency":
+        _plot_latency(rows, path, Figure)
+        return
     labels, values, errors, markers, marker_label, xlabel, notes = _plot_values(rows)
     values = np.asarray(values, dtype=float)
     err = np.zeros_like(values) if errors is None else np.asarray(errors, float)
@@ -685,6 +727,42 @@ def plot_results(rows, path):
     ax.set_yticks(positions, labels)
     ax.set_xlabel(xlabel)
     ax.set_title(_title(rows), fontsize=8, wrap=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def _plot_latency(rows, path, Figure):
+    """The CPU time per row of a stream-latency run against the batch size,
+    one line per learner and call (log-log: a call that costs what its rows
+    cost is a flat line)."""
+    fig = Figure(figsize=(7, 4.8))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, operation in zip(axes, ("partial_fit", "predict")):
+        names = dict.fromkeys(r["estimator"] for r in rows)
+        for name in names:
+            own = sorted(
+                (
+                    r
+                    for r in rows
+                    if r["estimator"] == name and r["operation"] == operation
+                ),
+                key=lambda r: r["batch_size"],
+            )
+            if own:
+                ax.plot(
+                    [r["batch_size"] for r in own],
+                    [r["cpu_per_row_us"] for r in own],
+                    marker="o",
+                    label=name,
+                )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("rows per call")
+        ax.set_title(operation, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("CPU time per row (microseconds)")
+    axes[1].legend(fontsize=7, loc="best")
+    fig.suptitle(_title(rows), fontsize=7, wrap=True)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 

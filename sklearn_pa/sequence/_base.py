@@ -35,6 +35,15 @@ class _SequenceEpochs(EpochAdapter):
     def __init__(self, estimator, batch, labels):
         self.estimator, self.batch, self.labels = estimator, batch, labels
 
+    def journal(self, journal, order):
+        """Save the emission and transition weights (and their averaging
+        accumulators) that the pass updates in place."""
+        est = self.estimator
+        for name in ("_W", "_Tr", "_U", "_UT"):
+            array = est.__dict__.get(name)
+            if isinstance(array, np.ndarray):
+                journal.save(array)
+
     def run(self, order, t):
         stats = self.estimator._run_epoch(self.batch, self.labels, order)
         errors = stats["errors"]

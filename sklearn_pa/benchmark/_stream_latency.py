@@ -1,0 +1,347 @@
+"""Per-call latency of a stream: ``partial_fit`` and ``predict`` on a row,
+or a few rows, at a time.
+
+An online learner is judged by its whole fits and by what one call costs:
+a live stream hands it one row (or a small batch) at a time, and the call
+must cost what its rows cost, not the size of the model.
+:func:`stream_latency` times every call of such a stream (CPU and wall
+time, median and 99th percentile) for batches of 1, 10, 100 and 1000 rows on
+20 Newsgroups (130,107 features, 20 classes), for the package's learners and
+the peers that are installed: scikit-learn's ``SGDClassifier.partial_fit``,
+river's one-vs-rest ``PAClassifier`` (``learn_one`` / ``predict_one``) and
+Vowpal Wabbit's ``learn`` / ``predict`` (``--oaa``).  ``python -m
+sklearn_pa.benchmark --dataset stream-latency`` prints the table;
+``--plot`` draws the CPU time per row against the batch size.
+
+Each learner first learns 100 rows (one ``partial_fit`` call, the classes
+given), then the stream goes on from row 100, cycling through the training
+rows.  A peer's rows are converted to its own format before the clock starts
+(river's dicts, Vowpal Wabbit's text lines), as a user's stream would hand
+them over.  Each batch size runs for at most ``max_calls`` calls and about
+``max_seconds`` seconds (at least ``min_calls`` calls).
+"""
+
+import time
+
+import numpy as np
+
+from ._progress import Progress
+
+__all__ = ["BATCH_SIZES", "latency_learners", "run_stream_latency", "stream_latency"]
+
+#: The batch sizes of the protocol (rows per call).
+BATCH_SIZES = (1, 10, 100, 1000)
+
+
+class _SklearnLearner:
+    """An estimator with ``partial_fit`` and ``predict``, fed CSR slices."""
+
+    def __init__(self, estimator, regression=False):
+        self.estimator = estimator
+        self.regression = regression
+
+    def start(self, X, y, classes):
+        if self.regression:
+            self.estimator.partial_fit(X, _regression_targets(y))
+        else:
+            self.estimator.partial_fit(X, y, classes=classes)
+
+    def batch(self, X, y):
+        return X, (_regression_targets(y) if self.regression else y)
+
+    def learn(self, batch):
+        self.estimator.partial_fit(*batch)
+
+    def predict(self, batch):
+        return self.estimator.predict(batch[0])
+
+
+def _regression_targets(y):
+    """A regression target on the same rows: +1 for the odd groups, -1 for
+    the even ones."""
+    return (np.asarray(y) % 2) * 2.0 - 1.0
+
+
+class _RiverLearner:
+    """river's one-vs-rest of its ``PAClassifier``, one dict a row."""
+
+    def __init__(self):
+        from river import linear_model, multiclass
+
+        self.model = multiclass.OneVsRestClassifier(linear_model.PAClassifier())
+
+    def _rows(self, X):
+        return [
+            dict(zip(X.indices[a:b].tolist(), X.data[a:b].tolist()))
+            for a, b in zip(X.indptr[:-1], X.indptr[1:])
+        ]
+
+    def start(self, X, y, classes):
+        self.learn(self.batch(X, y))
+
+    def batch(self, X, y):
+        return list(zip(self._rows(X), np.asarray(y).tolist()))
+
+    def learn(self, batch):
+        for x, label in batch:
+            self.model.learn_one(x, label)
+
+    def predict(self, batch):
+        return [self.model.predict_one(x) for x, _ in batch]
+
+
+class _VowpalLearner:
+    """Vowpal Wabbit's one-against-all (``--oaa``), one text line a row."""
+
+    def __init__(self, n_classes):
+        from vowpalwabbit import Workspace
+
+        self.model = Workspace(f"--oaa {n_classes} --quiet")
+
+    def start(self, X, y, classes):
+        self.learn(self.batch(X, y))
+
+    def batch(self, X, y):
+        lines = []
+        for (a, b), label in zip(zip(X.indptr[:-1], X.indptr[1:]), np.asarray(y)):
+            features = " ".join(
+                f"{j}:{v:.6g}" for j, v in zip(X.indices[a:b], X.data[a:b])
+            )
+            lines.append(f"{int(label) + 1} | {features}")
+        return lines
+
+    def learn(self, batch):
+        for line in batch:
+            self.model.learn(line)
+
+    def predict(self, batch):
+        return [self.model.predict(line) for line in batch]
+
+
+def latency_learners(n_classes):
+    """The learners of the latency protocol: name -> factory of a learner
+    (``start``, ``batch``, ``learn``, ``predict``).  The peers are listed
+    only when their package can be imported.
+
+    Parameters
+    ----------
+    n_classes : int
+        The number of classes of the stream (Vowpal Wabbit's ``--oaa``).
+
+    Returns
+    -------
+    learners : dict
+        ``PA-default`` (``PassiveAggressiveClassifier()``), ``PA-unaveraged``
+        (``average=False``), ``AROW``, ``CW`` (diagonal covariance),
+        ``PA-regressor`` (``PassiveAggressiveRegressor()`` on a +-1 target),
+        ``SGD-pa1`` (scikit-learn's ``SGDClassifier(learning_rate="pa1")``),
+        and, where installed, ``river-PA-ovr`` and ``vw-oaa``.
+    """
+    from sklearn.linear_model import SGDClassifier
+
+    from .. import (
+        AROWClassifier,
+        ConfidenceWeightedClassifier,
+        PassiveAggressiveClassifier,
+        PassiveAggressiveRegressor,
+    )
+
+    learners = {
+        "PA-default": lambda: _SklearnLearner(
+            PassiveAggressiveClassifier(random_state=0)
+        ),
+        "PA-unaveraged": lambda: _SklearnLearner(
+            PassiveAggressiveClassifier(average=False, random_state=0)
+        ),
+        "AROW": lambda: _SklearnLearner(AROWClassifier(random_state=0)),
+        "CW": lambda: _SklearnLearner(ConfidenceWeightedClassifier(random_state=0)),
+        "PA-regressor": lambda: _SklearnLearner(
+            PassiveAggressiveRegressor(random_state=0), regression=True
+        ),
+        "SGD-pa1": lambda: _SklearnLearner(
+            SGDClassifier(
+                loss="hinge",
+                penalty=None,
+                learning_rate="pa1",
+                eta0=1.0,
+                random_state=0,
+            )
+        ),
+    }
+    try:
+        import river  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        learners["river-PA-ovr"] = _RiverLearner
+    try:
+        import vowpalwabbit  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        learners["vw-oaa"] = lambda: _VowpalLearner(n_classes)
+    return learners
+
+
+def _batches(X, y, size, n_calls, start):
+    """``n_calls`` consecutive batches of ``size`` rows from row ``start``,
+    cycling through the rows."""
+    n = X.shape[0]
+    out = []
+    position = start
+    for _ in range(n_calls):
+        if position + size > n:
+            position = 0
+        out.append((X[position : position + size], y[position : position + size]))
+        position += size
+    return out
+
+
+def stream_latency(
+    learner,
+    X,
+    y,
+    *,
+    batch_sizes=BATCH_SIZES,
+    max_calls=1000,
+    min_calls=5,
+    max_seconds=3.0,
+    warmup=100,
+):
+    """Time each ``learn`` and ``predict`` call of a stream, per batch size.
+
+    Parameters
+    ----------
+    learner : object
+        From a factory of :func:`latency_learners`.
+    X : sparse matrix of shape (n_samples, n_features)
+        The stream's rows (CSR).
+    y : ndarray of shape (n_samples,)
+        Their labels.
+    batch_sizes : tuple of int, default=BATCH_SIZES
+        Rows per call.
+    max_calls, min_calls : int, default=1000, 5
+        The most and the fewest calls per batch size.
+    max_seconds : float, default=3.0
+        After this much time in a batch size's calls (and ``min_calls``
+        calls), its stream stops.
+    warmup : int, default=100
+        Rows of the first call, which is not timed.
+
+    Returns
+    -------
+    timings : dict
+        ``(operation, batch_size) -> (cpu, wall)``: arrays of seconds, one
+        entry per call; ``operation`` is ``"partial_fit"`` or ``"predict"``.
+    """
+    classes = np.unique(y)
+    learner.start(X[:warmup], y[:warmup], classes)
+    timings = {}
+    start = warmup
+    for size in batch_sizes:
+        n_calls = max(min_calls, min(max_calls, 20_000 // size))
+        prepared = [
+            learner.batch(Xb, yb) for Xb, yb in _batches(X, y, size, n_calls, start)
+        ]
+        start = (start + size * n_calls) % X.shape[0]
+        cpu = {"partial_fit": [], "predict": []}
+        wall = {"partial_fit": [], "predict": []}
+        spent = 0.0
+        for batch in prepared:
+            for operation, call in (
+                ("partial_fit", learner.learn),
+                ("predict", learner.predict),
+            ):
+                c0, w0 = time.process_time(), time.perf_counter()
+                call(batch)
+                c1, w1 = time.process_time(), time.perf_counter()
+                cpu[operation].append(c1 - c0)
+                wall[operation].append(w1 - w0)
+                spent += w1 - w0
+            if spent > max_seconds and len(cpu["predict"]) >= min_calls:
+                break
+        for operation in cpu:
+            timings[operation, size] = (
+                np.asarray(cpu[operation]),
+                np.asarray(wall[operation]),
+            )
+    return timings
+
+
+def run_stream_latency(
+    data, names=None, *, batch_sizes=BATCH_SIZES, max_seconds=3.0, verbose=False
+):
+    """The latency table: one row per learner, operation and batch size.
+
+    Parameters
+    ----------
+    data : Bunch
+        A loaded data set with CSR ``X`` and labels ``y`` (the training
+        split of 20 Newsgroups for the command line).
+    names : list of str, default=None
+        Learners of :func:`latency_learners` (every available one when
+        None).
+    batch_sizes : tuple of int, default=BATCH_SIZES
+        Rows per call.
+    max_seconds : float, default=3.0
+        About how long each batch size's stream of one learner runs.
+    verbose : bool or int, default=False
+        As in :func:`~sklearn_pa.benchmark.run_benchmark`.
+
+    Returns
+    -------
+    rows : list of dict
+        ``estimator``, ``operation``, ``batch_size``, ``calls``, the median
+        and 99th-percentile CPU and wall time of a call in microseconds
+        (``cpu_median_us``, ``cpu_p99_us``, ``wall_median_us``,
+        ``wall_p99_us``), the median CPU time per row (``cpu_per_row_us``)
+        and its ratio to that of the largest batch (``per_row_ratio``).
+    """
+    X, y = data.X.tocsr(), np.asarray(data.y)
+    available = latency_learners(np.unique(y).shape[0])
+    names = list(available if names is None else names)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise ValueError(
+            f"Unknown or unavailable learner(s): {', '.join(unknown)}. The "
+            f"stream-latency protocol has: {', '.join(available)} (river and "
+            "Vowpal Wabbit only when installed)."
+        )
+    progress = Progress(len(names), verbose=verbose)
+    progress.log(
+        f"One call at a time on {data.name} ({X.shape[0]} x {X.shape[1]}): "
+        f"batches of {', '.join(map(str, batch_sizes))} rows"
+    )
+    rows = []
+    for name in names:
+        timings = stream_latency(
+            available[name](), X, y, batch_sizes=batch_sizes, max_seconds=max_seconds
+        )
+        mine = []
+        for (operation, size), (cpu, wall) in sorted(timings.items()):
+            mine.append(
+                {
+                    "task": "stream-latency",
+                    "dataset": data.name,
+                    "n_samples": X.shape[0],
+                    "n_features": X.shape[1],
+                    "estimator": name,
+                    "operation": operation,
+                    "batch_size": size,
+                    "calls": cpu.shape[0],
+                    "cpu_median_us": 1e6 * float(np.median(cpu)),
+                    "cpu_p99_us": 1e6 * float(np.percentile(cpu, 99)),
+                    "wall_median_us": 1e6 * float(np.median(wall)),
+                    "wall_p99_us": 1e6 * float(np.percentile(wall, 99)),
+                    "cpu_per_row_us": 1e6 * float(np.median(cpu)) / size,
+                }
+            )
+        for operation in ("partial_fit", "predict"):
+            own = [r for r in mine if r["operation"] == operation]
+            largest = max(own, key=lambda r: r["batch_size"])
+            for r in own:
+                base = largest["cpu_per_row_us"]
+                r["per_row_ratio"] = r["cpu_per_row_us"] / base if base > 0 else None
+        rows += mine
+        progress.step(name)
+    return rows

@@ -1,0 +1,396 @@
+"""A call costs what its rows cost: the lean path of a later ``partial_fit``
+and of ``predict`` / ``decision_function`` on a few rows.
+
+On a model the estimator published itself, a call on one row must do no
+work proportional to the model (no scan, copy or check of ``coef_``, of the
+averaging accumulators or of a diagonal covariance), give the model and the
+scores the full path gives, and keep every promise of the full path: a batch
+that fails, even inside or after the kernel pass, leaves every learned array
+bit-identical; a parameter changed between calls is validated again; calls
+from several threads lose no update.  Timings live in the benchmarks
+(``python -m sklearn_pa.benchmark --dataset stream-latency``), never here:
+these tests count allocations and forbidden calls instead.
+"""
+
+import copy
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import tracemalloc
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from test_robustness import _assert_same
+
+from sklearn_pa import (
+    AROWClassifier,
+    ConfidenceWeightedClassifier,
+    GradientDescentRegressor,
+    MIRAClassifier,
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+    SCWClassifier,
+    _base,
+    _engine,
+    _gradient,
+    _passive_aggressive,
+    _second_order_base,
+    _validation,
+)
+
+TESTS = Path(__file__).parent
+
+# (name, factory, is a regressor); every one keeps its weights feature-major
+# and publishes them through BaseOnlineLinear
+LEAN_FAMILIES = [
+    ("PA default", lambda: PassiveAggressiveClassifier(random_state=0), False),
+    (
+        "PA unaveraged",
+        lambda: PassiveAggressiveClassifier(average=False, random_state=0),
+        False,
+    ),
+    (
+        "PA ovr averaged",
+        lambda: PassiveAggressiveClassifier(multiclass="ovr", average=True),
+        False,
+    ),
+    ("MIRA", lambda: MIRAClassifier(random_state=0), False),
+    ("PA regressor", lambda: PassiveAggressiveRegressor(random_state=0), True),
+    (
+        "PA regressor averaged",
+        lambda: PassiveAggressiveRegressor(average=True, random_state=0),
+        True,
+    ),
+    ("GD regressor", lambda: GradientDescentRegressor(random_state=0), True),
+    ("CW k=1", lambda: ConfidenceWeightedClassifier(random_state=0), False),
+    ("AROW", lambda: AROWClassifier(random_state=0), False),
+    ("AROW averaged", lambda: AROWClassifier(average=True, random_state=0), False),
+    ("SCW", lambda: SCWClassifier(random_state=0), False),
+]
+IDS = [name for name, _, _ in LEAN_FAMILIES]
+
+
+def _stream(regression, n_features=200_000, n_rows=60, n_classes=5, seed=0):
+    """A sparse stream on a wide model: about 20 non-zeros a row."""
+    rng = np.random.RandomState(seed)
+    X = sp.random(
+        n_rows, n_features, density=20 / n_features, format="csr", random_state=rng
+    )
+    X.data = rng.uniform(-1, 1, X.data.shape[0])
+    if regression:
+        y = np.asarray(X @ rng.normal(size=n_features)).ravel()
+    else:
+        y = rng.randint(n_classes, size=n_rows)
+    return X, y
+
+
+def _start(factory, regression, X, y):
+    est = factory()
+    if regression:
+        est.partial_fit(X[:20], y[:20])
+    else:
+        est.partial_fit(X[:20], y[:20], classes=np.unique(y))
+    est.partial_fit(X[20:30], y[20:30])  # a later call: the lean record is set
+    return est
+
+
+def _model_bytes(est):
+    """The bytes of the largest learned array of the estimator."""
+    sizes = [v.nbytes for v in est.__dict__.values() if isinstance(v, np.ndarray)]
+    return max(sizes)
+
+
+@pytest.mark.parametrize("name, factory, regression", LEAN_FAMILIES, ids=IDS)
+def test_one_row_calls_do_no_work_proportional_to_the_model(
+    name, factory, regression, monkeypatch
+):
+    """On a model of 200,000 features, a one-row ``partial_fit`` and a
+    one-row ``predict`` neither check the learned arrays
+    (``check_state_array``), nor run scikit-learn's validation, nor
+    allocate more than a small fraction of the model (a copy, a finiteness
+    mask or an average of ``coef_`` would allocate all of it)."""
+    X, y = _stream(regression)
+    est = _start(factory, regression, X, y)
+    model = _model_bytes(est)
+    assert model >= 200_000 * 8
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("O(model) work on the per-call path")
+
+    for module in (_base, _validation):
+        monkeypatch.setattr(module, "check_state_array", forbidden, raising=False)
+    import sklearn.linear_model._base as sklearn_linear
+
+    for module in (
+        _base,
+        _gradient,
+        _passive_aggressive,
+        _second_order_base,
+        sklearn_linear,
+    ):
+        monkeypatch.setattr(module, "validate_data", forbidden)
+    tracemalloc.start()
+    try:
+        for i in range(30, 40):
+            tracemalloc.reset_peak()
+            est.partial_fit(X[i : i + 1], y[i : i + 1])
+            peak_fit = tracemalloc.get_traced_memory()[1]
+            tracemalloc.reset_peak()
+            est.predict(X[i + 1 : i + 2])
+            peak_predict = tracemalloc.get_traced_memory()[1]
+            assert peak_fit < model / 20, (peak_fit, model)
+            assert peak_predict < model / 20, (peak_predict, model)
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("name, factory, regression", LEAN_FAMILIES, ids=IDS)
+def test_the_lean_path_gives_the_full_paths_model_and_scores(
+    name, factory, regression, monkeypatch
+):
+    """A stream of one-row calls gives bit for bit the model of the same
+    stream through the full validation, and the lean scores are the full
+    path's (to rounding: the sums run in another order)."""
+    X, y = _stream(regression, n_features=3000)
+    lean = _start(factory, regression, X, y)
+    full = copy.deepcopy(lean)
+    for i in range(30, 60):
+        lean.partial_fit(X[i : i + 1], y[i : i + 1])
+        scores = (lean.predict if regression else lean.decision_function)(X[:10])
+        with monkeypatch.context() as m:
+            m.setattr(type(full), "_lean_partial_fit", False)
+            m.setattr(type(full), "_lean_scores", lambda self, X: None)
+            full.partial_fit(X[i : i + 1], y[i : i + 1])
+            expected = (full.predict if regression else full.decision_function)(X[:10])
+        np.testing.assert_allclose(scores, expected, rtol=1e-12, atol=1e-12)
+    for attr in ("coef_", "intercept_", "t_"):
+        np.testing.assert_array_equal(getattr(lean, attr), getattr(full, attr))
+    np.testing.assert_array_equal(lean.predict(X), full.predict(X))
+
+
+def test_lean_scores_of_an_averaged_stream_leave_the_average_unread():
+    """Between ``partial_fit`` calls the averaged scores come from ``W`` and
+    the accumulators (``w . x - (u . x) / n``): ``coef_`` is not computed,
+    and when it is read it is exactly the average."""
+    X, y = _stream(False, n_features=3000)
+    est = _start(lambda: PassiveAggressiveClassifier(random_state=0), False, X, y)
+    est.partial_fit(X[30:31], y[30:31])
+    assert "_average_pending" in est.__dict__
+    scores = est.decision_function(X[:5])
+    assert "_average_pending" in est.__dict__  # still not computed
+    assert "coef_" not in est.__dict__
+    np.testing.assert_allclose(
+        scores, X[:5] @ est.coef_.T + est.intercept_, rtol=1e-12, atol=1e-13
+    )
+    assert "_average_pending" not in est.__dict__  # the read computed it
+
+
+@pytest.mark.parametrize("name, factory, regression", LEAN_FAMILIES, ids=IDS)
+@pytest.mark.parametrize("failure", ["warning", "interrupt"])
+def test_a_batch_failing_after_the_kernel_leaves_every_array_bit_identical(
+    name, factory, regression, failure, monkeypatch
+):
+    """A batch whose k-th row overflows (its skipped-row warning turned
+    into an error), or a ``KeyboardInterrupt`` raised right after the kernel
+    pass, leaves every learned array of a large model bit-identical: the
+    journal wrote back what the pass changed."""
+    X, y = _stream(regression)
+    est = _start(factory, regression, X, y)
+    before = copy.deepcopy(est.__dict__)
+    batch, targets = X[30:40].copy(), np.array(y[30:40])
+    if failure == "warning":
+        batch = batch.tolil()
+        batch[6, 7] = 1e200  # its scores overflow: skipped, with a warning
+        batch = batch.tocsr()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            with pytest.raises(RuntimeWarning, match="skipped"):
+                est.partial_fit(batch, targets)
+    else:
+        run_epochs = _engine.run_epochs
+
+        def interrupted(estimator, adapter, **kwargs):
+            run_epochs(estimator, adapter, **kwargs)
+            raise KeyboardInterrupt
+
+        for module in (_base, _second_order_base):
+            monkeypatch.setattr(module, "run_epochs", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            est.partial_fit(batch, targets)
+        monkeypatch.undo()
+    _assert_same(est.__dict__, before)
+    # and the stream goes on as if the failed call never happened
+    twin = copy.deepcopy(est)
+    est.partial_fit(X[40:50], y[40:50])
+    twin.partial_fit(X[40:50], y[40:50])
+    _assert_same(est.__dict__, twin.__dict__)
+
+
+def test_a_real_interrupt_never_half_moves_a_model():
+    """SIGINT delivered at random moments of a stream of ``partial_fit``
+    calls (a real signal, in a subprocess): after each interrupted call the
+    model is exactly what it was before that call."""
+    code = """
+        import copy, signal, numpy as np, scipy.sparse as sp
+        from test_robustness import _assert_same
+        from sklearn_pa import (
+            AROWClassifier, PassiveAggressiveClassifier, SCWClassifier)
+        rng = np.random.RandomState(0)
+        X = sp.random(400, 20000, density=0.002, format="csr", random_state=rng)
+        y = rng.randint(4, size=400)
+        models = [PassiveAggressiveClassifier(random_state=0),
+                  AROWClassifier(random_state=0),
+                  SCWClassifier(random_state=0, covariance="full")]
+        checked = 0
+        for est in models:
+            Xe = X[:, :300] if getattr(est, "covariance", "") == "full" else X
+            est.partial_fit(Xe[:50], y[:50], classes=np.arange(4))
+            hits = 0
+            signal.signal(signal.SIGALRM, signal.default_int_handler)
+            for attempt in range(400):
+                before = copy.deepcopy(est)
+                i = attempt % 340
+                try:
+                    signal.setitimer(signal.ITIMER_REAL, rng.uniform(1e-5, 2e-3))
+                    est.partial_fit(Xe[i:i + 60], y[i:i + 60])
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                except KeyboardInterrupt:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    # as before the call, or (the signal came after it
+                    # returned) as after it: never a mix
+                    after = copy.deepcopy(before)
+                    after.partial_fit(Xe[i:i + 60], y[i:i + 60])
+                    try:
+                        _assert_same(est.__dict__, before.__dict__)
+                        hits += 1
+                    except AssertionError:
+                        _assert_same(est.__dict__, after.__dict__)
+                    if hits >= 5:
+                        break
+            checked += hits
+        print("interrupted calls checked:", checked)
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=TESTS,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    checked = int(result.stdout.split("checked:")[1])
+    assert checked >= 3, result.stdout
+
+
+def test_partial_fit_from_several_threads_loses_no_update():
+    """Three threads streaming into one estimator: every row is counted
+    (``t_``), every call recorded in the loss curve."""
+    X, y = _stream(False, n_features=5000, n_rows=600)
+    for est in (
+        PassiveAggressiveClassifier(random_state=0),
+        AROWClassifier(random_state=0),
+    ):
+        est.partial_fit(X[:5], y[:5], classes=np.unique(y))
+        barrier = threading.Barrier(3)
+
+        def work(part, est=est, barrier=barrier):
+            barrier.wait()
+            for i in range(5 + part, 600, 3):
+                est.partial_fit(X[i : i + 1], y[i : i + 1])
+
+        threads = [threading.Thread(target=work, args=(p,)) for p in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert est.t_ == 601.0
+        assert len(est.loss_curve_) == 1 + 595
+
+
+def test_a_parameter_changed_in_place_between_calls_is_validated_again():
+    """The lean path compares the parameters with those of the last
+    validated call, the contents of a mutable one included: a class weight
+    set to a negative number in place is refused before any update."""
+    X, y = _stream(False, n_features=500)
+    weights = {0: 1.0, 1: 2.0}
+    est = PassiveAggressiveClassifier(class_weight=weights, random_state=0)
+    est.partial_fit(X[:20], y[:20], classes=np.unique(y))
+    est.partial_fit(X[20:21], y[20:21])
+    before = copy.deepcopy(est.__dict__)
+    weights[1] = -1.0
+    with pytest.raises(ValueError, match="class_weight"):
+        est.partial_fit(X[21:22], y[21:22])
+    _assert_same(
+        {k: v for k, v in est.__dict__.items() if k != "class_weight"},
+        {k: v for k, v in before.items() if k != "class_weight"},
+    )
+    est.set_params(C=-1.0)
+    with pytest.raises(ValueError, match="C"):
+        est.partial_fit(X[21:22], y[21:22])
+
+
+def test_assigned_arrays_are_checked_again():
+    """Weights a user assigns are not the published ones: they are checked
+    (shape, finiteness) before the next call uses them."""
+    X, y = _stream(False, n_features=500)
+    est = PassiveAggressiveClassifier(average=False, random_state=0)
+    est.partial_fit(X[:20], y[:20], classes=np.unique(y))
+    est.partial_fit(X[20:21], y[20:21])
+    bad = est.coef_.copy()
+    bad[0, 0] = np.nan
+    est.coef_ = bad
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        est.partial_fit(X[21:22], y[21:22])
+    est.coef_ = np.zeros((3, 500))
+    with pytest.raises(ValueError, match="shape"):
+        est.partial_fit(X[21:22], y[21:22])
+    # a predict on assigned weights uses them
+    est.coef_ = np.zeros_like(bad)
+    est.intercept_ = np.arange(5.0)
+    np.testing.assert_array_equal(est.predict(X[:3]), [4, 4, 4])
+
+
+def _unsorted(X):
+    """``X`` with each row's indices in reverse order (not canonical)."""
+    X = X.copy()
+    for i in range(X.shape[0]):
+        row = slice(X.indptr[i], X.indptr[i + 1])
+        X.indices[row] = X.indices[row][::-1]
+        X.data[row] = X.data[row][::-1]
+    X.has_sorted_indices = False
+    return X
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        lambda X: X.toarray(),
+        lambda X: X.astype(np.float32),
+        lambda X: X.tocsc(),
+        lambda X: _unsorted(X),
+        lambda X: X[:, :10],
+    ],
+    ids=["dense", "float32", "csc", "unsorted indices", "wrong width"],
+)
+def test_a_batch_the_lean_checks_do_not_accept_takes_the_full_path(X):
+    """Input outside the kernels' form (another layout, dtype or structure)
+    is converted or refused by the full validation, as before."""
+    Xs, y = _stream(False, n_features=500)
+    est = PassiveAggressiveClassifier(random_state=0)
+    est.partial_fit(Xs[:20], y[:20], classes=np.unique(y))
+    est.partial_fit(Xs[20:21], y[20:21])
+    twin = copy.deepcopy(est)
+    batch = X(Xs[21:24])
+    try:
+        est.partial_fit(batch, y[21:24])
+    except ValueError:
+        _assert_same(est.__dict__, twin.__dict__)
+    else:
+        twin.partial_fit(sp.csr_matrix(batch, dtype=np.float64), y[21:24])
+        np.testing.assert_allclose(est.coef_, twin.coef_, rtol=1e-6, atol=1e-7)
