@@ -161,7 +161,7 @@ def test_step_weights_scale_the_step_exactly():
 
 # ------------------------------------------------------------------ loader
 def _sklearn_pa_classifier(**kwargs):
-    return sklearn.linear_model.PassiveAggressiveClassifier(**kwargs)
+    return _quiet(lambda: sklearn.linear_model.PassiveAggressiveClassifier(**kwargs))
 
 
 def _batches(n_classes=3, seed=0):
@@ -222,14 +222,16 @@ def test_pickle_loads_without_the_class_and_continues_as_sklearn(
 @needs_sklearn_pa
 def test_regressor_pickle_continues_as_sklearn(monkeypatch):
     X, y = make_regression(200, 8, noise=2.0, random_state=0)
-    theirs = sklearn.linear_model.PassiveAggressiveRegressor(
-        C=0.2,
-        epsilon=0.05,
-        fit_intercept=False,
-        shuffle=False,
-        max_iter=3,
-        tol=None,
-        loss="squared_epsilon_insensitive",
+    theirs = _quiet(
+        lambda: sklearn.linear_model.PassiveAggressiveRegressor(
+            C=0.2,
+            epsilon=0.05,
+            fit_intercept=False,
+            shuffle=False,
+            max_iter=3,
+            tol=None,
+            loss="squared_epsilon_insensitive",
+        )
     )
     _quiet(lambda: theirs.fit(X[:100], y[:100]))
     data = pickle.dumps(theirs)
