@@ -34,18 +34,24 @@ are in :mod:`sklearn_pa._validation`.
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._averaging import AveragedPublicationMixin
 from ._engine import (
     run_epochs,
     validation_scorer,
 )
 from ._kernels import _first_order
-from ._linear_epochs import _LinearEpochs, _RowView
+from ._linear_epochs import _LinearEpochs
+from ._per_call import (
+    LeanCallsMixin,
+    LeanLabelsMixin,
+    call_cache,
+    params_snapshot,
+)
 from ._state import LinearState
 from ._targets import (
     BinaryTargets,
@@ -55,46 +61,25 @@ from ._targets import (
 from ._validation import (
     MAX_SAMPLE_COUNT,
     atomic_update,
-    call_cache,
     canonical_csr,
     check_batch_sample_weight,
+    check_csr_structure,
     check_initial_scores,
     check_intercept_scaling,
     check_sample_count,
     check_state_array,
     check_validation_split,
+    check_warm_start_classes,
     check_warm_start_shape,
     initial_weights,
-    lean_labels,
-    lean_rows,
-    lean_sample_weight,
-    lean_targets,
-    params_snapshot,
-    params_unchanged,
     typical_feature_value,
     validation_split,
 )
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
 
-# no averaging accumulators, as score_rows reads them
-_NO_ACCUMULATORS = (np.zeros((0, 1)), np.zeros(0))
 
-
-def _same_values(current, published):
-    """Whether the attribute ``current`` is the array ``published`` or holds
-    its values (an assigned copy, another layout, ``sparsify()``)."""
-    if current is published:
-        return True
-    if sp.issparse(current):
-        current = current.toarray()
-    try:
-        return np.array_equal(np.asarray(current, dtype=float), published)
-    except (TypeError, ValueError):
-        return False
-
-
-class BaseOnlineLinear(BaseEstimator):
+class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
     """Shared machinery of the first-order online linear estimators.
 
     Subclasses provide ``_rule()``, ``_slack()`` (or their own
@@ -145,16 +130,6 @@ class BaseOnlineLinear(BaseEstimator):
         ],
     }
 
-    def __getstate__(self):
-        """The pickled state, without the buffer ``coef_`` is a view of (a
-        pending average is computed first)."""
-        if self.__dict__.get("_average_pending") is not None:
-            self.coef_  # noqa: B018 (computes the pending average)
-        state = super().__getstate__()
-        # coef_ is a view of this buffer: pickle the average once, as coef_
-        state.pop("_average_coef_buffer", None)
-        return state
-
     # ------------------------------------------------------------------ state
     def _state_arrays(self):
         """(W, b) the kernel updates in place: the standard (non-averaged)
@@ -179,191 +154,11 @@ class BaseOnlineLinear(BaseEstimator):
             W = np.ascontiguousarray(W)
         return W, intercept
 
-    def _trusted_state(self, coef, intercept):
-        """The kernel arrays ``(coef, intercept, W, b, U, bu)`` that
-        :meth:`_publish` last exposed, when ``coef`` and ``intercept`` are
-        still the objects it published (nobody assigned others) and ``W``
-        fits the model's dimensions; else None, and the arrays are checked
-        as assigned ones.  O(1): a stream of calls does not scan or copy
-        the model.  (Entries written in place through ``coef_`` reach
-        ``W``, which ``coef_`` is a view of; the kernel checks the entries
-        a step reads.)"""
-        state = call_cache(self).kernel_state
-        if state is None or coef is not state[0] or intercept is not state[1]:
-            return None
-        W, b = state[2], state[3]
-        if W.shape != (self.n_features_in_, self._n_columns()) or not (
-            W.flags.writeable and b.flags.writeable
-        ):
-            return None
-        return state
-
-    def _lean_scores(self, X):
-        """The decision values ``(n_samples, n_columns)`` of ``X`` from the
-        weights of its rows' features only, or None when the call needs
-        the full path (scikit-learn's validation and product).
-
-        Applies when ``coef_`` and ``intercept_`` are dense float64 arrays
-        whose transposed weights are C-contiguous (those the estimator
-        publishes, or their pickled copies), or when a ``partial_fit``
-        stream left its average to be computed when read: the scores are
-        then those of that average, from ``W`` and the accumulators of the
-        rows' features, and ``coef_`` stays unread.  ``X`` must be in the
-        kernels' form (:func:`lean_rows`) and no feature names fitted.  A
-        call on a few rows then costs what its rows cost."""
-        values = self.__dict__
-        if "feature_names_in_" in values or "n_features_in_" not in values:
-            return None
-        n_features = values["n_features_in_"]
-        pending = values.get("_average_pending")
-        if pending is not None:
-            if "coef_" in values or "intercept_" in values:
-                return None  # assigned since the stream's last call
-            W, b, U, bu, n_avg = pending
-        else:
-            coef, b = values.get("coef_"), values.get("intercept_")
-            if not (
-                type(coef) is np.ndarray
-                and type(b) is np.ndarray
-                and coef.dtype == np.float64
-                and b.dtype == np.float64
-                and coef.ndim in (1, 2)
-                and coef.shape[-1] == n_features
-                and b.ndim == 1
-            ):
-                return None
-            if coef.ndim == 1 or coef.shape[0] == 1:
-                if not coef.flags.c_contiguous:
-                    return None
-                W = coef.reshape(n_features, 1)
-            else:
-                W = coef.T
-                if not W.flags.c_contiguous:
-                    return None
-            if b.shape[0] != W.shape[1]:
-                return None
-            U, bu, n_avg = _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
-        X = lean_rows(X, n_features)
-        if X is None:
-            return None
-        out = np.empty((X.shape[0], W.shape[1]))
-        _first_order.score_rows(_RowView(X), W, b, U, bu, float(n_avg), out)
-        return out
-
     def _coef_shape(self):
         """The shape of ``coef_``: (n_columns, n_features), or what the
         estimator makes of it (a regressor's ``(n_features,)``)."""
         shape = (self._n_columns(), self.n_features_in_)
         return self._shape_coef(np.empty(shape)).shape
-
-    def _averaging_state(self):
-        """Whether the fitted state holds averaging accumulators (the model
-        was last trained with ``average``) that still describe it: a
-        ``coef_`` or ``intercept_`` assigned since they were published is
-        the new starting point, from which the average starts again."""
-        if getattr(self, "_average_accum", None) is None:
-            return False
-        if self.__dict__.get("_average_pending") is not None:
-            # the average is not computed yet: an attribute present was
-            # assigned by hand
-            return "coef_" not in self.__dict__ and "intercept_" not in self.__dict__
-        published = self.__dict__.get("_published_average")
-        if published is None:
-            return True
-        return all(
-            _same_values(current, mine)
-            for current, mine in zip((self.coef_, self.intercept_), published)
-        )
-
-    def _average_start(self):
-        """The sample count at which averaging starts: 1 for
-        ``average=True``, the ``average`` parameter when it is an int, and
-        for ``average="epoch"`` the first step of the last epoch of ``fit``
-        (1 before any, or the first step of a ``partial_fit`` stream)."""
-        if isinstance(self.average, str):
-            return int(self.__dict__.get("_average_from", 1))
-        return 1 if self.average is True else int(self.average)
-
-    def _publish(self, W, b, U=None, bu=None, *, lazy=False):
-        """Expose the kernel state as coef_ / intercept_ (averaged if asked).
-
-        ``W`` (feature-major) and ``b`` are the standard weights; ``U`` and
-        ``bu`` the lazy averaging accumulators, with which the average over
-        the steps since ``_average_start()`` is ``W - U / n_avg``.  Without
-        them ``coef_`` is a view of ``W``; with them the standard weights are
-        kept privately (``_standard_coef``, ``_standard_intercept``) for the
-        next ``partial_fit`` and ``coef_`` is the average.  With ``lazy``
-        (a ``partial_fit`` call) the average is computed when ``coef_`` or
-        ``intercept_`` is first read (:meth:`__getattr__`): a stream of calls
-        that reads neither in between pays for one average, not one per
-        call.  Reads ``t_``, which must be set first.  A subclass whose state
-        is not one weight column per output overrides it (and
-        ``_state_arrays``).
-        """
-        self.__dict__.pop("_average_pending", None)
-        if U is None:
-            self._average_coef_buffer = None
-            self._average_accum = self._average_intercept_accum = None
-            self._standard_coef = self._standard_intercept = None
-            self._published_average = None
-            self.coef_ = self._shape_coef(W.T)
-            self.intercept_ = b
-            call_cache(self).kernel_state = (self.coef_, b, W, b, None, None)
-            return
-        self._average_accum, self._average_intercept_accum = U, bu
-        self._standard_coef, self._standard_intercept = self._shape_coef(W.T), b
-        call_cache(self).kernel_state = (self._standard_coef, b, W, b, U, bu)
-        n_avg = self.t_ - self._average_start()  # averaged steps so far
-        if lazy and n_avg >= 1:
-            self.__dict__.pop("coef_", None)
-            self.__dict__.pop("intercept_", None)
-            self._published_average = None
-            self._average_pending = (W, b, U, bu, n_avg)
-            return
-        self._publish_average(W, b, U, bu, n_avg)
-
-    def __getattr__(self, name):
-        # only reached when ``name`` is not found: the average a partial_fit
-        # call left to be computed when read
-        pending = self.__dict__.get("_average_pending")
-        if pending is not None and name in ("coef_", "intercept_"):
-            del self.__dict__["_average_pending"]
-            self._publish_average(*pending, keep_assigned=True)
-            return self.__dict__[name]
-        # anything else: the lookup's own error again (a class attribute
-        # whose getter raised, such as a predict_proba that is not there,
-        # keeps its message)
-        return object.__getattribute__(self, name)
-
-    def _publish_average(self, W, b, U, bu, n_avg, *, keep_assigned=False):
-        """Set coef_ / intercept_ to the average ``W - U / n_avg`` (the
-        iterate while ``n_avg < 1``); with ``keep_assigned`` (a pending
-        average computed when read) an attribute assigned by hand since the
-        ``partial_fit`` call is kept."""
-        coef = self.__dict__.get("coef_") if keep_assigned else None
-        intercept = self.__dict__.get("intercept_") if keep_assigned else None
-        if n_avg >= 1:
-            # W - U / n_avg, written into the (D, K) array of the previous
-            # average when there is one (a stream of partial_fit calls then
-            # allocates nothing); coef_ is its transposed view, as in the
-            # unaveraged case, where coef_ is a view of W
-            avg = self.__dict__.get("_average_coef_buffer")
-            if avg is None or avg.shape != W.shape:
-                avg = np.empty_like(W)
-            # by blocks of rows that stay in cache between the two passes
-            step = max(1, (1 << 16) // max(1, W.shape[1]))
-            for r in range(0, W.shape[0], step):
-                rows = slice(r, r + step)
-                np.multiply(U[rows], -1.0 / n_avg, out=avg[rows])
-                avg[rows] += W[rows]
-            self._average_coef_buffer = avg
-            published = (self._shape_coef(avg.T), b - bu / n_avg)
-        else:
-            published = (self._shape_coef(W.copy().T), b.copy())
-        self.coef_ = published[0] if coef is None else coef
-        self.intercept_ = published[1] if intercept is None else intercept
-        # (the objects published: an assigned coef_ is told apart by identity)
-        self._published_average = published
 
     def _shape_coef(self, coef):
         """``coef_`` in the estimator's shape from the ``(n_columns,
@@ -443,6 +238,7 @@ class BaseOnlineLinear(BaseEstimator):
         ``n_features_in_``, otherwise it is checked), ``y`` numeric for a
         regressor, ``sample_weight`` finite and non-negative.  Returns
         ``(X, y, sample_weight)``."""
+        check_csr_structure(X)
         X, y = validate_data(
             self,
             X,
@@ -544,12 +340,14 @@ class BaseOnlineLinear(BaseEstimator):
         many features (a model of another shape is refused).  The public
         ``fit`` calls it inside ``atomic_update``."""
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
+        previous = self.__dict__.get("classes_")
         self._prepare_targets(y, classes=None, first_call=True, fitting=True)
         n_columns = self._n_columns()
         warm = False
         if self.warm_start and hasattr(self, "coef_") and coef_init is None:
-            # as scikit-learn: continuing from a model of another size is an
-            # error, not a silent restart
+            # as scikit-learn: continuing from a model of another size, or
+            # of other classes, is an error, not a silent restart
+            check_warm_start_classes(self, previous)
             check_warm_start_shape(
                 self, "coef_", np.shape(self.coef_), self._coef_shape()
             )
@@ -696,56 +494,6 @@ class BaseOnlineLinear(BaseEstimator):
             return scores_out
         return self
 
-    #: Whether a later ``partial_fit`` call may take the lean path: the batch
-    #: checks of :meth:`_validate_batch` are those of :func:`lean_rows` and
-    #: :meth:`_lean_targets` (plus :meth:`_check_rows`).
-    _lean_partial_fit = True
-
-    def _lean_batch(self, X, y, classes, sample_weight):
-        """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked
-        in O(batch), or None when the call needs the full validation.
-
-        The lean path applies when the parameters are the objects (and
-        contents) the last fully validated call saw, the fitted classes
-        and feature count are unchanged, no feature names were fitted, and
-        the batch is already in the kernels' form (:func:`lean_rows`,
-        :meth:`_lean_targets`, :func:`lean_sample_weight`).  It never
-        raises: a batch it does not accept goes through the full
-        validation, which says what is wrong."""
-        record = call_cache(self).lean
-        if (
-            record is None
-            or not self._lean_partial_fit
-            or "feature_names_in_" in self.__dict__
-            or self.__dict__.get("classes_") is not record[1]
-            or not params_unchanged(self, record[0])
-        ):
-            return None
-        X = lean_rows(X, self.n_features_in_)
-        if X is None:
-            return None
-        n_samples = X.shape[0]
-        y = self._lean_targets(y, classes, n_samples)
-        if y is None:
-            return None
-        sample_weight = lean_sample_weight(sample_weight, n_samples)
-        if sample_weight is None or not self._check_rows(X, lean=True):
-            return None
-        return X, y, sample_weight
-
-    def _lean_targets(self, y, classes, n_samples):
-        """The batch's targets for the lean path (regression: finite
-        numbers), or None."""
-        if classes is not None:
-            return None
-        return lean_targets(y, n_samples)
-
-    def _check_rows(self, X, lean=False):
-        """Hook: the estimator's own check of the validated rows ``X``
-        (refuse with a ``ValueError``; with ``lean``, return False instead
-        of raising).  Accepts every row here."""
-        return True
-
     def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values each sample got just before the model
@@ -807,7 +555,7 @@ class BaseOnlineLinear(BaseEstimator):
         return tags
 
 
-class OnlineLinearClassifierMixin:
+class OnlineLinearClassifierMixin(LeanLabelsMixin):
     """Classes, class weights and label encoding for the classifiers.
 
     The form of the targets is one strategy object of :mod:`._targets`
@@ -839,33 +587,10 @@ class OnlineLinearClassifierMixin:
             self._target_strategy.check_form(kind, self.classes_)
         if not kind.multi_output:
             return super()._validate_batch(X, y, sample_weight, reset)
-        X, y = kind.validate(self, X, y, reset=reset)
+        X, y = kind.validate(self, check_csr_structure(X), y, reset=reset)
         sample_weight = check_batch_sample_weight(sample_weight, X)
         self._check_rows(X)
         return X, y, sample_weight
-
-    def _lean_targets(self, y, classes, n_samples):
-        """The batch's labels for the lean path: single-label ``y`` of the
-        fitted classes, ``classes`` (if given) the fitted ones, class
-        weights that do not depend on the batch; else None."""
-        strategy = self.__dict__.get("_target_strategy")
-        if (
-            strategy is None
-            or strategy.multi_output
-            or isinstance(self.__dict__.get("class_weight"), str)
-        ):
-            return None
-        classes_ = self.classes_
-        cache = call_cache(self)
-        if classes is not None and classes is not cache.classes_arg:
-            given = np.asarray(classes)
-            if given.ndim != 1 or given.dtype.kind == "O":
-                return None
-            if not np.array_equal(np.unique(given), classes_):
-                return None
-            # (a stream that passes the same object every call checks it once)
-            cache.classes_arg = classes
-        return lean_labels(classes_, y, n_samples)
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         """Choose the target strategy, the classes and the class weights
@@ -943,7 +668,9 @@ class OnlineLinearClassifierMixin:
         """
         scores = self._lean_scores(X)
         if scores is None:
-            return super().decision_function(X)
+            # a CSR matrix is checked first: scipy's product trusts its
+            # structure
+            return super().decision_function(check_csr_structure(X))
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):

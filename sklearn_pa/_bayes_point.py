@@ -21,11 +21,16 @@ from ._docstrings import fill_doc
 from ._engine import run_epochs, validation_scorer
 from ._passive_aggressive import PassiveAggressiveClassifier
 from ._state_bayes import BayesPointState
-from ._unlabeled import UNLABELED, _unlabeled_mask
+from ._unlabeled import (
+    UNLABELED,
+    _unlabeled_mask,
+    warn_if_marker_looks_like_a_class,
+)
 from ._validation import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_csr_structure,
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
@@ -329,6 +334,7 @@ class OnlineBayesPointClassifier(
     def _validate_batch(self, X, y, sample_weight, reset):
         from sklearn.utils.validation import validate_data
 
+        check_csr_structure(X)
         X, y = validate_data(
             self,
             X,
@@ -475,6 +481,7 @@ class OnlineBayesPointClassifier(
         base = self._make_base()
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
         unlabeled = _unlabeled_mask(y)
+        warn_if_marker_looks_like_a_class(y, unlabeled)
         base = self._prepare_classes(
             base, y, unlabeled, None, first_call=True, fitting=True
         )
@@ -531,6 +538,7 @@ class OnlineBayesPointClassifier(
             X, y, sample_weight, reset=first_call
         )
         unlabeled = _unlabeled_mask(y)
+        warn_if_marker_looks_like_a_class(y, unlabeled)
         base = self._prepare_classes(
             base, y, unlabeled, classes, first_call=first_call, fitting=False
         )
@@ -639,6 +647,23 @@ class OnlineBayesPointClassifier(
         """
         with atomic_update(self):
             return self._partial_fit(X, y, classes, sample_weight)
+
+    def decision_function(self, X):
+        """Confidence scores of the samples under the averaged copies.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The score of the positive class for two classes, else one score
+            per class.
+        """
+        # a CSR matrix is checked first: scipy's product trusts its structure
+        return super().decision_function(check_csr_structure(X))
 
     def __sklearn_pa_state__(self):
         """The state protocol of this estimator (used by parameter mixing).

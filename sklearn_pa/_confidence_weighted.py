@@ -6,9 +6,9 @@ confident.  ``coef_`` and ``intercept_`` are the mean.
 
 This module holds the public estimators of the second-order family, with
 their step rules and docstrings.  What they share (the covariance and its
-memory limit, the ``fit`` / ``partial_fit`` driver, ``predict_proba``, the
-epoch adapter ``_SecondOrderEpochs``) lives in
-``sklearn_pa/_second_order_base.py``.
+memory limit, the ``fit`` / ``partial_fit`` driver, ``predict_proba``) lives
+in ``sklearn_pa/_second_order_base.py``, the epoch adapter
+``_SecondOrderEpochs`` in ``sklearn_pa/_second_order_epochs.py``.
 """
 
 from numbers import Integral, Real

@@ -31,7 +31,7 @@ The adapters, one per family:
 - ``_linear_epochs._LinearEpochs``: the first-order linear learners (the PA family,
   MIRA, multilabel ranking, the gradient regressors), one compiled epoch,
   one-vs-rest columns that stop one by one, column blocks in threads;
-- ``_second_order_base._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
+- ``_second_order_epochs._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
 - ``_bayes_point_epochs._BayesPointEpochs``: the copies of the Bayes point
   machine;
 - ``_kernel_base._KernelEpochs``: kernel PA and its support set;

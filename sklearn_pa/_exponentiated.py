@@ -12,6 +12,7 @@ matrix and runs the multiplicative kernel (``_kernels/_multiplicative.pyx``);
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
@@ -45,6 +46,20 @@ class _SplitWeightsMixin:
         raise NotImplementedError
 
     def _set_intercept_scaling(self, X):
+        # the scores are bounded by total_weight * max|x|: refuse a total
+        # whose scores' squares (the squared errors) would overflow
+        total = self._total()
+        if total > 0.0:
+            data = X.data if sp.issparse(X) else np.asarray(X)
+            largest = max(float(np.max(np.abs(data))) if data.size else 0.0, 1.0)
+            if not total * largest < np.sqrt(np.finfo(np.float64).max):
+                raise ValueError(
+                    f"total_weight={self.total_weight!r} with features up to "
+                    f"{largest:g} in magnitude gives scores whose squares "
+                    "overflow float64 (total_weight * max|x| must stay below "
+                    "1e154). Pass a smaller total_weight or scale the input "
+                    "(StandardScaler, MaxAbsScaler)."
+                )
         self.intercept_scaling_ = 1.0
 
     def _check_split_init(self, coef_init, intercept_init):

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
 from ._kernels._rules import Rule, Slack
-from ._validation import atomic_update
+from ._validation import atomic_update, check_csr_structure
 
 __all__ = ["GradientDescentRegressor"]
 
@@ -105,7 +105,9 @@ class _OnlineRegressorMixin(RegressorMixin):
         if scores is not None:
             return scores[:, 0]
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        X = validate_data(
+            self, check_csr_structure(X), accept_sparse="csr", reset=False
+        )
         return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_
 
 

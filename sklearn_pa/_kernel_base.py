@@ -44,8 +44,10 @@ from ._validation import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_csr_structure,
     check_sample_count,
     check_state_array,
+    check_warm_start_classes,
     check_warm_start_shape,
     validation_split,
 )
@@ -76,6 +78,38 @@ def _scaled_variance(X):
     else:
         var = np.var(np.asarray(X) / scale)
     return scale, float(max(var, 0.0))
+
+
+def _check_kernel_values(est, X, K_RR, K_RS):
+    """Refuse a kernel with a NaN value, or ``K(x, x)`` negative or zero
+    for a non-zero row ``x``: every step divides by it, so such rows could
+    never move the model (a fit would end with no support vector, or NaN
+    decisions, silently).  ``+inf`` (overflow on huge input) is left to the
+    kernel, which skips the row with a warning."""
+    for K in (K_RR, K_RS):
+        if K is not None and np.isnan(K).any():
+            raise ValueError(
+                f"The kernel (kernel={est.kernel!r}) gives NaN values; a "
+                "kernel must give numbers for every pair of samples. Check the "
+                "kernel function or its parameters."
+            )
+    kxx = np.diag(K_RR)
+    bad = kxx < 0
+    if not bad.any():
+        zero = kxx == 0
+        if not zero.any():
+            return
+        nonzero = X.getnnz(axis=1) > 0 if sp.issparse(X) else np.any(X != 0, axis=1)
+        bad = zero & nonzero
+        if not bad.any():
+            return
+    value = float(kxx[np.flatnonzero(bad)[0]])
+    raise ValueError(
+        f"The kernel gives K(x, x) = {value!r} for a non-zero sample; the PA "
+        "step divides by K(x, x), which must be positive (a Mercer kernel, "
+        f"kernel={est.kernel!r}, parameters {est._pairwise_params()!r}). "
+        "Change the kernel or its parameters (e.g. coef0, gamma)."
+    )
 
 
 class _KernelEpochs(EpochAdapter):
@@ -170,6 +204,7 @@ class _KernelEpochs(EpochAdapter):
                 F = np.zeros((rows.shape[0], n_cols))
             pos_S[S] = np.arange(S.shape[0])
             K_RR = est._kernel(XR, XR)
+            _check_kernel_values(est, XR, K_RR, K_RS if parts else None)
             m, u, s, r = _kernel_pa.block(
                 K_RS,
                 K_RR,
@@ -323,6 +358,15 @@ class _BaseKernelPA(BaseEstimator):
                     f"{type(self).__name__} (e.g. degree=2), not in "
                     f"kernel_params, with kernel={self.kernel!r}."
                 )
+            # anything else would be dropped without a word (a typo)
+            unknown = set(self.kernel_params or {}) - set(KERNEL_PARAMS[self.kernel])
+            if unknown:
+                raise ValueError(
+                    f"kernel_params holds {sorted(unknown)}, which "
+                    f"kernel={self.kernel!r} does not take; its parameters are "
+                    f"{sorted(KERNEL_PARAMS[self.kernel])}, passed as parameters "
+                    f"of {type(self).__name__}."
+                )
 
     def _kernel_params(self):
         """The step rule and its parameters, as the kernel reads them
@@ -355,6 +399,7 @@ class _BaseKernelPA(BaseEstimator):
 
     # ----------------------------------------------------------- validation
     def _validate_batch(self, X, y, sample_weight, reset):
+        check_csr_structure(X)
         X, y = validate_data(
             self,
             X,
@@ -394,10 +439,14 @@ class _BaseKernelPA(BaseEstimator):
             )
         n_sv = sv.shape[0]
         if sp.issparse(sv):
-            sv = canonical_csr(sv.tocsr())
+            try:
+                sv = canonical_csr(check_csr_structure(sv).tocsr())
+            except ValueError as exc:
+                raise ValueError(
+                    f"support_vectors_ is not a valid sparse matrix ({exc}); "
+                    "refit with fit."
+                ) from exc
             data = sv.data
-            if sv.nnz and (sv.indices.min() < 0 or sv.indices.max() >= sv.shape[1]):
-                raise ValueError("support_vectors_ has column indices out of range.")
         else:
             data = sv
         check_state_array(self, "support_vectors_", data, data.shape)
@@ -558,12 +607,14 @@ class _BaseKernelPA(BaseEstimator):
     def _fit(self, X, y, sample_weight):
         self._check_kernel_args()
         X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
+        previous = self.__dict__.get("classes_")
         self._prepare_targets(y, classes=None, first_call=True, fitting=True)
         self._set_gamma(X)
         n_cols = self._n_columns()
         if self.warm_start and hasattr(self, "dual_coef_"):
-            # as scikit-learn: continuing from a model of another size is an
-            # error, not a silent restart
+            # as scikit-learn: continuing from a model of another size, or
+            # of other classes, is an error, not a silent restart
+            check_warm_start_classes(self, previous)
             check_warm_start_shape(
                 self,
                 "support_vectors_ and dual_coef_",
@@ -668,7 +719,13 @@ class _BaseKernelPA(BaseEstimator):
 
     def _decision(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(
+            self,
+            check_csr_structure(X),
+            accept_sparse="csr",
+            dtype=np.float64,
+            reset=False,
+        )
         sv, alpha = self.support_vectors_, self.dual_coef_.T
         out = np.zeros((X.shape[0], alpha.shape[1]))
         if sv.shape[0] == 0:

@@ -29,6 +29,7 @@ from ._validation import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
+    check_csr_structure,
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
@@ -295,7 +296,12 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
 
     def _validate_batch(self, X, sample_weight, reset):
         X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=reset
+            self,
+            check_csr_structure(X),
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            reset=reset,
         )
         X = canonical_csr(X)
         sample_weight = check_batch_sample_weight(sample_weight, X)
@@ -507,7 +513,13 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             ``-||x - center_||``: the higher, the more normal.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(
+            self,
+            check_csr_structure(X),
+            accept_sparse="csr",
+            dtype=np.float64,
+            reset=False,
+        )
         w = self.center_
         if sp.issparse(X):
             # ||w||^2 - ||w_S||^2 + sum_S (x_j - w_j)^2 per row (S its

@@ -18,7 +18,7 @@ from ._docstrings import fill_doc
 from ._kernels._rules import Rule, Slack
 from ._mira import MIRAClassifier  # noqa: F401 (where older pickles find it)
 from ._targets import BinaryTargets, MultilabelTargets
-from ._validation import atomic_update
+from ._validation import atomic_update, check_csr_structure
 from .utils._probability import NoProbabilityMixin
 
 __all__ = [
@@ -694,7 +694,9 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         if scores is not None:
             return scores[:, 0]
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        X = validate_data(
+            self, check_csr_structure(X), accept_sparse="csr", reset=False
+        )
         if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)
             scores = X @ self.coef_.T
             if sp.issparse(scores):

@@ -7,8 +7,9 @@ in the compiled kernel's layout (see ``covariance_``).
 
 This module holds ``_BaseSecondOrder`` (the covariance, its memory limit
 ``FULL_COVARIANCE_MAX_BYTES``, the ``fit`` / ``partial_fit`` driver, the
-Gaussian margins and the calibrated ``predict_proba``) and
-``_SecondOrderEpochs``, the epoch adapter of the engine.  The public
+Gaussian margins and the calibrated ``predict_proba``, whose fit is in
+``_calibration.py``); ``_SecondOrderEpochs``, the epoch adapter of the
+engine, is in ``_second_order_epochs.py``.  The public
 estimators ``ConfidenceWeightedClassifier``, ``AROWClassifier`` and
 ``SCWClassifier``, with their step rules and docstrings, live in
 ``sklearn_pa/_confidence_weighted.py``.
@@ -16,27 +17,37 @@ estimators ``ConfidenceWeightedClassifier``, ``AROWClassifier`` and
 
 import os
 import warnings
-import weakref
-from contextlib import nullcontext
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
-from scipy.special import ndtr
 from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import _NO_ACCUMULATORS, BaseOnlineLinear, OnlineLinearClassifierMixin
-from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._kernels import _first_order, _second_order
+from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
+from ._calibration import (
+    CALIBRATION_CACHE,
+    CALIBRATION_SIZE,
+    PROGRESSIVE_DENSE,
+    PROGRESSIVE_REFIT,
+    fit_calibration,
+    gaussian_margin_proba,
+)
+from ._engine import run_epochs, validation_scorer
+from ._kernels import _first_order
 from ._kernels._rules import SecondOrderRule as R
-from ._linear_epochs import _EpochAveraging, _RowView
+from ._linear_epochs import _RowView
+from ._per_call import _NO_ACCUMULATORS, lean_rows
+from ._second_order_epochs import _SecondOrderEpochs
 from ._state import SecondOrderState
-from ._validation import atomic_update, lean_rows, touched_rows
+from ._validation import (
+    atomic_update,
+    canonical_csr,
+    check_csr_structure,
+    check_training_scores,
+)
 from .exceptions import NoisyLabelsWarning
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
@@ -57,151 +68,6 @@ def _base_constraints():
     constraints["covariance"] = [StrOptions({"diagonal", "full"})]
     constraints["class_weight"] = [StrOptions({"balanced"}), dict, None]
     return constraints
-
-
-class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
-    """The epoch adapter of CW, AROW, SCW and SCCW: one pass is one call of
-    the second-order kernel, which updates the mean ``W``, ``b``, the
-    covariance ``sigma`` (diagonal or full) and the averaging accumulators
-    in place.  An overflow restores ``W``, ``b``, ``U`` and ``bu`` as they
-    were before the first epoch."""
-
-    skipped_reason = (
-        "their squared norm or scores overflowed; scale the input "
-        "(StandardScaler, MaxAbsScaler)."
-    )
-    overflow_message = (
-        "the weights are no longer finite. Scale the input (StandardScaler, "
-        "MaxAbsScaler)."
-    )
-
-    def __init__(
-        self,
-        estimator,
-        sample_weight,
-        W,
-        b,
-        U,
-        bu,
-        *,
-        sigma,
-        rows,
-        labels,
-        params,
-        scores_out=None,
-        var_out=None,
-    ):
-        est = self.estimator = estimator
-        self.scores_out, self.var_out = scores_out, var_out
-        self.sample_weight = sample_weight
-        self.W, self.b, self.U, self.bu = W, b, U, bu
-        self.sigma, self.rows, self.labels, self.params = sigma, rows, labels, params
-        if sigma.ndim == 3:
-            self.S_diag, self.S_full = np.zeros((0, 1)), sigma
-        else:
-            self.S_diag, self.S_full = sigma, np.zeros((0, 1, 1))
-        # the arrays as they were, for an overflow outside partial_fit (a
-        # partial_fit call journals what its pass writes instead)
-        self.backup = None
-        self.touched = None  # the rows of sigma the pass writes (None: all)
-        self.U_ = U if U is not None else np.zeros((0, W.shape[1]))
-        self.bu_ = bu if bu is not None else np.zeros(0)
-        self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
-        self.avg_start = est._average_start() if U is not None else 0
-        # (one set of columns, all learning: for average="epoch")
-        self.active = np.ones(W.shape[1], dtype=np.uint8)
-        self.avg_start_col = np.full(W.shape[1], self.avg_start, dtype=np.int64)
-        # one BLAS call per row on a D x D matrix: threads only add overhead
-        # (and oversubscribe a busy machine)
-        self.full = sigma.ndim == 3
-        self.t_end = 0
-
-    def journal(self, journal, order):
-        """Save the rows of the mean (and averages) and of the diagonal
-        covariance that the batch's features index, the intercepts, and a
-        full covariance whole (a dense row's update writes all of it)."""
-        n_features = self.W.shape[0]
-        rows = touched_rows(self.rows)
-        self.touched = touched_rows(self.rows, extra=n_features)
-        for array in (self.W, self.U_):
-            journal.save(array, rows)
-        journal.save(self.b)
-        journal.save(self.bu_)
-        journal.save(self.S_diag, self.touched)
-        journal.save(self.S_full)
-        self.backup = ()
-
-    def run(self, order, t):
-        est = self.estimator
-        loss = np.zeros(1)
-        if self.backup is None:
-            self.backup = [
-                a.copy() for a in (self.W, self.b, self.U, self.bu) if a is not None
-            ]
-        blas_limit = (
-            _get_threadpool_controller().limit(limits=1, user_api="blas")
-            if self.full
-            else nullcontext()
-        )
-        with blas_limit:
-            result = _second_order.epoch(
-                self.rows,
-                order,
-                params=self.params,
-                labels=self.labels,
-                sample_weight=self.sample_weight,
-                class_weight=est._expanded_class_weight,
-                W=self.W,
-                b=self.b,
-                S_diag=self.S_diag,
-                S_full=self.S_full,
-                U=self.U_,
-                bu=self.bu_,
-                intercept=self.intercept,
-                t0=int(t),
-                average_start=int(self.avg_start),
-                loss_out=loss,
-                scores_out=self.scores_out,
-                var_out=self.var_out,
-            )
-        mistakes, n_updates, n_skipped, overflow = result
-        est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
-        self.t_end = int(t) + order.shape[0]
-        # (only the rows this pass wrote can have overflowed)
-        written = (
-            self.sigma
-            if self.full or self.touched is None
-            else (self.sigma[self.touched])
-        )
-        overflow = bool(overflow) or not np.all(np.isfinite(written))
-        return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
-
-    def failed(self):
-        # (a journaled partial_fit call is restored by atomic_update)
-        arrays = (a for a in (self.W, self.b, self.U, self.bu) if a is not None)
-        for saved, a in zip(self.backup or (), arrays):
-            a[...] = saved
-
-    def publish(self):
-        est = self.estimator
-        est.t_ = float(self.t_end) + 1.0
-        est._sigma = self.sigma
-        est._publish(self.W, self.b, self.U, self.bu)
-
-    def summary(self):
-        W, b = self.W, self.b
-        return {
-            "Norm": f"{np.linalg.norm(W):.2f}",
-            "Bias norm": f"{np.linalg.norm(b):.6f}",
-            "Mean variance": f"{float(np.mean(_variances(self.sigma))):.6g}",
-        }
-
-
-def _variances(sigma):
-    """The variances (the diagonal of each covariance block)."""
-    if sigma.ndim == 3:
-        return np.diagonal(sigma, axis1=1, axis2=2)
-    return sigma
 
 
 class _BaseSecondOrder(
@@ -327,7 +193,15 @@ class _BaseSecondOrder(
         params = self._kernel_params()
         n_groups = self._n_groups(params["rule"])
         sigma = self.__dict__.pop("_sigma_work", None)
-        if sigma is None or sigma.shape != self._sigma_shape(X.shape[1], n_groups):
+        shape = self._sigma_shape(X.shape[1], n_groups)
+        if sigma is not None and sigma.shape != shape:
+            raise ValueError(
+                f"The learned covariance has shape {sigma.shape}, but covariance="
+                f"{self.covariance!r}, multiclass and fit_intercept now need "
+                f"{shape}: one of them changed since it was learned. Set it "
+                "back, or refit with fit (warm_start=False)."
+            )
+        if sigma is None:
             sigma = self._new_sigma(X.shape[1], n_groups)
         elif stopping or not (sigma.flags.writeable and sigma.flags.c_contiguous):
             # fit (warm_start) starts from a copy; a partial_fit call updates
@@ -528,17 +402,18 @@ class _BaseSecondOrder(
         sigma = self._sigma
         n_features = X.shape[1]
         a = self.intercept_scaling_ if self.fit_intercept else 0.0
-        rows = _RowView(X)
+        # (duplicate entries add up before they are squared)
+        rows = _RowView(canonical_csr(X))
         rows.data = rows.data * rows.data
         out = np.empty((X.shape[0], sigma.shape[1]))
         _first_order.score_rows(
             rows,
             sigma[:n_features],
             a * a * sigma[n_features],
-            _NO_ACCUMULATORS[0],
-            _NO_ACCUMULATORS[1],
-            0.0,
-            out,
+            U=_NO_ACCUMULATORS[0],
+            bu=_NO_ACCUMULATORS[1],
+            n_avg=0.0,
+            out=out,
         )
         return out
 
@@ -606,6 +481,7 @@ class _BaseSecondOrder(
             if lean is not None:
                 X = lean
             else:
+                check_csr_structure(X)
                 X = validate_data(
                     self,
                     X,
@@ -618,7 +494,7 @@ class _BaseSecondOrder(
             if y.shape[0] != X.shape[0]:
                 return None
             # only the latest rows are kept
-            X, y = X[-_CALIBRATION_SIZE:], y[-_CALIBRATION_SIZE:]
+            X, y = X[-CALIBRATION_SIZE:], y[-CALIBRATION_SIZE:]
             idx = np.searchsorted(self.classes_, y)
             if np.any(idx >= len(self.classes_)):
                 return None
@@ -631,28 +507,30 @@ class _BaseSecondOrder(
 
     def _record_training_margins(self, X, y):
         """Calibrate on the training margins of the model ``fit`` returns
-        (at most ``_CALIBRATION_SIZE`` rows, drawn with a fixed seed)."""
+        (at most ``CALIBRATION_SIZE`` rows, drawn with a fixed seed)."""
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
         )
         rows = np.arange(X.shape[0])
-        if rows.shape[0] > _CALIBRATION_SIZE:
+        if rows.shape[0] > CALIBRATION_SIZE:
             rng = np.random.RandomState(0)
-            rows = np.sort(rng.choice(rows, _CALIBRATION_SIZE, replace=False))
+            rows = np.sort(rng.choice(rows, CALIBRATION_SIZE, replace=False))
         idx = np.searchsorted(self.classes_, np.asarray(y)[rows])
         self._calibration = None
-        self._record_margins(*self._margins(X[rows]), idx)
+        scores, var = self._margins(X[rows])
+        check_training_scores(scores)
+        self._record_margins(scores, var, idx)
         self._calibration_held_out = False
 
     def _record_margins(self, scores, var, idx):
-        """Keep the latest ``_CALIBRATION_SIZE`` (score, variance, class) of
+        """Keep the latest ``CALIBRATION_SIZE`` (score, variance, class) of
         the samples seen."""
         old = getattr(self, "_calibration", None)
         if old is not None and old[0].ndim == scores.ndim:
             scores, var, idx = (
                 np.concatenate([o, n]) for o, n in zip(old, (scores, var, idx))
             )
-        scores, var, idx = (a[-_CALIBRATION_SIZE:].copy() for a in (scores, var, idx))
+        scores, var, idx = (a[-CALIBRATION_SIZE:].copy() for a in (scores, var, idx))
         self._calibration = (scores, var, idx)
         self._calibration_held_out = True
 
@@ -671,11 +549,11 @@ class _BaseSecondOrder(
         # cached outside the estimator, so that predict_proba writes nothing
         # to the model (threads may share it); valid while the recorded
         # margins are the same object
-        cached = _CALIBRATION_CACHE.get(self)
+        cached = CALIBRATION_CACHE.get(self)
         if cached is not None and cached[0] is calibration:
             return cached[1]
-        fitted = _fit_calibration(*calibration, self._calibration_held_out)
-        _CALIBRATION_CACHE[self] = (calibration, fitted)
+        fitted = fit_calibration(*calibration, self._calibration_held_out)
+        CALIBRATION_CACHE[self] = (calibration, fitted)
         return fitted
 
     def _progressive_proba(
@@ -684,11 +562,11 @@ class _BaseSecondOrder(
         """The probabilities of the rows of a compiled pass from their
         pre-update ``scores`` and variances ``var``, as the per-sample loop
         would give them: the calibration of row ``i`` is fitted to the
-        margins of the latest ``_CALIBRATION_SIZE`` samples before it (those
+        margins of the latest ``CALIBRATION_SIZE`` samples before it (those
         recorded before the batch, ``calibration``, then the batch's own
         rows, each with the score and variance it had before its update),
-        refitted before each row while fewer than ``_PROGRESSIVE_DENSE``
-        margins are recorded and then every ``_PROGRESSIVE_REFIT`` rows, not
+        refitted before each row while fewer than ``PROGRESSIVE_DENSE``
+        margins are recorded and then every ``PROGRESSIVE_REFIT`` rows, not
         after every row.  ``calibration`` is the model's recorded ``(scores, variances,
         classes)`` before the batch (or None), ``held_out`` whether they
         were held out (``partial_fit``) or training margins (``fit``), and
@@ -704,23 +582,23 @@ class _BaseSecondOrder(
             calibration = None
         # a refit before each row while the window holds few margins
         n_prior = 0 if calibration is None else calibration[0].shape[0]
-        dense = min(n, max(0, _PROGRESSIVE_DENSE - n_prior))
-        bounds = list(range(dense)) + list(range(dense, n, _PROGRESSIVE_REFIT)) + [n]
+        dense = min(n, max(0, PROGRESSIVE_DENSE - n_prior))
+        bounds = list(range(dense)) + list(range(dense, n, PROGRESSIVE_REFIT)) + [n]
         proba = np.full((n, self.classes_.shape[0]), np.nan)
         for start, stop in zip(bounds[:-1], bounds[1:]):
-            mine = np.flatnonzero(valid[:start])[-_CALIBRATION_SIZE:]
+            mine = np.flatnonzero(valid[:start])[-CALIBRATION_SIZE:]
             parts = [(scores[mine], var[mine], classes_idx[mine])]
-            if calibration is not None and mine.shape[0] < _CALIBRATION_SIZE:
+            if calibration is not None and mine.shape[0] < CALIBRATION_SIZE:
                 parts.insert(0, calibration)
-            window = [np.concatenate(a)[-_CALIBRATION_SIZE:] for a in zip(*parts)]
+            window = [np.concatenate(a)[-CALIBRATION_SIZE:] for a in zip(*parts)]
             if window[0].shape[0] == 0:
                 c, s2, k = 1.0, 0.0, 1.0
             else:
                 own = mine.shape[0] > 0
-                c, s2, k = _fit_calibration(*window, held_out or own)
+                c, s2, k = fit_calibration(*window, held_out or own)
             rows = slice(start, stop)
             with np.errstate(over="ignore", under="ignore"):
-                proba[rows] = _gaussian_margin_proba(
+                proba[rows] = gaussian_margin_proba(
                     np.nan_to_num(scores[rows]) / k, c * (var[rows] / k / k), s2
                 )
         proba[~scored] = np.nan
@@ -762,13 +640,14 @@ class _BaseSecondOrder(
             Probability of each class of ``classes_``.
         """
         check_is_fitted(self)
+        check_csr_structure(X)
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
         )
         scores, var = self._margins(X)
         c, s2, k = self._fitted_calibration()
         with np.errstate(over="ignore", under="ignore"):
-            return _gaussian_margin_proba(scores / k, c * (var / k / k), s2)
+            return gaussian_margin_proba(scores / k, c * (var / k / k), s2)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
@@ -785,82 +664,3 @@ class _BaseSecondOrder(
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
-
-
-#: estimator -> (its recorded margins, the calibration fitted to them)
-_CALIBRATION_CACHE = weakref.WeakKeyDictionary()
-
-#: Number of recent samples whose margins calibrate ``predict_proba``.
-_CALIBRATION_SIZE = 1000
-
-#: Rows between two refits of the calibration in the probabilities of a
-#: compiled progressive-validation pass, after a refit before each row
-#: while fewer than ``_PROGRESSIVE_DENSE`` margins are recorded, where each
-#: new one moves it most (the per-sample loop refits it after every sample).
-_PROGRESSIVE_REFIT = 128
-_PROGRESSIVE_DENSE = 64
-
-
-def _fit_calibration(scores, var, idx, held_out):
-    """``(c, s2, k)`` fitted to the margins ``scores`` / ``var`` of the
-    samples of class indices ``idx`` (see
-    ``_BaseSecondOrder._fitted_calibration``); ``c`` stays 1 unless
-    ``held_out``."""
-    # to float32 precision: batches that give the same model up to
-    # rounding (another layout of the same rows) give the same fit
-    largest = float(np.max(np.abs(scores)))
-    k = 2.0 ** np.round(np.log2(largest)) if 0.0 < largest < np.inf else 1.0
-    scores = _round_relative(scores / k)
-    var = _round_relative(var / k / k)
-    rows = np.arange(idx.shape[0])
-
-    def nll(params):
-        c, s2 = np.exp(params)
-        with np.errstate(over="ignore", under="ignore"):
-            proba = _gaussian_margin_proba(scores, c * var, s2)
-        return -np.mean(np.log(proba[rows, idx] + 1e-300))
-
-    # start from the best noise alone, on a grid around the margins' scale
-    scale = max(float(np.mean(np.square(scores))), 1e-12)
-    grid = np.log(scale) + np.linspace(-8, 8, 33) * np.log(10)
-    start = grid[int(np.argmin([nll((0.0, g)) for g in grid]))]
-    result = minimize(
-        nll,
-        x0=np.array([0.0, start]),
-        method="L-BFGS-B",
-        options={"ftol": 1e-14, "gtol": 1e-10},
-        bounds=[
-            (-30.0, 30.0) if held_out else (0.0, 0.0),
-            (np.log(scale) - 30.0, np.log(scale) + 30.0),
-        ],
-    )
-    params = result.x if result.fun <= nll((0.0, start)) else (0.0, start)
-    c, s2 = np.exp(params)
-    if s2 < 1e-6 * scale:
-        # a noise that changes no probability: the likelihood is flat
-        # there and the optimiser stops anywhere; no noise
-        s2 = 0.0
-    return (float(c), float(s2), float(k))
-
-
-def _round_relative(a, bits=24):
-    """``a`` rounded to ``bits`` significant bits (float32's precision, in
-    float64's range)."""
-    mantissa, exponent = np.frexp(a)
-    return np.ldexp(np.round(mantissa * 2.0**bits) / 2.0**bits, exponent)
-
-
-def _gaussian_margin_proba(scores, var, s2):
-    """Class probabilities of Gaussian scores with extra noise ``s2``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = var + s2
-        if scores.ndim == 2:
-            total = total[:, None]
-        z = np.where(total > 0, scores / np.sqrt(total), np.sign(scores) * np.inf)
-    if scores.ndim == 1:
-        p = ndtr(z)
-        return np.column_stack([1.0 - p, p])
-    z = np.where(np.isfinite(z), z, np.sign(z) * 1e300)
-    z = z - np.max(z, axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / np.sum(e, axis=1, keepdims=True)

@@ -13,7 +13,6 @@ style.
 """
 
 import contextvars
-import copy
 import threading
 import weakref
 from numbers import Real
@@ -25,19 +24,20 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import _check_sample_weight
 
-from ._kernels._first_order import csr_is_canonical as _csr_is_canonical
-
 __all__ = [
     "MAX_SAMPLE_COUNT",
     "Journal",
     "atomic_update",
     "canonical_csr",
     "check_batch_sample_weight",
+    "check_csr_structure",
     "check_initial_scores",
     "check_intercept_scaling",
     "check_sample_count",
+    "check_training_scores",
     "check_state_array",
     "check_validation_split",
+    "check_warm_start_classes",
     "check_warm_start_shape",
     "current_journal",
     "estimator_lock",
@@ -289,10 +289,16 @@ def check_sample_count(estimator):
     """``estimator.t_`` (samples seen plus one) as an int, refused unless it
     is a whole number >= 1."""
     t = estimator.t_
-    if not (isinstance(t, Real) and np.isfinite(t) and t >= 1 and float(t) == int(t)):
+    if not (
+        isinstance(t, Real)
+        and np.isfinite(t)
+        and 1 <= t <= MAX_SAMPLE_COUNT
+        and float(t) == int(t)
+    ):
         raise ValueError(
             f"t_ of {type(estimator).__name__} must be the number of samples "
-            f"seen plus one, a whole number >= 1; got {t!r}. Refit with fit."
+            f"seen plus one, a whole number in [1, 2**53]; got {t!r}. Refit "
+            "with fit."
         )
     return int(t)
 
@@ -315,17 +321,133 @@ def check_warm_start_shape(estimator, name, shape, expected):
         )
 
 
+def check_csr_structure(X, n_features=None):
+    """Refuse a sparse matrix whose structure would send a reader outside
+    its arrays; return ``X`` unchanged.
+
+    A CSR matrix built with ``check=False`` (or whose arrays were assigned)
+    is not checked by scipy, and its products, conversions and the compiled
+    kernels trust it: an index out of range or an ``indptr`` past the end of
+    ``data`` reads or writes outside the arrays.  Checked here, vectorised,
+    in O(nnz + n_rows) of ``X`` alone: ``indptr`` has ``n_rows + 1`` entries,
+    starts at 0, never decreases and ends at the length of ``data`` and
+    ``indices``; every index lies in ``[0, n_features)`` (``X.shape[1]`` by
+    default).  A CSC matrix is checked as the CSR matrix of its transpose
+    and a COO matrix by the ranges of its rows and columns; dense input and
+    other formats are returned at the cost of one type test.  Raises
+    ``ValueError`` saying what is wrong and how to build a valid matrix.
+    """
+    if not sp.issparse(X):
+        return X
+    fmt = X.format
+    if fmt == "csr":
+        n_rows = X.shape[0]
+        if n_features is None:
+            n_features = X.shape[1]
+        problem = _compressed_problem(X.indptr, X.indices, X.data, n_rows, n_features)
+    elif fmt == "csc":
+        problem = _compressed_problem(
+            X.indptr, X.indices, X.data, X.shape[1], X.shape[0], ("column", "row")
+        )
+    elif fmt == "coo":
+        problem = _coo_problem(X)
+    else:
+        return X
+    if problem is not None:
+        raise ValueError(
+            f"X is not a valid {fmt.upper()} matrix: {problem}. Build it with "
+            f"scipy.sparse.{fmt}_matrix((data, indices, indptr), shape=...) "
+            "without check=False, or call X.check_format() to find the fault."
+        )
+    return X
+
+
+def _compressed_problem(indptr, indices, data, n_rows, n_cols, names=("row", "column")):
+    """What is wrong with the arrays of a compressed matrix of ``n_rows``
+    major and ``n_cols`` minor entries, or None."""
+    row, column = names
+    for name, array in (("indptr", indptr), ("indices", indices)):
+        if array.ndim != 1 or array.dtype.kind not in "iu":
+            return f"{name} must be a 1-D array of integers, not {array.dtype}"
+    if data.ndim != 1:
+        return "data must be a 1-D array"
+    if indptr.shape[0] != n_rows + 1:
+        return (
+            f"indptr has {indptr.shape[0]} entries, but {n_rows} {row}s need "
+            f"{n_rows + 1}"
+        )
+    nnz = data.shape[0]
+    first, last = int(indptr[0]), int(indptr[-1])
+    if first != 0 or last != nnz or indices.shape[0] != nnz:
+        return (
+            f"indptr runs from {first} to {last}, but it must run from 0 to the "
+            f"length of data ({nnz}) and of indices ({indices.shape[0]})"
+        )
+    if n_rows > 1:
+        steps = np.diff(indptr)
+        if np.any(steps < 0):
+            bad = int(np.flatnonzero(steps < 0)[0])
+            return f"indptr decreases at {row} {bad}"
+    if nnz:
+        # one pass: a negative index is a huge one read as unsigned
+        unsigned = indices.view(_UNSIGNED[indices.dtype.itemsize])
+        if int(unsigned.max()) >= n_cols:
+            bad = indices[(indices < 0) | (indices >= n_cols)][0]
+            return f"a {column} index ({bad}) lies outside [0, {n_cols})"
+    return None
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _coo_problem(X):
+    """What is wrong with the coordinates of a COO matrix, or None."""
+    coords = getattr(X, "coords", None) or (X.row, X.col)
+    n = X.data.shape[0]
+    for axis, (name, index) in enumerate(zip(("row", "column"), coords)):
+        if index.ndim != 1 or index.shape[0] != n or index.dtype.kind not in "iu":
+            return f"the {name} indices must be 1-D integers, one per entry of data"
+        if n and (index.min() < 0 or index.max() >= X.shape[axis]):
+            return f"a {name} index lies outside [0, {X.shape[axis]})"
+    return None
+
+
+def check_warm_start_classes(estimator, previous):
+    """Refuse ``warm_start`` from a model of other classes (``previous``,
+    the ``classes_`` before this fit; None for an unfitted model or a
+    regressor): its weights belong to other labels."""
+    current = getattr(estimator, "classes_", None)
+    if previous is None or current is None:
+        return
+    if not np.array_equal(np.asarray(previous), np.asarray(current)):
+        raise ValueError(
+            f"Provided classes_ does not match dataset: the model has classes "
+            f"{np.asarray(previous).tolist()!r}, y has "
+            f"{np.asarray(current).tolist()!r}. Set warm_start=False to start "
+            "over with other classes."
+        )
+
+
 def canonical_csr(X):
     """``X`` with duplicate CSR entries summed, on a copy (dense and canonical
     input are returned as they are).
 
     Duplicate entries add up, as in scipy; summing them first makes each
     feature appear once in a row's squared norm and in the kernels' updates
-    (``sum_duplicates`` also sorts the indices).
+    (``sum_duplicates`` also sorts the indices).  Entries that are finite
+    alone but sum to infinity are refused.
     """
     if sp.issparse(X) and not X.has_canonical_format:
         X = X.copy()
-        X.sum_duplicates()
+        with np.errstate(over="ignore", invalid="ignore"):
+            X.sum_duplicates()
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError(
+                "X contains duplicate entries (the same row and column given "
+                "twice) whose sum is infinity or NaN; sum them yourself in a "
+                "scale that does not overflow (StandardScaler, MaxAbsScaler), "
+                "or call X.sum_duplicates() and check the result."
+            )
     return X
 
 
@@ -419,6 +541,20 @@ def check_initial_scores(X, W, b):
         )
 
 
+def check_training_scores(scores):
+    """Refuse a fitted model whose decision values on (a sample of) its
+    training data are not finite: its weights grew until the products
+    overflow (huge sample weights), where ``partial_fit`` refuses the batch
+    that overflows them."""
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(
+            "The fitted model's decision values on its training data are not "
+            "finite: its weights grew until their products with the samples "
+            "overflow. Use smaller sample weights, or scale the input "
+            "(StandardScaler, MaxAbsScaler)."
+        )
+
+
 def check_intercept_scaling(estimator, value, n_features):
     """Refuse an intercept constant ``value`` (the ``intercept_scaling_``
     about to be set) whose square would not stay finite when the kernel adds
@@ -459,210 +595,17 @@ def check_validation_split(estimator, idx_train, idx_val, sample_weight):
             "empty training or validation set; change validation_fraction, add "
             "samples, or set early_stopping=False."
         )
+    if idx_val.shape[0] < 2 and not is_classifier(estimator):
+        raise ValueError(
+            f"Splitting {idx_train.shape[0] + idx_val.shape[0]} samples with "
+            f"validation_fraction={estimator.validation_fraction!r} leaves "
+            f"{idx_val.shape[0]} validation sample, where the validation "
+            "score (R^2) is not defined; it needs at least 2. Raise "
+            "validation_fraction, add samples, or set early_stopping=False."
+        )
     if not np.any(sample_weight[idx_val]):
         raise ValueError(
             "The sample weights of the validation set are all zero; use a "
             "different random_state."
         )
     return idx_train, idx_val
-
-
-# ----------------------------------------------------------------------------
-# The lean path of a later partial_fit call.
-#
-# A stream of partial_fit calls on a few rows each must cost what its rows
-# cost.  scikit-learn's validation (validate_data, type_of_target, the
-# parameter constraints) costs about a millisecond a call; the checks below
-# accept a batch in O(its size) when it is in the form the kernels read
-# (float64 dense or canonical CSR with int32/int64 indices, labels of the
-# fitted classes, finite non-negative weights) and the parameters are those
-# of the last call.  They never raise: anything else returns None and the
-# call takes the full validation, which gives the error it always gave.
-
-
-def _param_names(cls):
-    names = _PARAM_NAMES.get(cls)
-    if names is None:
-        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
-    return names
-
-
-_PARAM_NAMES = {}
-
-
-def _frozen(value):
-    """A copy of a mutable parameter value (dict, list, array), to tell an
-    in-place change; None for any other value."""
-    if isinstance(value, (dict, list)):
-        return copy.deepcopy(value)
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    return None
-
-
-def _same_param(value, frozen):
-    if frozen is None:
-        return True
-    try:
-        if isinstance(frozen, np.ndarray):
-            return isinstance(value, np.ndarray) and np.array_equal(
-                value, frozen, equal_nan=value.dtype.kind in "fc"
-            )
-        return bool(value == frozen)
-    except Exception:  # values that do not compare: changed
-        return False
-
-
-def params_snapshot(estimator):
-    """The estimator's parameter values as they are now: each object, and a
-    copy of the mutable ones (see :func:`params_unchanged`)."""
-    values = estimator.__dict__
-    return tuple(
-        (values.get(name, _MISSING), _frozen(values.get(name)))
-        for name in _param_names(type(estimator))
-    )
-
-
-_MISSING = object()
-
-
-def params_unchanged(estimator, snapshot):
-    """Whether every parameter of ``estimator`` is still the object of
-    ``snapshot`` (:func:`params_snapshot`), with the same content for a
-    mutable one: ``set_params`` or an assignment since then is a change.
-    O(number of parameters)."""
-    if snapshot is None:
-        return False
-    values = estimator.__dict__
-    for name, (value, frozen) in zip(_param_names(type(estimator)), snapshot):
-        current = values.get(name, _MISSING)
-        if current is not value or not _same_param(current, frozen):
-            return False
-    return True
-
-
-_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
-
-
-def lean_rows(X, n_features):
-    """``X`` as the kernels read it, checked in O(its size), or None.
-
-    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
-    float64 CSR matrix or array in canonical form (sorted, unique indices)
-    with a consistent structure (``indptr`` from 0 to the data length,
-    non-decreasing, every index in ``[0, n_features)``); at least one row,
-    ``n_features`` columns and finite values.  Anything else is None."""
-    if type(X) is np.ndarray:
-        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
-            return None
-        if X.dtype != np.float64:
-            if X.dtype.kind not in "iu":
-                return None
-            X = X.astype(np.float64)
-        elif not X.flags.c_contiguous:
-            X = np.ascontiguousarray(X)
-        if not np.isfinite(X).all():
-            return None
-        return X
-    if type(X) not in _CSR_TYPES or X.dtype != np.float64:
-        return None
-    n_rows, n_cols = X.shape
-    if n_rows == 0 or n_cols != n_features:
-        return None
-    indices, indptr = X.indices, X.indptr
-    if (
-        indptr.shape != (n_rows + 1,)
-        or indptr.dtype != indices.dtype
-        or indices.dtype not in _INDEX_DTYPES
-    ):
-        return None
-    try:
-        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
-    except (TypeError, ValueError):  # a non-contiguous array: the full path
-        return None
-    return X if ok else None
-
-
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
-
-
-def lean_sample_weight(sample_weight, n_samples):
-    """Per-sample weights as float64 (ones for None), or None unless they
-    are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
-    if sample_weight is None:
-        return np.ones(n_samples)
-    if not isinstance(sample_weight, np.ndarray):
-        return None
-    if sample_weight.dtype.kind not in "fiu" or sample_weight.shape != (n_samples,):
-        return None
-    sample_weight = np.asarray(sample_weight, dtype=np.float64)
-    if not np.isfinite(sample_weight).all() or (sample_weight < 0).any():
-        return None
-    return sample_weight
-
-
-def lean_labels(classes, y, n_samples):
-    """``y`` as an array of labels of ``classes`` (sorted), or None unless
-    it is 1-D, of ``n_samples`` labels, each one of ``classes``."""
-    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
-    if y.shape != (n_samples,):
-        return None
-    kind, classes_kind = y.dtype.kind, classes.dtype.kind
-    if kind == "O" or not (
-        kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
-    ):
-        return None
-    # a label of the classes is found where it sorts (an index past the end
-    # is clipped onto the last class, which then differs from it)
-    found = classes.take(classes.searchsorted(y), mode="clip")
-    if not (found == y).all():
-        return None
-    return y
-
-
-def lean_targets(y, n_samples):
-    """Regression targets as float64, or None unless ``y`` is a 1-D numeric
-    array-like of ``n_samples`` finite values."""
-    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
-    if y.shape != (n_samples,) or y.dtype.kind not in "fiu":
-        return None
-    y = np.asarray(y, dtype=np.float64)
-    if not np.isfinite(y).all():
-        return None
-    return y
-
-
-class CallCache:
-    """What the lean path of one estimator remembers between its calls,
-    kept outside the estimator (:func:`call_cache`), so that its attributes,
-    pickles and clones are those of a model without it.
-
-    Attributes
-    ----------
-    kernel_state : tuple or None
-        ``(coef, intercept, W, b, U, bu)``: the objects the estimator last
-        published as its learned state and the kernel arrays behind them
-        (see ``BaseOnlineLinear._trusted_state``).
-    lean : tuple or None
-        ``(params, classes)``: the :func:`params_snapshot` and the
-        ``classes_`` object of the last fully validated call.
-    classes_arg : object
-        The ``classes`` argument last checked against ``classes_``.
-    """
-
-    __slots__ = ("classes_arg", "kernel_state", "lean")
-
-    def __init__(self):
-        self.kernel_state = self.lean = self.classes_arg = None
-
-
-_CACHES = weakref.WeakKeyDictionary()
-
-
-def call_cache(estimator):
-    """The :class:`CallCache` of ``estimator`` (a new, empty one the first
-    time)."""
-    cache = _CACHES.get(estimator)
-    if cache is None:
-        cache = _CACHES[estimator] = CallCache()
-    return cache

@@ -705,6 +705,7 @@ def score_rows(
     rows,
     const double[:, ::1] W,
     const double[::1] b,
+    *,
     const double[:, ::1] U,
     const double[::1] bu,
     double n_avg,

@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target, unique_labels
 
 from .._engine import EpochAdapter, EpochStats, run_epochs
-from ._executors import executor_for
+from ._executors import WorkerLost, executor_for
 from ._partitions import _blocks, _summarize_partition, _typical_value
 
 _MIXINGS = ("auto", "uniform", "updates", "gaussian")
@@ -31,6 +31,10 @@ _GENERIC_HINT = (
     "through it on one worker at a time"
 )
 _SEE_GUIDE = "See the 'Distributed training' page of the user guide."
+
+# times a round is run again after a worker was lost and Dask recomputed
+# the partitions it held
+_ROUND_ATTEMPTS = 3
 
 
 # ---------------------------------------------------------------- learner
@@ -144,7 +148,22 @@ class _MixingRounds(EpochAdapter):
         self.history = []
         self._last = {}
 
-    def run(self, order, t):
+    def run(self, order, t, attempt=1):
+        """One round; run again (``attempt`` counts the tries) from the same
+        mixed state when a worker was lost and Dask recomputed the
+        partitions it held (a round changes nothing before its results are
+        all in)."""
+        try:
+            if attempt > 1:  # the learner's copy may have gone with it
+                self.shipped = self.executor.broadcast(self.learner)
+            return self._run_once()
+        except WorkerLost as exc:
+            lost = self.executor.recover(self.parts)
+            if lost or attempt == _ROUND_ATTEMPTS:
+                raise _lost_error(lost, exc, len(self.history) + 1) from exc
+        return self.run(order, t, attempt + 1)
+
+    def _run_once(self):
         executor, learner = self.executor, self.learner
         start = time.perf_counter()
         handle = executor.broadcast(self.state)
@@ -431,17 +450,41 @@ def fit_parameter_mixing(
 
     executor = executor_for(client, n_jobs)
     x_blocks, y_blocks, feature_names = _blocks(X, y, n_partitions, executor.n_workers)
-    held = {"parts": executor.persist(x_blocks, y_blocks)}
+    held = {"parts": []}
     try:
+        held["parts"] = executor.persist(x_blocks, y_blocks)
         model, history = _fit_parts(
             executor, held, learner, classes, n_epochs, mixing, verbose
         )
+    except WorkerLost as exc:
+        raise _lost_error(executor.recover(held["parts"]), exc) from exc
     finally:
         executor.release(held["parts"])
         executor.close()
     if feature_names is not None:
         model.feature_names_in_ = feature_names
     return (model, history) if return_history else model
+
+
+def _lost_error(lost, exc, epoch=None):
+    """The error of a fit that lost a worker: the partitions Dask could not
+    recompute (``lost``, their indices), or a loss that kept recurring."""
+    when = f" in epoch {epoch}" if epoch else " while preparing the partitions"
+    if lost:
+        return RuntimeError(
+            f"fit_parameter_mixing lost partition{'s' if len(lost) > 1 else ''} "
+            f"{', '.join(map(str, lost))}{when}: a worker holding it was lost "
+            f"({exc}), and Dask cannot recompute data scattered from "
+            "this process. The estimator is unchanged and the client can be "
+            "used again: fit again, or pass X and y as dask collections, "
+            "whose partitions Dask recomputes when a worker is lost."
+        )
+    times = f" {_ROUND_ATTEMPTS} times" if epoch else ""
+    return RuntimeError(
+        f"fit_parameter_mixing lost a worker{when}{times} ({exc}). The "
+        "estimator is unchanged and the client can be used again; check the "
+        "cluster's workers and fit again."
+    )
 
 
 def _check_classes(summaries, classes):

@@ -16,10 +16,18 @@ holding a model each, counted by the client executor); ``map_reduce`` (client
 only) sums the models pairwise on the workers instead; ``broadcast`` makes an
 object (the learner, the state) available to every worker once; ``release``
 lets partitions go and ``close`` ends the executor.
+
+A worker lost while the client executor works (its process killed, its
+machine gone) never leaves the driver waiting: every transfer has a time
+limit and a failed one raises :class:`WorkerLost`; ``recover`` then waits,
+within a time limit, for Dask to recompute the lost partitions (those that
+came from a graph the scheduler still holds) and names those it cannot.
 """
 
 import os
 import sys
+import threading
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -37,6 +45,15 @@ def _recording_warnings(func, *args):
         warnings.simplefilter("always")
         result = func(*args)
     return result, [(str(w.message), w.category) for w in caught]
+
+
+class WorkerLost(Exception):
+    """A task or a transfer of the client executor failed because a worker
+    was lost; ``cause`` is the exception Dask raised."""
+
+    def __init__(self, what, cause):
+        super().__init__(f"{what}: {type(cause).__name__}: {cause}")
+        self.cause = cause
 
 
 class ThreadExecutor:
@@ -105,6 +122,9 @@ class ThreadExecutor:
     def release(self, parts):
         pass
 
+    def recover(self, parts):
+        return []
+
     def close(self):
         if self._pool is not None:
             self._pool.shutdown(wait=True)
@@ -119,6 +139,12 @@ class ClientExecutor:
     #: whether mixes that are weighted sums are summed on the workers
     #: (:meth:`map_reduce`) rather than gathered
     tree_reduce = True
+    #: seconds a broadcast may take, plus one per ``transfer_rate`` bytes
+    #: (a worker that died before the scheduler noticed makes it wait)
+    transfer_timeout = 30.0
+    transfer_rate = 20e6
+    #: seconds ``recover`` waits for Dask to recompute the lost partitions
+    recover_timeout = 60.0
 
     def __init__(self, client):
         self.client = client
@@ -153,15 +179,24 @@ class ClientExecutor:
                 # hash=False: a content-hashed key would be shared by identical
                 # partitions (repeated rows, all-zero blocks), so that one
                 # partition's release or move loses another's data
-                xb = client.scatter(xb, workers=where.get("workers"), hash=False)
-                if yb is not None:
-                    yb = client.scatter(yb, workers=where.get("workers"), hash=False)
+                xb, yb = self._scatter_block(xb, yb, where.get("workers"))
                 future = client.submit(
                     _prepare_partition, xb, yb, i, pure=False, **where
                 )
             self.home[future.key] = where
             futures.append(future)
         return futures
+
+    def _scatter_block(self, xb, yb, workers):
+        """A raw block (and its targets) scattered to ``workers``, within
+        the time limit of a transfer."""
+        blocks = [b for b in (xb, yb) if b is not None]
+        futures = self._transfer(
+            "scattering a partition",
+            blocks,
+            lambda: self.client.scatter(blocks, workers=workers, hash=False),
+        )
+        return futures[0], (futures[1] if yb is not None else None)
 
     def transform(self, func, parts, common):
         client = self.client
@@ -172,7 +207,7 @@ class ClientExecutor:
             self.home[future.key] = where
             new.append(future)
         # wait for the new partitions before letting the old ones go
-        client.gather([client.submit(_done, f, pure=False) for f in new])
+        self._gather([client.submit(_done, f, pure=False) for f in new])
         self.release(parts)
         return new
 
@@ -195,7 +230,7 @@ class ClientExecutor:
     def map(self, func, parts, per_part, common, *, models=False):
         futures = self._submit(func, parts, per_part, common)
         try:
-            results = self.client.gather(futures)
+            results = self._gather(futures)
             if models:
                 self.models_received += len(results)
             return results
@@ -220,7 +255,7 @@ class ClientExecutor:
         try:
             heads = [client.submit(_without_state, f, pure=False) for f in futures]
             tasks += heads
-            heads = client.gather(heads)
+            heads = self._gather(heads)
             w = weights([head[0][1] for head in heads])
             leaves = [
                 client.submit(
@@ -236,7 +271,7 @@ class ClientExecutor:
             ]
             tasks += leaves
             root = self._tree(leaves, add, context, tasks)
-            total = client.gather(root)
+            total = self._gather(root)
             self.models_received += 1
             return heads, total
         finally:
@@ -254,10 +289,76 @@ class ClientExecutor:
 
         return _tree_sum(futures, submit)
 
+    def _gather(self, futures):
+        """The results of ``futures``; a task lost with a worker (or
+        cancelled because its inputs were) raises :class:`WorkerLost`."""
+        try:
+            return self.client.gather(futures)
+        except Exception as exc:
+            if _is_worker_loss(exc):
+                raise WorkerLost("a task was lost with a worker", exc) from exc
+            raise
+
     def broadcast(self, obj):
-        # in a list: a dict would be scattered value by value
-        (future,) = self.client.scatter([obj], broadcast=True, hash=False)
+        # in a list: a dict would be scattered value by value.  Sent to one
+        # worker, from which the others fetch it: Dask's broadcast=True
+        # replicates it through the scheduler, which keeps retrying a worker
+        # that died before it noticed, and holds every later broadcast
+        # behind it.  Within a time limit all the same.
+        (future,) = self._transfer(
+            "sending the model",
+            obj,
+            lambda: self.client.scatter([obj], hash=False),
+        )
         return future
+
+    def _transfer(self, what, obj, call):
+        """``call()``, a scatter of ``obj``, within the time limit of a
+        transfer: Dask's own ``timeout`` bounds only its wait for a worker,
+        and a scatter to a worker that died before the scheduler noticed
+        waits for its connection attempts, so the call runs in a thread
+        the driver stops waiting for."""
+        timeout = self.transfer_timeout + _nbytes(obj) / self.transfer_rate
+        outcome = {}
+
+        def target():
+            try:
+                outcome["result"] = call()
+            except BaseException as exc:  # re-raised in the driver below
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=target, name="sklearn_pa-scatter", daemon=True)
+        thread.start()
+        thread.join(timeout)
+        if thread.is_alive():
+            cause = TimeoutError(f"no answer from the workers in {timeout:.0f} s")
+            raise WorkerLost(f"{what} failed", cause)
+        if "error" in outcome:
+            exc = outcome["error"]
+            if _is_worker_loss(exc):
+                raise WorkerLost(f"{what} failed", exc) from exc
+            raise exc
+        return outcome["result"]
+
+    def recover(self, parts):
+        """After a :class:`WorkerLost`: wait (at most ``recover_timeout``
+        seconds in all) while Dask recomputes the partitions it can; returns
+        the indices of those it cannot (lost with data scattered from this
+        process: Dask cancels what depends on them), or of those still not
+        back at the time limit.  A tiny task on each partition tells: it runs
+        once the partition is back."""
+        deadline = time.monotonic() + self.recover_timeout
+        probes = [self.client.submit(_done, part, pure=False) for part in parts]
+        failed = []
+        for i, probe in enumerate(probes):
+            try:
+                probe.result(timeout=max(deadline - time.monotonic(), 0.01))
+            except Exception:  # cancelled, lost, or past the time limit
+                failed.append(i)
+            probe.release()
+        self.addresses = sorted(self.client.scheduler_info().get("workers", {}))
+        self.n_workers = max(len(self.addresses), 1)
+        return failed
 
     def release(self, parts):
         for part in parts:
@@ -270,6 +371,32 @@ class ClientExecutor:
 
 def _done(_):
     return None
+
+
+def _is_worker_loss(exc):
+    """Whether a Dask error means that a worker, or data it held, was lost."""
+    from distributed import KilledWorker, TimeoutError
+    from distributed.comm import CommClosedError
+
+    lost = (KilledWorker, TimeoutError, CommClosedError, OSError)
+    if isinstance(exc, lost):
+        return True
+    # FutureCancelledError ("already forgotten", "lost dependencies") and
+    # the CancelledError of older versions
+    return "Cancelled" in type(exc).__name__
+
+
+def _nbytes(obj):
+    """The bytes of the arrays in ``obj`` (a state dict, a block)."""
+    if hasattr(obj, "data") and hasattr(obj.data, "nbytes"):  # sparse
+        return int(obj.data.nbytes) * 2
+    if hasattr(obj, "nbytes"):
+        return int(obj.nbytes)
+    if isinstance(obj, dict):
+        return sum(_nbytes(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_nbytes(v) for v in obj)
+    return 0
 
 
 def _tree_sum(items, add):

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from .._validation import canonical_csr, sum_of_squares
+from .._validation import canonical_csr, check_csr_structure, sum_of_squares
 
 
 def _to_float_block(X):
@@ -15,7 +15,7 @@ def _to_float_block(X):
     if hasattr(X, "iloc"):  # a pandas partition of a dask dataframe
         X = X.to_numpy()
     X = check_array(
-        X,
+        check_csr_structure(X),
         accept_sparse="csr",
         dtype=np.float64,
         order="C",

@@ -6,6 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
+from .._validation import canonical_csr, check_csr_structure
+
 __all__ = ["FeatureDictMapper", "SequenceBatch", "stack_sequences"]
 
 
@@ -88,10 +90,9 @@ class SequenceBatch:
         self.n_tokens = int(offsets[-1])
         self.n_features = X.shape[1]
         if sp.issparse(X):
-            X = sp.csr_matrix(X)
-            if not X.has_canonical_format:
-                X = X.copy()
-                X.sum_duplicates()  # also sorts the indices (sparse dot products)
+            # duplicates summed (refused if they sum to infinity), indices
+            # sorted (sparse dot products)
+            X = canonical_csr(sp.csr_matrix(X))
             self.dense = False
             index_dtype = X.indices.dtype
             data = np.ascontiguousarray(X.data, dtype=np.float64)
@@ -183,7 +184,10 @@ def stack_sequences(X, vectorizer=None, fit_vectorizer=False):
         mats = []
         for i, seq in enumerate(X):
             if sp.issparse(seq):
-                mat = seq
+                try:
+                    mat = check_csr_structure(seq)
+                except ValueError as exc:
+                    raise ValueError(f"sequence {i}: {exc}") from None
             else:
                 mat = np.asarray(seq)
                 if mat.ndim != 2:

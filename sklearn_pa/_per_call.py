@@ -1,0 +1,398 @@
+"""The lean path of a later call: a ``partial_fit`` or ``predict`` on a
+few rows costs what its rows cost.
+
+:class:`LeanCallsMixin` (the first-order learners and the
+confidence-weighted family, through :class:`~sklearn_pa._base.BaseOnlineLinear`)
+trusts the learned arrays the estimator published itself, checks a later
+batch in O(its size) when the parameters did not change and the batch is in
+the kernels' form, and scores a few rows from the weights of their features
+(the averaged scores of a pending average included); anything else takes the
+full validation, which gives the errors it always gave.
+:class:`LeanLabelsMixin` reads a classifier's labels on that path.  The
+checks are the functions below (``lean_rows``,
+``lean_labels``, ``lean_targets``, ``lean_sample_weight``,
+``params_unchanged``), with :class:`CallCache`, what the path remembers of an
+estimator between calls.
+"""
+
+import copy
+import weakref
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._kernels import _first_order
+from ._kernels._first_order import csr_is_canonical as _csr_is_canonical
+from ._linear_epochs import _RowView
+
+__all__ = [
+    "CallCache",
+    "LeanCallsMixin",
+    "LeanLabelsMixin",
+    "call_cache",
+    "lean_labels",
+    "lean_rows",
+    "lean_sample_weight",
+    "lean_targets",
+    "params_snapshot",
+    "params_unchanged",
+]
+
+# no averaging accumulators, as score_rows reads them
+_NO_ACCUMULATORS = (np.zeros((0, 1)), np.zeros(0))
+
+
+class LeanCallsMixin:
+    """The lean path of ``partial_fit`` and of the scores (see the module
+    docstring)."""
+
+    #: Whether a later ``partial_fit`` call may take the lean path: the batch
+    #: checks of :meth:`_validate_batch` are those of :func:`lean_rows` and
+    #: :meth:`_lean_targets` (plus :meth:`_check_rows`).
+    _lean_partial_fit = True
+
+    def _trusted_state(self, coef, intercept):
+        """The kernel arrays ``(coef, intercept, W, b, U, bu)`` that
+        :meth:`_publish` last exposed, when ``coef`` and ``intercept`` are
+        still the objects it published (nobody assigned others) and ``W``
+        fits the model's dimensions; else None, and the arrays are checked
+        as assigned ones.  O(1): a stream of calls does not scan or copy
+        the model.  (Entries written in place through ``coef_`` reach
+        ``W``, which ``coef_`` is a view of; the kernel checks the entries
+        a step reads.)"""
+        state = call_cache(self).kernel_state
+        if state is None or coef is not state[0] or intercept is not state[1]:
+            return None
+        W, b = state[2], state[3]
+        if W.shape != (self.n_features_in_, self._n_columns()) or not (
+            W.flags.writeable and b.flags.writeable
+        ):
+            return None
+        return state
+
+    def _lean_scores(self, X):
+        """The decision values ``(n_samples, n_columns)`` of ``X`` from the
+        weights of its rows' features only, or None when the call needs
+        the full path (scikit-learn's validation and product).
+
+        Applies when ``coef_`` and ``intercept_`` are dense float64 arrays
+        whose transposed weights are C-contiguous (those the estimator
+        publishes, or their pickled copies), or when a ``partial_fit``
+        stream left its average to be computed when read: the scores are
+        then those of that average, from ``W`` and the accumulators of the
+        rows' features, and ``coef_`` stays unread.  ``X`` must be in the
+        kernels' form (:func:`lean_rows`) and no feature names fitted.  A
+        call on a few rows then costs what its rows cost."""
+        values = self.__dict__
+        if "feature_names_in_" in values or "n_features_in_" not in values:
+            return None
+        n_features = values["n_features_in_"]
+        pending = values.get("_average_pending")
+        if pending is not None:
+            if "coef_" in values or "intercept_" in values:
+                return None  # assigned since the stream's last call
+            W, b, U, bu, n_avg = pending
+        else:
+            coef, b = values.get("coef_"), values.get("intercept_")
+            if not (
+                type(coef) is np.ndarray
+                and type(b) is np.ndarray
+                and coef.dtype == np.float64
+                and b.dtype == np.float64
+                and coef.ndim in (1, 2)
+                and coef.shape[-1] == n_features
+                and b.ndim == 1
+            ):
+                return None
+            if coef.ndim == 1 or coef.shape[0] == 1:
+                if not coef.flags.c_contiguous:
+                    return None
+                W = coef.reshape(n_features, 1)
+            else:
+                W = coef.T
+                if not W.flags.c_contiguous:
+                    return None
+            if b.shape[0] != W.shape[1]:
+                return None
+            U, bu, n_avg = _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
+        X = lean_rows(X, n_features)
+        if X is None:
+            return None
+        out = np.empty((X.shape[0], W.shape[1]))
+        _first_order.score_rows(
+            _RowView(X), W, b, U=U, bu=bu, n_avg=float(n_avg), out=out
+        )
+        return out
+
+    def _lean_batch(self, X, y, classes, sample_weight):
+        """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked
+        in O(batch), or None when the call needs the full validation.
+
+        The lean path applies when the parameters are the objects (and
+        contents) the last fully validated call saw, the fitted classes
+        and feature count are unchanged, no feature names were fitted, and
+        the batch is already in the kernels' form (:func:`lean_rows`,
+        :meth:`_lean_targets`, :func:`lean_sample_weight`).  It never
+        raises: a batch it does not accept goes through the full
+        validation, which says what is wrong."""
+        record = call_cache(self).lean
+        if (
+            record is None
+            or not self._lean_partial_fit
+            or "feature_names_in_" in self.__dict__
+            or self.__dict__.get("classes_") is not record[1]
+            or not params_unchanged(self, record[0])
+        ):
+            return None
+        X = lean_rows(X, self.n_features_in_)
+        if X is None:
+            return None
+        n_samples = X.shape[0]
+        y = self._lean_targets(y, classes, n_samples)
+        if y is None:
+            return None
+        sample_weight = lean_sample_weight(sample_weight, n_samples)
+        if sample_weight is None or not self._check_rows(X, lean=True):
+            return None
+        return X, y, sample_weight
+
+    def _check_rows(self, X, lean=False):
+        """Hook: the estimator's own check of the validated rows ``X``
+        (refuse with a ``ValueError``; with ``lean``, return False instead
+        of raising).  Accepts every row here."""
+        return True
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's targets for the lean path (regression: finite
+        numbers), or None."""
+        if classes is not None:
+            return None
+        return lean_targets(y, n_samples)
+
+
+class LeanLabelsMixin:
+    """A classifier's labels on the lean path."""
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's labels for the lean path: single-label ``y`` of the
+        fitted classes, ``classes`` (if given) the fitted ones, class
+        weights that do not depend on the batch; else None."""
+        strategy = self.__dict__.get("_target_strategy")
+        if (
+            strategy is None
+            or strategy.multi_output
+            or isinstance(self.__dict__.get("class_weight"), str)
+        ):
+            return None
+        classes_ = self.classes_
+        cache = call_cache(self)
+        if classes is not None and classes is not cache.classes_arg:
+            given = np.asarray(classes)
+            if given.ndim != 1 or given.dtype.kind == "O":
+                return None
+            if not np.array_equal(np.unique(given), classes_):
+                return None
+            # (a stream that passes the same object every call checks it once)
+            cache.classes_arg = classes
+        return lean_labels(classes_, y, n_samples)
+
+
+# ----------------------------------------------------------------------------
+# The lean path of a later partial_fit call.
+#
+# A stream of partial_fit calls on a few rows each must cost what its rows
+# cost.  scikit-learn's validation (validate_data, type_of_target, the
+# parameter constraints) costs about a millisecond a call; the checks below
+# accept a batch in O(its size) when it is in the form the kernels read
+# (float64 dense or canonical CSR with int32/int64 indices, labels of the
+# fitted classes, finite non-negative weights) and the parameters are those
+# of the last call.  They never raise: anything else returns None and the
+# call takes the full validation, which gives the error it always gave.
+
+
+def _param_names(cls):
+    names = _PARAM_NAMES.get(cls)
+    if names is None:
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+    return names
+
+
+_PARAM_NAMES = {}
+
+
+def _frozen(value):
+    """A copy of a mutable parameter value (dict, list, array), to tell an
+    in-place change; None for any other value."""
+    if isinstance(value, (dict, list)):
+        return copy.deepcopy(value)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return None
+
+
+def _same_param(value, frozen):
+    if frozen is None:
+        return True
+    try:
+        if isinstance(frozen, np.ndarray):
+            return isinstance(value, np.ndarray) and np.array_equal(
+                value, frozen, equal_nan=value.dtype.kind in "fc"
+            )
+        return bool(value == frozen)
+    except Exception:  # values that do not compare: changed
+        return False
+
+
+def params_snapshot(estimator):
+    """The estimator's parameter values as they are now: each object, and a
+    copy of the mutable ones (see :func:`params_unchanged`)."""
+    values = estimator.__dict__
+    return tuple(
+        (values.get(name, _MISSING), _frozen(values.get(name)))
+        for name in _param_names(type(estimator))
+    )
+
+
+_MISSING = object()
+
+
+def params_unchanged(estimator, snapshot):
+    """Whether every parameter of ``estimator`` is still the object of
+    ``snapshot`` (:func:`params_snapshot`), with the same content for a
+    mutable one: ``set_params`` or an assignment since then is a change.
+    O(number of parameters)."""
+    if snapshot is None:
+        return False
+    values = estimator.__dict__
+    for name, (value, frozen) in zip(_param_names(type(estimator)), snapshot):
+        current = values.get(name, _MISSING)
+        if current is not value or not _same_param(current, frozen):
+            return False
+    return True
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def lean_rows(X, n_features):
+    """``X`` as the kernels read it, checked in O(its size), or None.
+
+    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
+    float64 CSR matrix or array in canonical form (sorted, unique indices)
+    with a consistent structure (``indptr`` from 0 to the data length,
+    non-decreasing, every index in ``[0, n_features)``); at least one row,
+    ``n_features`` columns and finite values.  Anything else is None."""
+    if type(X) is np.ndarray:
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
+            return None
+        if X.dtype != np.float64:
+            if X.dtype.kind not in "iu":
+                return None
+            X = X.astype(np.float64)
+        elif not X.flags.c_contiguous:
+            X = np.ascontiguousarray(X)
+        if not np.isfinite(X).all():
+            return None
+        return X
+    if type(X) not in _CSR_TYPES or X.dtype != np.float64:
+        return None
+    n_rows, n_cols = X.shape
+    if n_rows == 0 or n_cols != n_features:
+        return None
+    indices, indptr = X.indices, X.indptr
+    if (
+        indptr.shape != (n_rows + 1,)
+        or indptr.dtype != indices.dtype
+        or indices.dtype not in _INDEX_DTYPES
+    ):
+        return None
+    try:
+        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
+    except (TypeError, ValueError):  # a non-contiguous array: the full path
+        return None
+    return X if ok else None
+
+
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def lean_sample_weight(sample_weight, n_samples):
+    """Per-sample weights as float64 (ones for None), or None unless they
+    are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    if not isinstance(sample_weight, np.ndarray):
+        return None
+    if sample_weight.dtype.kind not in "fiu" or sample_weight.shape != (n_samples,):
+        return None
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    if not np.isfinite(sample_weight).all() or (sample_weight < 0).any():
+        return None
+    return sample_weight
+
+
+def lean_labels(classes, y, n_samples):
+    """``y`` as an array of labels of ``classes`` (sorted), or None unless
+    it is 1-D, of ``n_samples`` labels, each one of ``classes``."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,):
+        return None
+    kind, classes_kind = y.dtype.kind, classes.dtype.kind
+    if kind == "O" or not (
+        kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
+    ):
+        return None
+    # a label of the classes is found where it sorts (an index past the end
+    # is clipped onto the last class, which then differs from it)
+    found = classes.take(classes.searchsorted(y), mode="clip")
+    if not (found == y).all():
+        return None
+    return y
+
+
+def lean_targets(y, n_samples):
+    """Regression targets as float64, or None unless ``y`` is a 1-D numeric
+    array-like of ``n_samples`` finite values."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,) or y.dtype.kind not in "fiu":
+        return None
+    y = np.asarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        return None
+    return y
+
+
+class CallCache:
+    """What the lean path of one estimator remembers between its calls,
+    kept outside the estimator (:func:`call_cache`), so that its attributes,
+    pickles and clones are those of a model without it.
+
+    Attributes
+    ----------
+    kernel_state : tuple or None
+        ``(coef, intercept, W, b, U, bu)``: the objects the estimator last
+        published as its learned state and the kernel arrays behind them
+        (see ``BaseOnlineLinear._trusted_state``).
+    lean : tuple or None
+        ``(params, classes)``: the :func:`params_snapshot` and the
+        ``classes_`` object of the last fully validated call.
+    classes_arg : object
+        The ``classes`` argument last checked against ``classes_``.
+    """
+
+    __slots__ = ("classes_arg", "kernel_state", "lean")
+
+    def __init__(self):
+        self.kernel_state = self.lean = self.classes_arg = None
+
+
+_CACHES = weakref.WeakKeyDictionary()
+
+
+def call_cache(estimator):
+    """The :class:`CallCache` of ``estimator`` (a new, empty one the first
+    time)."""
+    cache = _CACHES.get(estimator)
+    if cache is None:
+        cache = _CACHES[estimator] = CallCache()
+    return cache
