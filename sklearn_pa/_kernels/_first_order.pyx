@@ -33,6 +33,7 @@ from ._dataset cimport (
     check_length, check_view, all_rows_fit,
 )
 from ._rules cimport Rule, RuleParams, rule_params
+from ._weighting cimport scale_step_by_weights, unit_weights
 from ._steps cimport (
     Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
 )
@@ -291,49 +292,6 @@ cdef inline Py_ssize_t _rule_step(
                            delta, changed, 0, loss_out, mistake)
 
 
-cdef inline Py_ssize_t _step_times_weights(
-    const RuleParams *p, const double *scores, Py_ssize_t K,
-    Py_ssize_t c0, Py_ssize_t c1, Py_ssize_t i,
-    const int *labels, const double *targets, double sq, double w_i,
-    const double *weight_pos, const double *weight_neg, const double *ones,
-    const double *margins, Py_ssize_t margin_stride,
-    const unsigned char *active, const unsigned char *relevant,
-    Candidate *cand, double *tau_buf, double *delta, Py_ssize_t *changed,
-    double *loss_out, bint *mistake,
-) noexcept nogil:
-    """scikit-learn's weighting (``weight_scaling="step"``): the step of the
-    unweighted rule, multiplied by the sample's weight and its class's
-    (``update *= class_weight * sample_weight`` in scikit-learn's SGD), so a
-    weight above 1 can step past the margin.  One-vs-rest scales column
-    ``k`` by its own weight (``weight_pos[k]`` on its positive rows,
-    ``weight_neg[k]`` on the others); the other rules by ``weight_pos[y]``."""
-    cdef Py_ssize_t r, k, y = -1
-    cdef int rule = p.rule
-    cdef double factor = w_i
-    cdef Py_ssize_t n_changed = _rule_step(
-        p, scores, K, c0, c1, i, labels, targets, sq, 1.0 if w_i > 0.0 else 0.0,
-        ones, ones, margins, margin_stride, active, relevant, cand, tau_buf,
-        delta, changed, loss_out, mistake,
-    )
-    if (
-        rule == Rule.REGRESSION or rule == Rule.GRADIENT
-        or rule == Rule.NORMALIZED_GRADIENT or rule == Rule.MULTILABEL
-        or rule == Rule.MULTILABEL_RANKING
-    ):
-        y = -1
-    else:
-        y = labels[i]
-        if rule != Rule.OVR:
-            factor = w_i * weight_pos[y]
-    for r in range(n_changed):
-        k = changed[r]
-        if rule == Rule.OVR:
-            delta[k] *= w_i * (weight_pos[k] if k == y else weight_neg[k])
-        else:
-            delta[k] *= factor
-    return n_changed
-
-
 def epoch(
     rows,
     const long long[::1] order,
@@ -359,8 +317,7 @@ def epoch(
     scores_out=None,
     label_indptr=None,
     label_indices=None,
-    bint score_average=False,
-    bint weight_step=False,
+    bint score_average=False, bint weight_step=False,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -419,8 +376,7 @@ def epoch(
     MIRA bounds the true class's step by ``C * sample_weight *
         weight_pos[y]``; with one column it is binary MIRA on the difference
         of the two prototypes.
-    weight_step : the sample and class weights multiply the rule's step
-        (scikit-learn's weighting) instead of its bound ``C``.
+    weight_step : weights multiply the step, not ``C`` (``_weighting.pxd``).
 
     Returns
     -------
@@ -605,23 +561,13 @@ cdef tuple _epoch(
     cdef Py_ssize_t *changed = <Py_ssize_t *> malloc(K * sizeof(Py_ssize_t))
     cdef Candidate *cand = <Candidate *> malloc(K * sizeof(Candidate))
     cdef unsigned char *relevant = <unsigned char *> malloc(K * sizeof(unsigned char))
-    if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL:
+    cdef double *ones = unit_weights(K)
+    cdef const double *w_pos = ones if weight_step else &weight_pos[0]
+    cdef const double *w_neg = ones if weight_step else &weight_neg[0]
+    if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL or relevant == NULL or ones == NULL:
         free(scores); free(delta); free(tau_buf); free(changed); free(cand)
-        free(relevant)
+        free(relevant); free(ones)
         raise MemoryError()
-    if relevant == NULL:
-        free(scores); free(delta); free(tau_buf); free(changed); free(cand)
-        raise MemoryError()
-    # weight_step: the unweighted rule reads class weights of one
-    cdef double *ones = NULL
-    if weight_step:
-        ones = <double *> malloc(max(K, 2) * sizeof(double))
-        if ones == NULL:
-            free(scores); free(delta); free(tau_buf); free(changed); free(cand)
-            free(relevant)
-            raise MemoryError()
-        for k in range(max(K, 2)):
-            ones[k] = 1.0
 
     with nogil:
         for n in range(n_rows):
@@ -652,20 +598,15 @@ cdef tuple _epoch(
                 for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
                     relevant[lind[j]] = 1
             miss = False
+            n_changed = _rule_step(  # weight_step: unweighted, scaled below
+                &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
+                (sample_weight[i] > 0.0) if weight_step else sample_weight[i],
+                w_pos, w_neg, &margins[0, 0], margins.shape[1], &active[0], relevant,
+                cand, tau_buf, delta, changed, &loss_out[0], &miss,
+            )
             if weight_step:
-                n_changed = _step_times_weights(
-                    &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
-                    sample_weight[i], &weight_pos[0], &weight_neg[0], ones,
-                    &margins[0, 0], margins.shape[1], &active[0], relevant, cand,
-                    tau_buf, delta, changed, &loss_out[0], &miss,
-                )
-            else:
-                n_changed = _rule_step(
-                    &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
-                    sample_weight[i], &weight_pos[0], &weight_neg[0], &margins[0, 0],
-                    margins.shape[1], &active[0], relevant, cand, tau_buf, delta,
-                    changed, &loss_out[0], &miss,
-                )
+                scale_step_by_weights(rule, labels_p, i, sample_weight[i], &weight_pos[0],
+                                      &weight_neg[0], delta, changed, n_changed)
             if miss:
                 mistakes += 1
             if n_changed == 0:
