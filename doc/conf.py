@@ -2,6 +2,7 @@
 
 import os
 import re
+import socket
 
 import sklearn_pa
 from sklearn_pa._doc_links import DOCS_URL, REPOSITORY_URL
@@ -50,9 +51,25 @@ html_context = {"default_mode": "light"}
 
 SKLEARN_URL = "https://scikit-learn.org/stable/"
 
+
+def _online(host="docs.python.org", timeout=3.0):
+    """Whether the intersphinx inventories can be fetched."""
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
+
+
 # SKLEARN_PA_DOCS_OFFLINE=1 builds without fetching the intersphinx
-# inventories (a machine without internet; the test suite's build).
-OFFLINE = os.environ.get("SKLEARN_PA_DOCS_OFFLINE", "") not in ("", "0")
+# inventories (a machine without internet; the test suite's build), =0 always
+# fetches them; unset, they are fetched when their host answers, so that the
+# README's command builds a fresh clone offline as well as online.
+_OFFLINE_SWITCH = os.environ.get("SKLEARN_PA_DOCS_OFFLINE")
+if _OFFLINE_SWITCH is None:
+    OFFLINE = not _online()
+else:
+    OFFLINE = _OFFLINE_SWITCH not in ("", "0")
 intersphinx_mapping = (
     {}
     if OFFLINE

@@ -147,7 +147,9 @@ rng = np.random.RandomState(0)
 mean_interest = np.array([interest.get(g, -2) for g in groups], dtype=float)
 y = np.clip(np.round(mean_interest + 0.5 * rng.normal(size=len(groups))), -2, 2)
 values, counts = np.unique(y, return_counts=True)
-print(f"{len(y)} posts; ratings {dict(zip(values.astype(int), counts))}")
+print(
+    f"{len(y)} posts; ratings {dict(zip(values.astype(int).tolist(), counts.tolist()))}"
+)
 
 # %%
 # Boolean keywords

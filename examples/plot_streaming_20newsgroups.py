@@ -125,10 +125,14 @@ for name, learner in learners().items():
         f"({time.perf_counter() - tic:.2f} s)"
     )
 
+# The mistake rate so far counts the predicted documents only: the curve of
+# ``SGDClassifier`` starts after its first batch, which it could not predict.
 fig, ax = plt.subplots(figsize=(7, 4))
 for name, result in results.items():
     n_seen = np.arange(1, len(result.cumulative_loss) + 1)
-    ax.plot(n_seen, 100 * result.cumulative_loss / n_seen, label=name)
+    unscored = len(result.cumulative_loss) - result.n_predicted
+    rate = result.cumulative_loss[unscored:] / (n_seen[unscored:] - unscored)
+    ax.plot(n_seen[unscored:], 100 * rate, label=name)
 ax.set_xlabel("training documents seen")
 ax.set_ylabel("online mistake rate so far (%)")
 ax.set_ylim(0, 100)

@@ -191,6 +191,12 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         one = np.ones(n_columns)
         return one, one, np.ones((1, 1))
 
+    def _kernel_weight_step(self):
+        """Hook: whether the sample and class weights multiply the step
+        (scikit-learn's weighting, the kernel's ``weight_step``) instead of
+        ``C``; no by default."""
+        return False
+
     def _kernel_label_arrays(self, y):
         """Extra label arrays for the kernel (multilabel rows); none by default."""
         return {}

@@ -58,11 +58,11 @@ class OnlineBayesPointClassifier(
     .. math::
 
         \\tilde w_v \\propto \\sum_r c_r w_{r,v}, \\qquad
-        c_r = 2^{-\\#miss(r)} \\;(\\text{``weighting="mistakes"``})
-        \\text{ or } 1 \\;(\\text{``"uniform"``}),
+        c_r = 2^{-\\#\\mathrm{miss}(r)} \\;(\\texttt{weighting="mistakes"})
+        \\text{ or } 1 \\;(\\texttt{"uniform"}),
 
-    where :math:`\\#miss(r)` counts copy :math:`r`'s online mistakes on the labeled
-    samples.
+    where :math:`\\#\\mathrm{miss}(r)` counts copy :math:`r`'s online mistakes on
+    the labeled samples.
 
     A sample labeled ``-1`` is **unlabeled** (scikit-learn's convention, as in
     :class:`~sklearn.semi_supervised.SelfTrainingClassifier`).  With

@@ -143,6 +143,8 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         label_arrays = est._kernel_label_arrays(y)
         if scores_out is not None and U is not None:
             label_arrays = dict(label_arrays, score_average=True)
+        if est._kernel_weight_step():
+            label_arrays = dict(label_arrays, weight_step=True)
         self.label_arrays = label_arrays
         self.params = est._kernel_params()
         self.ovr = self.params["rule"] == Rule.OVR

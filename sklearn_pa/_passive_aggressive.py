@@ -140,9 +140,10 @@ class PassiveAggressiveClassifier(
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution.
     class_weight : dict, "balanced" or None, default=None
-        Weights per class; they multiply ``C`` for the examples of that class.
-        With ``multiclass="ovr"`` the weight of class ``k`` multiplies ``C``
-        for the positive examples of column ``k`` only, as in scikit-learn.
+        Weights per class; they multiply ``C`` for the examples of that class
+        (or the step, with ``weight_scaling="step"``).
+        With ``multiclass="ovr"`` the weight of class ``k`` applies to the
+        positive examples of column ``k`` only, as in scikit-learn.
     average : bool, int or "epoch", default="epoch"
         Which weights ``coef_`` and ``intercept_`` publish (the average is
         kept lazily: no per-sample copy of the weights).  ``"epoch"``
@@ -181,6 +182,15 @@ class PassiveAggressiveClassifier(
         ``"thresholded"`` adds a virtual label of score 0 between the relevant
         and the irrelevant labels, so that ``predict`` can return a label set.
     %(new_classes)s
+    weight_scaling : {"C", "step"}, default="C"
+        What ``sample_weight`` and ``class_weight`` multiply.  ``"C"``: the
+        bound of the step (PA-I) or the weight of the squared slack (PA-II),
+        that is the weight of the sample's loss in the problem each step
+        solves, so a weight never pushes a step past the margin; it has no
+        effect on a step that ``C`` does not bind.  ``"step"``: the step
+        itself, as scikit-learn's removed class and ``SGDClassifier`` did
+        (a weight of 5 moves the weights five times as far); see the
+        migration guide for the difference on imbalanced data.
 
     Notes
     -----
@@ -268,6 +278,7 @@ class PassiveAggressiveClassifier(
         "cost_matrix": ["array-like", None],
         "multilabel": [StrOptions(set(_MULTILABEL_RULES))],
         "new_classes": [StrOptions({"error", "add"})],
+        "weight_scaling": [StrOptions({"C", "step"})],
     }
 
     # a 2-D indicator y trains the multilabel ranking rules
@@ -296,6 +307,7 @@ class PassiveAggressiveClassifier(
         cost_matrix=None,
         multilabel="thresholded",
         new_classes="error",
+        weight_scaling="C",
     ):
         self.C = C
         self.fit_intercept = fit_intercept
@@ -317,6 +329,10 @@ class PassiveAggressiveClassifier(
         self.cost_matrix = cost_matrix
         self.multilabel = multilabel
         self.new_classes = new_classes
+        self.weight_scaling = weight_scaling
+
+    def _kernel_weight_step(self):
+        return self.weight_scaling == "step"
 
     def _rule(self):
         strategy = self._target_strategy
@@ -428,8 +444,9 @@ class PassiveAggressiveClassifier(
         intercept_init : ndarray of shape (n_classes,), default=None
             Initial intercepts.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies ``C`` for its sample (a zero
-            weight skips the sample).
+            Per-sample weights; each multiplies ``C`` for its sample (the
+            step, with ``weight_scaling="step"``; a zero weight skips the
+            sample).
 
         Returns
         -------
@@ -460,7 +477,8 @@ class PassiveAggressiveClassifier(
             label column indices ``np.arange(n_labels)``.  With
             ``new_classes="add"``: optional, labels to add.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C``.
+            Per-sample weights multiplying ``C`` (the step, with
+            ``weight_scaling="step"``).
 
         Returns
         -------
@@ -517,6 +535,11 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution.
     %(average)s
+    weight_scaling : {"C", "step"}, default="C"
+        What ``sample_weight`` multiplies: ``"C"``, the bound of the step
+        (PA-I) or the weight of the squared slack (PA-II), so a weight never
+        pushes a step past the insensitive zone; ``"step"``, the step itself,
+        as scikit-learn's removed class and ``SGDRegressor`` did.
 
     Attributes
     ----------
@@ -558,6 +581,7 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         **BaseOnlineLinear._parameter_constraints,
         "loss": [StrOptions({"epsilon_insensitive", "squared_epsilon_insensitive"})],
         "epsilon": [Interval(Real, 0, None, closed="left")],
+        "weight_scaling": [StrOptions({"C", "step"})],
     }
 
     def __init__(
@@ -578,6 +602,7 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         random_state=None,
         warm_start=False,
         average=False,
+        weight_scaling="C",
     ):
         self.C = C
         self.fit_intercept = fit_intercept
@@ -594,6 +619,10 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         self.random_state = random_state
         self.warm_start = warm_start
         self.average = average
+        self.weight_scaling = weight_scaling
+
+    def _kernel_weight_step(self):
+        return self.weight_scaling == "step"
 
     def _rule(self):
         return Rule.REGRESSION
@@ -630,7 +659,8 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         intercept_init : ndarray of shape (1,), default=None
             Initial intercept.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C``.
+            Per-sample weights multiplying ``C`` (the step, with
+            ``weight_scaling="step"``).
 
         Returns
         -------
@@ -651,7 +681,8 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         y : array-like of shape (n_samples,)
             Its targets.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C``.
+            Per-sample weights multiplying ``C`` (the step, with
+            ``weight_scaling="step"``).
 
         Returns
         -------

@@ -119,9 +119,7 @@ class LeanCallsMixin:
         if X is None:
             return None
         out = np.empty((X.shape[0], W.shape[1]))
-        _scores.score_rows(
-            _RowView(X), W, b, U=U, bu=bu, n_avg=float(n_avg), out=out
-        )
+        _scores.score_rows(_RowView(X), W, b, U=U, bu=bu, n_avg=float(n_avg), out=out)
         return out
 
     def _lean_batch(self, X, y, classes, sample_weight):

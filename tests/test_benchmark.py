@@ -39,12 +39,20 @@ def test_main_prints_table(capsys):
     assert lines[0].startswith("digits (1797 x 64, 10 classes): 2-fold")
     header = next(line for line in lines if line.startswith("estimator"))
     assert "accuracy (%)" in header and "x SGD-pa1" in header
-    rows = {line.split()[0]: line.split() for line in lines[lines.index(header) :]}
+    start = lines.index(header)
+    table = lines[start : lines.index("", start)]
+    rows = {line.split()[0]: line.split() for line in table}
     assert {"PA-I", "sklearn-SGD-pa1"} <= set(rows)
     # accuracy mean ± std, fit time, ratio to the scikit-learn reference
     assert rows["sklearn-SGD-pa1"][-1] == "1.00"
     assert float(rows["PA-I"][1]) > 80
-    assert "PA-I" in err and "sklearn-SGD-pa1" in err
+    # a legend line per name and one for the ratio column
+    legend = lines[lines.index("legend:") + 1 :]
+    assert legend[0].split()[0] == "PA-I" and "support-class" in legend[0]
+    assert legend[1].split()[0] == "sklearn-SGD-pa1"
+    assert legend[2].startswith("  x SGD-pa1") and "sklearn-SGD-pa1" in legend[2]
+    # a short run prints its table alone: standard error does not repeat it
+    assert err == ""
 
 
 def test_unknown_estimator_lists_available_names(capsys):
@@ -76,6 +84,72 @@ def test_output_file(tmp_path, capsys, suffix):
         assert lines[2].startswith("| estimator | accuracy (%) |")
         assert lines[4].startswith("| PA |") and lines[5].startswith("| PA-I-ovr |")
         assert "n/a" in lines[4]
+
+
+def test_pa_i_equal_to_pa_is_explained(capsys):
+    main([*FAST, "--estimators", "PA", "PA-I", "PA-II"])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("estimator"))
+    table = lines[start + 2 : lines.index("", start)]
+    rows = {line.split()[0]: line.split()[1] for line in table}
+    assert set(rows) == {"PA", "PA-I", "PA-II"}
+    same = [n for n in ("PA-I", "PA-II") if rows[n] == rows["PA"]]
+    note = re.search(r"score exactly as PA: with C=1 the bound never\s+binds", out)
+    assert (note is not None) == bool(same)
+    if same:
+        assert f"{' and '.join(same)} score exactly as PA" in out
+
+
+def _refuse_to_run(*args, **kwargs):
+    raise AssertionError("the benchmark ran before its arguments were checked")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--random-state", "-1"], "--random-state must be in [0, 2**32 - 1]"),
+        (["--random-state", str(2**40)], "--random-state must be in [0, 2**32 - 1]"),
+        (["--cv", "5000"], "--cv 5000 is more folds than the 174 samples"),
+        (["--output", "{missing}/x.csv"], "does not exist"),
+        (["--output", "{dir}"], "is a directory"),
+        (["--output", "{dir}/d.csv"], "is a directory"),
+        (["--plot", "{missing}/x.png"], "does not exist"),
+        (["--plot", "{dir}"], "is a directory"),
+    ],
+)
+def test_usage_errors_exit_2_before_any_work(
+    argv, message, tmp_path, monkeypatch, capsys
+):
+    from sklearn_pa.benchmark import _cross_validation
+
+    (tmp_path / "d.csv").mkdir()
+    argv = [a.format(missing=tmp_path / "missing", dir=tmp_path) for a in argv]
+    monkeypatch.setattr(_cross_validation, "run_benchmark", _refuse_to_run)
+    with pytest.raises(SystemExit) as exc:
+        main(["--dataset", "digits", "--estimators", "PA", *argv])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unreachable_scheduler_is_a_usage_error(monkeypatch, capsys):
+    import socket
+
+    from sklearn_pa.benchmark import _cli
+
+    # a port nobody listens on: bind one, close it, and ask for it
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setattr(_cli, "_run", _refuse_to_run)
+    for address, message in [
+        (f"tcp://127.0.0.1:{port}", "no Dask scheduler answers there"),
+        ("tcp://127.0.0.1", "is not an address of the form tcp://HOST:PORT"),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            main(["--dataset", "stream-2m", "--scheduler", address])
+        assert exc.value.code == 2
+        assert message in capsys.readouterr().err
 
 
 def test_bad_output_extension_fails_before_running(tmp_path):

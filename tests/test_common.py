@@ -3,54 +3,12 @@
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_pa.utils import all_estimators
-
-# Online learners visit samples one at a time: a sample's weight scales its
-# step, and repeating or removing samples changes the sequence of
-# intermediate models, so no per-sample weighting can make the two fits equal
-# (scikit-learn marks the same checks as expected failures for its SGD models).
-_ONLINE_SAMPLE_WEIGHT = (
-    "an online learner's sample_weight scales that sample's step (it multiplies "
-    "C); repeating or removing samples changes the sequence of updates, so the "
-    "fits cannot be equal"
-)
-
-EXPECTED_FAILED_CHECKS = {
-    "check_sample_weight_equivalence_on_dense_data": _ONLINE_SAMPLE_WEIGHT,
-    "check_sample_weight_equivalence_on_sparse_data": _ONLINE_SAMPLE_WEIGHT,
-}
-
-
-# The Gaussian models' probability Phi(mu.x / sqrt(c x^T Sigma x + s^2))
-# divides each score by that sample's own standard deviation: by design it is
-# not a monotone function of decision_function (mu.x) across samples (the
-# check passes where the fitted noise s^2 dominates the variance).
-_GAUSSIAN_PROBA = (
-    "predict_proba is Phi(mu.x / sqrt(c x^T Sigma x + s^2)): the variance "
-    "differs per sample, so its ranking may differ from that of "
-    "decision_function (mu.x)"
-)
-
-PER_ESTIMATOR_EXPECTED_FAILED_CHECKS = {
-    name: {"check_decision_proba_consistency": _GAUSSIAN_PROBA}
-    for name in ("AROWClassifier", "ConfidenceWeightedClassifier", "SCWClassifier")
-}
+from sklearn_pa.utils import all_estimators, expected_failed_checks
 
 
 def _instances():
     for _, Estimator in all_estimators():
         yield Estimator()
-
-
-def _expected_failed_checks(estimator):
-    # an estimator may document checks that cannot apply to it (as
-    # scikit-learn's former ``_xfail_checks`` tag did), each with its reason
-    own = getattr(type(estimator), "_expected_failed_checks", {})
-    return {
-        **EXPECTED_FAILED_CHECKS,
-        **PER_ESTIMATOR_EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {}),
-        **own,
-    }
 
 
 def test_all_estimators_found():
@@ -59,7 +17,7 @@ def test_all_estimators_found():
 
 
 @parametrize_with_checks(
-    list(_instances()), expected_failed_checks=_expected_failed_checks
+    list(_instances()), expected_failed_checks=expected_failed_checks
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
@@ -68,3 +26,26 @@ def test_sklearn_compatible_estimator(estimator, check):
 @pytest.mark.parametrize("name, Estimator", all_estimators())
 def test_docstring_has_example(name, Estimator):
     assert ">>> " in Estimator.__doc__, f"{name} needs an Examples section"
+
+
+def test_expected_failed_checks_are_the_ones_that_fail():
+    """The helper's list is exact for the two sample-weight checks: each
+    fails, and a user's ``check_estimator`` passes with the list."""
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from sklearn_pa import PassiveAggressiveClassifier
+
+    clf = PassiveAggressiveClassifier()
+    expected = expected_failed_checks(clf)
+    assert set(expected) == {
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_sample_weight_equivalence_on_sparse_data",
+    }
+    results = check_estimator(clf, expected_failed_checks=expected, on_fail=None)
+    outcome = {r["check_name"]: r["status"] for r in results}
+    assert {outcome[name] for name in expected} == {"xfail"}
+    assert "failed" not in outcome.values()
+    # and without the list, exactly those fail
+    results = check_estimator(clf, on_fail=None)
+    failed = {r["check_name"] for r in results if r["status"] == "failed"}
+    assert failed == set(expected)

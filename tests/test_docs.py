@@ -126,3 +126,32 @@ def test_docs_build_without_warnings(gallery, tmp_path, monkeypatch):
             assert "SKLEARN_PA_EXAMPLES_QUICK" not in text, page.name
             for name in ("quick", "QUICK"):
                 assert f'<span class="n">{name}</span>' not in text, page.name
+
+
+@pytest.mark.parametrize(
+    "switch, reachable, offline",
+    [(None, False, True), (None, True, False), ("1", True, True), ("0", False, False)],
+)
+def test_docs_build_offline_without_the_switch(switch, reachable, offline, monkeypatch):
+    """The README's docs command builds on a machine without internet as
+    written: unset, the switch follows whether the inventories' host answers."""
+    import runpy
+    import socket
+
+    class _Connection:
+        def close(self):
+            pass
+
+    def connect(address, timeout=None):
+        if not reachable:
+            raise OSError("unreachable")
+        return _Connection()
+
+    monkeypatch.setattr(socket, "create_connection", connect)
+    if switch is None:
+        monkeypatch.delenv("SKLEARN_PA_DOCS_OFFLINE", raising=False)
+    else:
+        monkeypatch.setenv("SKLEARN_PA_DOCS_OFFLINE", switch)
+    conf = runpy.run_path(str(ROOT / "doc" / "conf.py"))
+    assert conf["OFFLINE"] is offline
+    assert (conf["intersphinx_mapping"] == {}) is offline

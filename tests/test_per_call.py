@@ -394,3 +394,35 @@ def test_a_batch_the_lean_checks_do_not_accept_takes_the_full_path(X):
     else:
         twin.partial_fit(sp.csr_matrix(batch, dtype=np.float64), y[21:24])
         np.testing.assert_allclose(est.coef_, twin.coef_, rtol=1e-6, atol=1e-7)
+
+
+def test_the_latency_protocol_times_every_call(tmp_path):
+    """The stream-latency protocol times each learner's partial_fit and
+    predict calls per batch size, tabulates and plots them."""
+    pytest.importorskip("matplotlib")
+    from sklearn.utils import Bunch
+
+    from sklearn_pa.benchmark import format_table, plot_results, run_stream_latency
+
+    X, y = _stream(False, n_features=2000, n_rows=400)
+    names = ["PA-default", "AROW", "PA-regressor", "SGD-pa1"]
+    rows = run_stream_latency(
+        Bunch(name="synthetic", X=X, y=y), names, batch_sizes=(1, 10), max_seconds=0.2
+    )
+    assert {(r["estimator"], r["operation"], r["batch_size"]) for r in rows} == {
+        (n, op, b) for n in names for op in ("partial_fit", "predict") for b in (1, 10)
+    }
+    for row in rows:
+        assert row["calls"] >= 5
+        assert 0 <= row["cpu_median_us"] <= row["cpu_p99_us"]
+        assert row["cpu_per_row_us"] == pytest.approx(
+            row["cpu_median_us"] / row["batch_size"]
+        )
+        if row["batch_size"] == 10:
+            assert row["per_row_ratio"] == pytest.approx(1.0)
+    table = format_table(rows)
+    assert "CPU median" in table and "SGD-pa1" in table
+    plot_results(rows, tmp_path / "latency.png")
+    assert (tmp_path / "latency.png").stat().st_size > 0
+    with pytest.raises(ValueError, match="Unknown or unavailable"):
+        run_stream_latency(Bunch(name="synthetic", X=X, y=y), ["nope"])

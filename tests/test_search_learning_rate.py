@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 from sklearn_pa import (
@@ -122,6 +123,37 @@ def test_scan_then_search_a_classifier_C():
     assert_allclose(result.param_values[:7], grid)
     assert result.best_loss == min(result.losses)
     assert result.best_loss <= grid_losses(est, X, y, "C", grid).min()
+
+
+def _binary_sparse_stream(seed=0, n=300, d=40, noise=0.0):
+    rng = np.random.RandomState(seed)
+    X = sp.csr_matrix((rng.uniform(size=(n, d)) < 0.2).astype(float))
+    y = X @ rng.uniform(0.5, 1.5, size=d) / d + noise * rng.normal(size=n)
+    return X, y
+
+
+@pytest.mark.parametrize("method", ["bisection", "golden"])
+@pytest.mark.parametrize(
+    "noise, bound", [(0.0, "high"), (5.0, "low")], ids=["upper", "lower"]
+)
+def test_search_never_leaves_its_bounds(method, noise, bound):
+    """DPAU refuses C > 1: a search whose best value is at a bound evaluates
+    nothing beyond it (the slope step is taken inside the bracket)."""
+    X, y = _binary_sparse_stream(noise=noise)
+    bounds = (1e-3, 1.0)
+    est = ErrorProportionalRegressor(shuffle=False)
+    losses = grid_losses(est, X, y, "C", np.geomspace(*bounds, 9))
+    # the premise: the best value of the scan is at the bound tested
+    assert np.argmin(losses) == (8 if bound == "high" else 0)
+    result = search_learning_rate(
+        est, X, y, param_name="C", bounds=bounds, n_scan=9, method=method
+    )
+    assert result.param_values.min() >= bounds[0]
+    assert result.param_values.max() <= bounds[1]
+    edge = bounds[1] if bound == "high" else bounds[0]
+    assert abs(np.log(result.best_value / edge)) < np.log(np.sqrt(10))
+    with pytest.raises(ValueError):  # the estimator does refuse beyond 1
+        est.set_params(C=1.0 + 1e-9).fit(X[:5], y[:5])
 
 
 @pytest.mark.parametrize(

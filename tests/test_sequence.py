@@ -1,5 +1,6 @@
 """Sequence taggers: search, updates, API compatibility, CoNLL-2000."""
 
+import importlib.util
 import itertools
 import pickle
 import warnings
@@ -485,6 +486,33 @@ def test_chunks_and_f1():
     ]
     assert chunk_f1([["B-NP", "O"]], [["B-NP", "O"]]) == 1.0
     assert chunk_f1([["B-NP", "I-NP"]], [["B-NP", "B-NP"]]) == 0.0
+
+
+_TAGS = ["O", "B-NP", "I-NP", "B-VP", "I-VP", "B-PP", "I-PP"]
+_tag_sequences = st.lists(
+    st.lists(st.sampled_from(_TAGS), min_size=1, max_size=12), min_size=1, max_size=6
+)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("seqeval") is None,
+    reason="seqeval (the oracle; in the test extra) is not installed",
+)
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), y_true=_tag_sequences)
+def test_chunk_f1_matches_seqeval(data, y_true):
+    """The CoNLL measure against seqeval's (conlleval's reading of IOB2 tags,
+    I-X after O or another type opening a chunk), as an oracle."""
+    from seqeval import metrics
+
+    y_pred = [
+        data.draw(st.lists(st.sampled_from(_TAGS), min_size=len(t), max_size=len(t)))
+        for t in y_true
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seqeval: no chunk to score
+        expected = metrics.f1_score(y_true, y_pred)
+    assert chunk_f1(y_true, y_pred) == pytest.approx(expected, abs=1e-12)
 
 
 def test_chunking_features_template():

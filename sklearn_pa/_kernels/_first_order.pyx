@@ -33,6 +33,7 @@ from ._dataset cimport (
     check_length, row_start,
 )
 from ._rules cimport Rule, RuleParams, rule_params
+from ._weighting cimport scale_step_by_weights, unit_weights
 from ._steps cimport (
     Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
 )
@@ -335,7 +336,7 @@ def epoch(
     scores_out=None,
     label_indptr=None,
     label_indices=None,
-    bint score_average=False,
+    bint score_average=False, bint weight_step=False,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -394,6 +395,7 @@ def epoch(
     MIRA bounds the true class's step by ``C * sample_weight *
         weight_pos[y]``; with one column it is binary MIRA on the difference
         of the two prototypes.
+    weight_step : weights multiply the step, not ``C`` (``_weighting.pxd``).
 
     Returns
     -------
@@ -410,14 +412,14 @@ def epoch(
             &rows64, order, labels, targets, sample_weight, W, b, U, bu,
             weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
             average_start, loss_out, col_start, col_stop, scores_out,
-            label_indptr, label_indices, score_average,
+            label_indptr, label_indices, score_average, weight_step,
         )
     arrays = make_rows(rows, &rows32)
     return _epoch[Rows32](
         &rows32, order, labels, targets, sample_weight, W, b, U, bu,
         weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
         average_start, loss_out, col_start, col_stop, scores_out, label_indptr,
-        label_indices, score_average,
+        label_indices, score_average, weight_step,
     )
 
 
@@ -531,6 +533,7 @@ cdef tuple _epoch(
     const long long[::1] label_indptr,
     const int[::1] label_indices,
     bint score_average,
+    bint weight_step,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     dtype)."""
@@ -577,12 +580,12 @@ cdef tuple _epoch(
     cdef Py_ssize_t *changed = <Py_ssize_t *> malloc(K * sizeof(Py_ssize_t))
     cdef Candidate *cand = <Candidate *> malloc(K * sizeof(Candidate))
     cdef unsigned char *relevant = <unsigned char *> malloc(K * sizeof(unsigned char))
-    if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL:
+    cdef double *ones = unit_weights(K)
+    cdef const double *w_pos = ones if weight_step else &weight_pos[0]
+    cdef const double *w_neg = ones if weight_step else &weight_neg[0]
+    if scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL or cand == NULL or relevant == NULL or ones == NULL:
         free(scores); free(delta); free(tau_buf); free(changed); free(cand)
-        free(relevant)
-        raise MemoryError()
-    if relevant == NULL:
-        free(scores); free(delta); free(tau_buf); free(changed); free(cand)
+        free(relevant); free(ones)
         raise MemoryError()
 
     with nogil:
@@ -628,12 +631,15 @@ cdef tuple _epoch(
                 for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
                     relevant[lind[j]] = 1
             miss = False
-            n_changed = _rule_step(
+            n_changed = _rule_step(  # weight_step: unweighted, scaled below
                 &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
-                sample_weight[i], &weight_pos[0], &weight_neg[0], &margins[0, 0],
-                margins.shape[1], &active[0], relevant, cand, tau_buf, delta,
-                changed, &loss_out[0], &miss,
+                (sample_weight[i] > 0.0) if weight_step else sample_weight[i],
+                w_pos, w_neg, &margins[0, 0], margins.shape[1], &active[0], relevant,
+                cand, tau_buf, delta, changed, &loss_out[0], &miss,
             )
+            if weight_step:
+                scale_step_by_weights(rule, labels_p, i, sample_weight[i], &weight_pos[0],
+                                      &weight_neg[0], delta, changed, n_changed)
             if miss:
                 mistakes += 1
             if n_changed == 0:
@@ -658,6 +664,7 @@ cdef tuple _epoch(
     free(changed)
     free(cand)
     free(relevant)
+    free(ones)
     if (
         rule == Rule.REGRESSION
         or rule == Rule.GRADIENT

@@ -7,8 +7,13 @@ picks the protocol (:data:`PROTOCOLS`), each protocol takes the options of
 
 import argparse
 import ast
+import os
+import socket
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
 
 from ._common import build_estimators, check_estimator_names
 from ._data import DATA_ENV, DATASETS, load_dataset
@@ -221,7 +226,8 @@ def build_parser():
         "--verbose",
         action="store_true",
         help="a progress line after every fit (estimator, fold, time left); "
-        "without it, progress lines appear once a run has taken 10 s",
+        "without it, progress and result lines appear only once a run has "
+        "taken 10 s (a shorter run prints its table alone)",
     )
     add(
         "--timing",
@@ -354,14 +360,75 @@ def _protocol(parser, args):
     return protocol
 
 
+#: The largest seed numpy's ``RandomState`` takes, plus one.
+_SEED_END = 2**32
+
+
+def _destination_error(flag, path):
+    """Why ``path`` cannot be written (a message), or None.
+
+    Checked before the run, so that a run of minutes does not end in a
+    traceback when it writes its results."""
+    path = Path(path)
+    if path.is_dir():
+        return f"{flag} {str(path)!r} is a directory; name a file in it."
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        return (
+            f"{flag} {str(path)!r}: the folder {str(parent)!r} does not exist; "
+            "create it first or name a file in an existing folder."
+        )
+    if not os.access(parent, os.W_OK):
+        return f"{flag} {str(path)!r}: the folder {str(parent)!r} is not writable."
+    return None
+
+
+def _scheduler_error(address, timeout=5.0):
+    """Why the Dask scheduler at ``address`` cannot be reached, or None.
+
+    A TCP address (``tcp://host:port``, ``tls://``, ``ws://`` or a bare
+    ``host:port``) is tried with one connection of at most ``timeout``
+    seconds; other schemes are left to Dask."""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if parts.scheme not in ("tcp", "tls", "ws", "wss"):
+        return None
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if not host or port is None:
+        return (
+            f"--scheduler {address!r} is not an address of the form "
+            "tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)."
+        )
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as exc:
+        return (
+            f"--scheduler {address!r}: no Dask scheduler answers there ({exc}). "
+            "Start one (dask scheduler) and pass the address it prints, or "
+            "leave out --scheduler to run on a LocalCluster."
+        )
+
+
 def _check(parser, args, protocol):
     """Validate the whole command line before running anything."""
+    for flag, path in (("--output", args.output), ("--plot", args.plot)):
+        message = None if path is None else _destination_error(flag, path)
+        if message is not None:
+            parser.error(message)
     if args.output is not None and Path(args.output).suffix.lower() not in (
         ".csv",
         ".md",
         ".markdown",
     ):
         parser.error(f"--output must name a .csv or .md file, got {args.output!r}")
+    if args.random_state is not None and not 0 <= args.random_state < _SEED_END:
+        parser.error(
+            f"--random-state must be in [0, 2**32 - 1] (a numpy seed), got "
+            f"{args.random_state}"
+        )
     for dest, low in [
         ("epochs", 1),
         ("repeats", 1),
@@ -381,6 +448,10 @@ def _check(parser, args, protocol):
         parser.error(f"--holdout must be in (0, 1), got {args.holdout}")
     if args.unlabeled_ratio is not None and args.unlabeled_ratio < 0:
         parser.error(f"--unlabeled-ratio must be >= 0, got {args.unlabeled_ratio}")
+    if args.scheduler is not None:
+        message = _scheduler_error(args.scheduler)
+        if message is not None:
+            parser.error(message)
     try:
         params = parse_params(args.params)
         if protocol in ("stream-memory", "stream-latency"):
@@ -462,6 +533,20 @@ def _or(value, default):
     return default if value is None else value
 
 
+def _check_folds(parser, args, data):
+    """``--cv`` against the smallest class of the loaded data, before any fit."""
+    cv = _or(args.cv, 10)
+    if data.protocol != "cv" or data.y.ndim != 1:
+        return
+    counts = np.unique(data.y, return_counts=True)[1]
+    if cv > counts.min():
+        parser.error(
+            f"--cv {cv} is more folds than the {counts.min()} samples of the "
+            f"smallest class of {args.dataset}: every stratified fold needs one "
+            f"of each class. Pass --cv between 2 and {counts.min()}."
+        )
+
+
 def _run(parser, args, protocol, params):
     verbose = 2 if args.verbose else 1
     epochs = _or(
@@ -472,6 +557,8 @@ def _run(parser, args, protocol, params):
     common = {"params": params, "verbose": verbose}
     if protocol in ("cross-validation", "train/test", "progressive", "timing"):
         data = load_dataset(args.dataset, args.data_home)
+        if protocol == "cross-validation":
+            _check_folds(parser, args, data)
         if protocol == "timing":
             from ._timing import run_timing
 

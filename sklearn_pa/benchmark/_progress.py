@@ -27,9 +27,10 @@ class Progress:
     total : int
         Units of work in the whole run.
     verbose : int, default=1
-        0: silent.  1: the result line of each estimator (:meth:`log`), and
-        progress lines only once the run has taken ``delay`` seconds, then at
-        most one every ``interval`` seconds.  2 or more: a progress line
+        0: silent.  1: once the run has taken ``delay`` seconds, the result
+        line of each estimator (:meth:`log`) and progress lines, at most one
+        every ``interval`` seconds (a shorter run prints nothing: its table
+        says it all).  2 or more: a progress line
         after every unit.
     delay, interval : float, default=10.0
         See ``verbose=1``.
@@ -57,9 +58,17 @@ class Progress:
         self._last = None
 
     def log(self, message):
-        """Print ``message`` unless silent."""
-        if self.verbose >= 1:
-            print(message, file=self.stream, flush=True)
+        """Print ``message`` (a result or what the run is on).
+
+        With ``verbose=1`` only once the run has taken ``delay`` seconds:
+        the table printed at the end says the same, so a short run prints
+        nothing on standard error; a long one shows its results as they
+        come."""
+        if self.verbose < 1:
+            return
+        if self.verbose == 1 and time.perf_counter() - self.start < self.delay:
+            return
+        print(message, file=self.stream, flush=True)
 
     def step(self, label, n=1):
         """Count ``n`` units done, the last of them described by ``label``."""

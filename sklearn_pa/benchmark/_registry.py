@@ -258,7 +258,7 @@ _CLF, _REG, _ML, _SEQ = "classification", "regression", "multilabel", "sequence"
 #: The registry: name -> :class:`Entry`, every task together.
 REGISTRY = {
     # the multiclass PA family (default rule: support classes)
-    "PA": Entry(_pa(C=np.inf), _CLF, "PA, support-class rule"),
+    "PA": Entry(_pa(C=np.inf), _CLF, "plain PA (C=inf), support-class rule"),
     "PA-I": Entry(_pa(C=1.0, loss="hinge"), _CLF, "PA-I (C=1), support-class rule"),
     "PA-II": Entry(
         _pa(C=1.0, loss="squared_hinge"), _CLF, "PA-II (C=1), support-class rule"

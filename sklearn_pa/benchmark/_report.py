@@ -12,11 +12,13 @@ the rows of any of them.
 import csv
 import json
 import math
+import textwrap
 from pathlib import Path
 
 import numpy as np
 
-from ._registry import PUBLISHED_SOURCE
+from ._registry import PUBLISHED_SOURCE, REGISTRY
+from ._stream_latency import plot_latency, stream_latency_cells
 
 __all__ = ["format_markdown", "format_table", "plot_results", "write_output"]
 
@@ -293,37 +295,6 @@ def _stream_memory_cells(rows):
     return header, body
 
 
-def _stream_latency_cells(rows):
-    header = [
-        "estimator",
-        "call",
-        "rows",
-        "calls",
-        "CPU median",
-        "CPU p99",
-        "wall median",
-        "wall p99",
-        "CPU/row",
-        "x per row",
-    ]
-    body = [
-        [
-            row["estimator"],
-            row["operation"],
-            str(row["batch_size"]),
-            str(row["calls"]),
-            f"{row['cpu_median_us']:.1f}",
-            f"{row['cpu_p99_us']:.1f}",
-            f"{row['wall_median_us']:.1f}",
-            f"{row['wall_p99_us']:.1f}",
-            f"{row['cpu_per_row_us']:.2f}",
-            _ratio(row.get("per_row_ratio")),
-        ]
-        for row in rows
-    ]
-    return header, body
-
-
 #: The stream-dask columns: header, width, row key, format.
 _STREAM_DASK_COLUMNS = [
     ("wall time (s)", 13, "wall_time", ".1f"),
@@ -390,7 +361,7 @@ _CELLS = {
     "semi-supervised": _semi_cells,
     "sequence": _sequence_cells,
     "stream-memory": _stream_memory_cells,
-    "stream-latency": _stream_latency_cells,
+    "stream-latency": stream_latency_cells,
     "stream-dask": _stream_dask_cells,
     "stream-file": _stream_file_cells,
 }
@@ -400,13 +371,55 @@ def _cells(rows):
     return _CELLS[_task(rows)](rows)
 
 
+def _legend(rows):
+    """One line per estimator of the table (its registry summary) and one for
+    the ratio column, so that the table reads without ``--list``."""
+    names = [row["estimator"] for row in rows]
+    width = max(len(name) for name in [*names, "x peer"]) + 2
+    lines = ["", "legend:"]
+    for name in dict.fromkeys(names):
+        entry = REGISTRY.get(name)
+        if entry is not None:
+            lines.append(f"  {name:<{width}}{entry.summary}")
+    reference = rows[0].get("reference")
+    if reference is not None:
+        column = "x " + reference.removeprefix("sklearn-")
+        lines.append(
+            f"  {column:<{width}}fit time over {reference}'s (the first "
+            "scikit-learn peer of the run); below 1 is faster"
+        )
+    return lines
+
+
+def _same_as_pa(rows):
+    """A note when PA-I or PA-II score exactly as PA: their bound C never
+    binds on these data (every step ``loss / ||x||^2`` stays below C), so the
+    three rules make the same, or nearly the same, steps."""
+    accuracy = {row["estimator"]: row["accuracy_mean"] for row in rows}
+    if "PA" not in accuracy:
+        return []
+    same = [n for n in ("PA-I", "PA-II") if accuracy.get(n) == accuracy["PA"]]
+    if not same:
+        return []
+    note = (
+        f"{' and '.join(same)} score exactly as PA: with C=1 the bound never "
+        "binds on these features (||x||^2 is large, so every step loss / "
+        "||x||^2 stays below C, and PA-II's 1/(2C) is small beside ||x||^2). "
+        "Pass --set C=0.001 (or scale the features down) to see the rules differ."
+    )
+    return ["", *textwrap.wrap(note, 79, break_on_hyphens=False)]
+
+
 def _footer(rows):
     task = _task(rows)
-    if task == "classification" and _has_published(rows):
-        return [
-            "",
-            PUBLISHED_SOURCE.get(rows[0]["dataset"], "published: see PUBLISHED"),
-        ]
+    if task == "classification":
+        lines = _legend(rows) + _same_as_pa(rows)
+        if _has_published(rows):
+            lines += [
+                "",
+                PUBLISHED_SOURCE.get(rows[0]["dataset"], "published: see PUBLISHED"),
+            ]
+        return lines
     if task == "semi-supervised":
         lines = ["", "tuning fold (fold 0), accuracy (%) by unlabeled step c:"]
         for row in rows:
@@ -689,7 +702,7 @@ def plot_results(rows, path):
         _plot_scaling(rows, path, Figure)
         return
     if _task(rows) == "stream-latency":
-        _plot_latency(rows, path, Figure)
+        plot_latency(rows, path, Figure, _title(rows))
         return
     labels, values, errors, markers, marker_label, xlabel, notes = _plot_values(rows)
     values = np.asarray(values, dtype=float)
@@ -725,42 +738,6 @@ def plot_results(rows, path):
     ax.set_yticks(positions, labels)
     ax.set_xlabel(xlabel)
     ax.set_title(_title(rows), fontsize=8, wrap=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-
-
-def _plot_latency(rows, path, Figure):
-    """The CPU time per row of a stream-latency run against the batch size,
-    one line per learner and call (log-log: a call that costs what its rows
-    cost is a flat line)."""
-    fig = Figure(figsize=(7, 4.8))
-    axes = fig.subplots(1, 2, sharey=True)
-    for ax, operation in zip(axes, ("partial_fit", "predict")):
-        names = dict.fromkeys(r["estimator"] for r in rows)
-        for name in names:
-            own = sorted(
-                (
-                    r
-                    for r in rows
-                    if r["estimator"] == name and r["operation"] == operation
-                ),
-                key=lambda r: r["batch_size"],
-            )
-            if own:
-                ax.plot(
-                    [r["batch_size"] for r in own],
-                    [r["cpu_per_row_us"] for r in own],
-                    marker="o",
-                    label=name,
-                )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("rows per call")
-        ax.set_title(operation, fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("CPU time per row (microseconds)")
-    axes[1].legend(fontsize=7, loc="best")
-    fig.suptitle(_title(rows), fontsize=7, wrap=True)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 

@@ -27,7 +27,14 @@ import numpy as np
 
 from ._progress import Progress
 
-__all__ = ["BATCH_SIZES", "latency_learners", "run_stream_latency", "stream_latency"]
+__all__ = [
+    "BATCH_SIZES",
+    "latency_learners",
+    "plot_latency",
+    "run_stream_latency",
+    "stream_latency",
+    "stream_latency_cells",
+]
 
 #: The batch sizes of the protocol (rows per call).
 BATCH_SIZES = (1, 10, 100, 1000)
@@ -345,3 +352,73 @@ def run_stream_latency(
         rows += mine
         progress.step(name)
     return rows
+
+
+def stream_latency_cells(rows):
+    """The header and the cells of the stream-latency table."""
+    header = [
+        "estimator",
+        "call",
+        "rows",
+        "calls",
+        "CPU median",
+        "CPU p99",
+        "wall median",
+        "wall p99",
+        "CPU/row",
+        "x per row",
+    ]
+    body = [
+        [
+            row["estimator"],
+            row["operation"],
+            str(row["batch_size"]),
+            str(row["calls"]),
+            f"{row['cpu_median_us']:.1f}",
+            f"{row['cpu_p99_us']:.1f}",
+            f"{row['wall_median_us']:.1f}",
+            f"{row['wall_p99_us']:.1f}",
+            f"{row['cpu_per_row_us']:.2f}",
+            "n/a"
+            if row.get("per_row_ratio") is None
+            else f"{row['per_row_ratio']:.2f}",
+        ]
+        for row in rows
+    ]
+    return header, body
+
+
+def plot_latency(rows, path, Figure, title):
+    """The CPU time per row of a stream-latency run against the batch size,
+    one line per learner and call (log-log: a call that costs what its rows
+    cost is a flat line)."""
+    fig = Figure(figsize=(7, 4.8))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, operation in zip(axes, ("partial_fit", "predict")):
+        names = dict.fromkeys(r["estimator"] for r in rows)
+        for name in names:
+            own = sorted(
+                (
+                    r
+                    for r in rows
+                    if r["estimator"] == name and r["operation"] == operation
+                ),
+                key=lambda r: r["batch_size"],
+            )
+            if own:
+                ax.plot(
+                    [r["batch_size"] for r in own],
+                    [r["cpu_per_row_us"] for r in own],
+                    marker="o",
+                    label=name,
+                )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("rows per call")
+        ax.set_title(operation, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("CPU time per row (microseconds)")
+    axes[1].legend(fontsize=7, loc="best")
+    fig.suptitle(title, fontsize=7, wrap=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)

@@ -72,7 +72,9 @@ def search_learning_rate(
         rather than ``value``; ``delta`` is then a relative step.
     delta : float, default=1e-3
         The step of the slope measurement of ``"bisection"``, in the search
-        scale.
+        scale.  The slope is measured over ``[m, m + delta]``, or over
+        ``[high - delta, high]`` near the upper bound: no value outside
+        ``bounds`` is ever evaluated.
     classes : array-like of shape (n_classes,), default=None
         For a classifier, every label of the stream.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -145,7 +147,9 @@ def search_learning_rate(
     curves = {}
 
     def evaluate(u):
-        value = float(to_value(u))
+        # the search never leaves the bracket: exp(log(high)) may round past
+        # high, and an estimator may refuse a value beyond it
+        value = min(max(float(to_value(u)), low), high)
         result = progressive_val_score(
             clone(estimator).set_params(**{param_name: value}),
             X,
@@ -166,9 +170,13 @@ def search_learning_rate(
         lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, n_scan - 1)]
 
     if method == "bisection":
+        top = np.log(high) if log_scale else high
         for _ in range(n_iter):
             mid = 0.5 * (lo + hi)
-            if evaluate(mid + delta) > evaluate(mid):
+            # the slope over [a, a + delta], within the bracket: near its
+            # upper end the step is taken below the middle instead
+            a = min(mid, top - delta)
+            if evaluate(a + delta) > evaluate(a):
                 hi = mid
             else:
                 lo = mid

@@ -1,0 +1,340 @@
+"""Migrating from scikit-learn: the recipe that reproduces its model bit for
+bit (``weight_scaling="step"``), and the loader of its pickles."""
+
+import io
+import pickle
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import sklearn.linear_model
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import make_classification, make_regression
+from sklearn.linear_model import SGDClassifier, SGDRegressor
+from sklearn.utils.fixes import parse_version
+
+from sklearn_pa import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from sklearn_pa.migration import from_sklearn, load_sklearn_pickle
+
+SKLEARN_HAS_PA = hasattr(sklearn.linear_model, "PassiveAggressiveClassifier")
+needs_sklearn_pa = pytest.mark.skipif(
+    not SKLEARN_HAS_PA,
+    reason="this scikit-learn no longer has PassiveAggressiveClassifier",
+)
+# every test here uses SGD's PA step, which appeared in scikit-learn 1.8
+pytestmark = pytest.mark.skipif(
+    parse_version(sklearn.__version__) < parse_version("1.8"),
+    reason="SGDClassifier(learning_rate='pa1') appeared in scikit-learn 1.8",
+)
+
+#: The recipe: the parameters that make this package's model scikit-learn's.
+RECIPE = dict(
+    multiclass="ovr",
+    fit_intercept=False,
+    shuffle=False,
+    average=False,
+    weight_scaling="step",
+)
+
+
+def _quiet(fit):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecation, convergence
+        return fit()
+
+
+def imbalanced(n_classes, seed=0):
+    weights = [0.8, 0.15, 0.05] if n_classes == 3 else [0.9, 0.1]
+    X, y = make_classification(
+        400,
+        20,
+        n_informative=10,
+        n_classes=n_classes,
+        weights=weights,
+        random_state=seed,
+    )
+    class_weight = dict(zip(range(n_classes), [1.0, 3.0, 10.0][:n_classes]))
+    return X, y, class_weight
+
+
+def sgd_classifier(C, loss, **kwargs):
+    rate = "pa1" if loss == "hinge" else "pa2"
+    return SGDClassifier(
+        loss="hinge", penalty=None, learning_rate=rate, eta0=C, **kwargs
+    )
+
+
+# ------------------------------------------------------------------ recipe
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("C", [0.01, 1.0])
+def test_recipe_reproduces_sklearn_bit_for_bit(n_classes, loss, C):
+    """With the recipe, class weights as scikit-learn applied them: the same
+    coef_, to the last bit, as its removed class where it still has it, and
+    always as SGDClassifier(learning_rate="pa1" / "pa2"), sample weights
+    included."""
+    X, y, class_weight = imbalanced(n_classes)
+    sample_weight = np.random.RandomState(0).uniform(0.2, 3.0, size=len(y))
+    common = dict(max_iter=5, tol=None, class_weight=class_weight)
+    ours = PassiveAggressiveClassifier(C=C, loss=loss, **RECIPE, **common)
+    if SKLEARN_HAS_PA:
+        ref = _quiet(
+            lambda: sklearn.linear_model.PassiveAggressiveClassifier(
+                C=C, loss=loss, fit_intercept=False, shuffle=False, **common
+            ).fit(X, y)
+        )
+        assert_array_equal(ours.fit(X, y).coef_, ref.coef_)
+        assert ours.t_ == ref.t_ and ours.n_iter_ == ref.n_iter_
+    sgd = _quiet(
+        lambda: sgd_classifier(
+            C, loss, fit_intercept=False, shuffle=False, **common
+        ).fit(X, y, sample_weight=sample_weight)
+    )
+    ours.fit(X, y, sample_weight=sample_weight)
+    assert_array_equal(ours.coef_, sgd.coef_)
+    # the default, weights on C, is another model
+    default = PassiveAggressiveClassifier(
+        C=C, loss=loss, **{**RECIPE, "weight_scaling": "C"}, **common
+    ).fit(X, y, sample_weight=sample_weight)
+    assert not np.allclose(default.coef_, sgd.coef_)
+
+
+@pytest.mark.parametrize(
+    "loss, rate",
+    [("epsilon_insensitive", "pa1"), ("squared_epsilon_insensitive", "pa2")],
+)
+def test_regressor_recipe_reproduces_sgd_with_sample_weights(loss, rate):
+    X, y = make_regression(200, 10, noise=5.0, random_state=0)
+    sample_weight = np.random.RandomState(1).uniform(0.2, 3.0, size=len(y))
+    sgd = _quiet(
+        lambda: SGDRegressor(
+            loss="epsilon_insensitive",
+            penalty=None,
+            learning_rate=rate,
+            eta0=0.3,
+            fit_intercept=False,
+            shuffle=False,
+            max_iter=3,
+            tol=None,
+        ).fit(X, y, sample_weight=sample_weight)
+    )
+    ours = PassiveAggressiveRegressor(
+        C=0.3,
+        loss=loss,
+        fit_intercept=False,
+        shuffle=False,
+        max_iter=3,
+        tol=None,
+        weight_scaling="step",
+    ).fit(X, y, sample_weight=sample_weight)
+    assert_array_equal(ours.coef_, sgd.coef_)
+
+
+def test_weights_on_C_do_nothing_where_C_does_not_bind():
+    """The issue the parameter answers: on data whose steps C=1 never caps,
+    class weights on C change nothing, and on the step they do."""
+    X, y, _ = imbalanced(2)
+    X = X * 10.0  # ||x||^2 large: every step loss / ||x||^2 is below C
+    kw = dict(shuffle=False, max_iter=3, tol=None, average=False)
+    plain = PassiveAggressiveClassifier(**kw).fit(X, y)
+    on_C = PassiveAggressiveClassifier(class_weight={1: 5.0}, **kw).fit(X, y)
+    on_step = PassiveAggressiveClassifier(
+        class_weight={1: 5.0}, weight_scaling="step", **kw
+    ).fit(X, y)
+    assert_array_equal(on_C.coef_, plain.coef_)
+    assert not np.allclose(on_step.coef_, plain.coef_)
+
+
+def test_step_weights_scale_the_step_exactly():
+    """One binary PA-I step with weight w is w times the unweighted step."""
+    X = np.array([[1.0, 2.0]])
+    kw = dict(C=10.0, fit_intercept=False, average=False)
+    one = PassiveAggressiveClassifier(**kw).partial_fit(X, [1], classes=[0, 1])
+    three = PassiveAggressiveClassifier(weight_scaling="step", **kw).partial_fit(
+        X, [1], classes=[0, 1], sample_weight=[3.0]
+    )
+    assert_allclose(three.coef_, 3.0 * one.coef_, rtol=1e-15)
+    # the margin is overshot: 3 > 1
+    assert_allclose(three.decision_function(X), [3.0], rtol=1e-15)
+
+
+# ------------------------------------------------------------------ loader
+def _sklearn_pa_classifier(**kwargs):
+    return _quiet(lambda: sklearn.linear_model.PassiveAggressiveClassifier(**kwargs))
+
+
+def _batches(n_classes=3, seed=0):
+    X, y = make_classification(
+        300, 12, n_informative=8, n_classes=n_classes, random_state=seed
+    )
+    return (X[:150], y[:150]), (X[150:], y[150:]), np.unique(y)
+
+
+@needs_sklearn_pa
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("average", [False, True])
+def test_pickle_loads_without_the_class_and_continues_as_sklearn(
+    n_classes, average, monkeypatch, tmp_path
+):
+    (X1, y1), (X2, y2), classes = _batches(n_classes)
+    theirs = _sklearn_pa_classifier(
+        C=0.5,
+        fit_intercept=False,
+        shuffle=False,
+        average=average,
+        class_weight={0: 2.0},
+    )
+    _quiet(lambda: theirs.partial_fit(X1, y1, classes=classes))
+    data = pickle.dumps(theirs)
+    path = tmp_path / "model.pkl"
+    path.write_bytes(data)
+    # scikit-learn 1.10: pickle itself cannot load the model any more
+    monkeypatch.delattr(sklearn.linear_model, "PassiveAggressiveClassifier")
+    monkeypatch.setitem(sys.modules, "sklearn.linear_model._passive_aggressive", None)
+    with pytest.raises((ImportError, AttributeError)):
+        pickle.loads(data)
+    for source in (data, path, str(path), io.BytesIO(data)):
+        ours = load_sklearn_pickle(source)
+        assert isinstance(ours, PassiveAggressiveClassifier)
+        if average:
+            # kept as this package keeps an average (the iterate and its
+            # accumulator), it reads back to within rounding
+            assert_allclose(ours.coef_, theirs.coef_, rtol=1e-14, atol=1e-15)
+        else:
+            assert_array_equal(ours.coef_, theirs.coef_)
+        assert_array_equal(ours.intercept_, theirs.intercept_)
+        assert_array_equal(ours.classes_, theirs.classes_)
+        assert ours.t_ == theirs.t_
+        assert_array_equal(ours.predict(X2), theirs.predict(X2))
+    monkeypatch.undo()
+    # the next batches: as scikit-learn's own model continues
+    for _ in range(2):
+        _quiet(lambda: theirs.partial_fit(X2, y2))
+        ours.partial_fit(X2, y2)
+    if average:
+        assert_allclose(ours.coef_, theirs.coef_, rtol=1e-12, atol=1e-12)
+    else:
+        assert_array_equal(ours.coef_, theirs.coef_)
+    assert ours.t_ == theirs.t_
+
+
+@needs_sklearn_pa
+def test_regressor_pickle_continues_as_sklearn(monkeypatch):
+    X, y = make_regression(200, 8, noise=2.0, random_state=0)
+    theirs = _quiet(
+        lambda: sklearn.linear_model.PassiveAggressiveRegressor(
+            C=0.2,
+            epsilon=0.05,
+            fit_intercept=False,
+            shuffle=False,
+            max_iter=3,
+            tol=None,
+            loss="squared_epsilon_insensitive",
+        )
+    )
+    _quiet(lambda: theirs.fit(X[:100], y[:100]))
+    data = pickle.dumps(theirs)
+    monkeypatch.delattr(sklearn.linear_model, "PassiveAggressiveRegressor")
+    monkeypatch.setitem(sys.modules, "sklearn.linear_model._passive_aggressive", None)
+    ours = load_sklearn_pickle(data)
+    monkeypatch.undo()
+    assert isinstance(ours, PassiveAggressiveRegressor)
+    assert ours.loss == "squared_epsilon_insensitive" and ours.n_iter_ == 3
+    assert_array_equal(ours.coef_, theirs.coef_)
+    # (the products are summed in another order: equal to rounding)
+    assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
+    _quiet(lambda: theirs.partial_fit(X[100:], y[100:]))
+    ours.partial_fit(X[100:], y[100:])
+    assert_array_equal(ours.coef_, theirs.coef_)
+
+
+@needs_sklearn_pa
+def test_fitted_intercept_and_balanced_weights_predict_the_same():
+    (X1, y1), (X2, _), _ = _batches(3)
+    theirs = _quiet(
+        lambda: _sklearn_pa_classifier(class_weight="balanced", random_state=0).fit(
+            X1, y1
+        )
+    )
+    ours = load_sklearn_pickle(pickle.dumps(theirs))
+    assert_array_equal(ours.coef_, theirs.coef_)
+    assert_array_equal(ours.intercept_, theirs.intercept_)
+    assert_allclose(
+        ours.decision_function(X2), theirs.decision_function(X2), rtol=1e-12
+    )
+    assert_array_equal(ours.predict(X2), theirs.predict(X2))
+    assert ours.class_weight == dict(
+        zip(theirs.classes_.tolist(), theirs._expanded_class_weight)
+    )
+    assert ours.fit_intercept and ours.intercept_scaling == 1.0
+
+
+@pytest.mark.parametrize("rate", ["pa1", "pa2"])
+def test_sgd_pa_pickles_and_live_models(rate):
+    (X1, y1), (X2, y2), classes = _batches(3)
+    theirs = _quiet(
+        lambda: SGDClassifier(
+            loss="hinge",
+            penalty=None,
+            learning_rate=rate,
+            eta0=0.3,
+            fit_intercept=False,
+            shuffle=False,
+        ).partial_fit(X1, y1, classes=classes)
+    )
+    for ours in (load_sklearn_pickle(pickle.dumps(theirs)), from_sklearn(theirs)):
+        assert ours.C == 0.3
+        assert ours.loss == ("hinge" if rate == "pa1" else "squared_hinge")
+        ours.partial_fit(X2, y2)
+    _quiet(lambda: theirs.partial_fit(X2, y2))
+    assert_array_equal(ours.coef_, theirs.coef_)
+
+
+def test_sgd_regressor_live_model():
+    X, y = make_regression(120, 6, noise=1.0, random_state=0)
+    theirs = _quiet(
+        lambda: SGDRegressor(
+            loss="epsilon_insensitive",
+            penalty=None,
+            learning_rate="pa1",
+            eta0=0.5,
+            fit_intercept=False,
+            shuffle=False,
+        ).partial_fit(X[:60], y[:60])
+    )
+    ours = from_sklearn(theirs)
+    ours.partial_fit(X[60:], y[60:])
+    _quiet(lambda: theirs.partial_fit(X[60:], y[60:]))
+    assert_array_equal(ours.coef_, theirs.coef_)
+
+
+def test_unfitted_model_gives_an_unfitted_estimator():
+    ours = from_sklearn(sgd_classifier(0.7, "hinge", class_weight={1: 2.0}))
+    assert not hasattr(ours, "coef_")
+    assert ours.C == 0.7 and ours.class_weight == {1: 2.0}
+
+
+@pytest.mark.parametrize(
+    "model, match",
+    [
+        (SGDClassifier(), "learning_rate='pa1' or 'pa2'"),
+        (SGDClassifier(learning_rate="pa1", eta0=1.0), "penalty='l2'"),
+        (
+            SGDClassifier(loss="log_loss", learning_rate="pa1", eta0=1.0, penalty=None),
+            "loss='hinge'",
+        ),
+    ],
+)
+def test_models_without_an_equivalent_are_refused(model, match):
+    with pytest.raises(ValueError, match=match):
+        from_sklearn(model)
+    with pytest.raises(ValueError, match=match):
+        load_sklearn_pickle(pickle.dumps(model))
+
+
+def test_other_objects_are_refused():
+    with pytest.raises(TypeError, match="from_sklearn converts"):
+        from_sklearn(sklearn.linear_model.LogisticRegression())
+    with pytest.raises(ValueError, match="not one of scikit-learn's"):
+        load_sklearn_pickle(pickle.dumps({"coef_": 1}))
