@@ -33,6 +33,7 @@ from ._dataset cimport (
     check_length, row_start,
 )
 from ._rules cimport Rule, RuleParams, rule_params
+from ._score_rows cimport pa_simd_available, score_row
 from ._weighting cimport scale_step_by_weights, unit_weights
 from ._steps cimport (
     Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
@@ -138,20 +139,6 @@ cdef inline void _prefetch_weights(
             PA_PREFETCH_W(U0 + <Py_ssize_t> next_ind[j] * K + c0)
 
 
-cdef extern from "_score_rows.h":
-    int pa_simd_available() noexcept nogil
-    double pa_score_row_i32(
-        const double *row_data, const int *row_ind, Py_ssize_t nnz,
-        const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
-        Py_ssize_t c1, double intercept_sq, double *scores, int use_simd,
-    ) noexcept nogil
-    double pa_score_row_i64(
-        const double *row_data, const long long *row_ind, Py_ssize_t nnz,
-        const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
-        Py_ssize_t c1, double intercept_sq, double *scores, int use_simd,
-    ) noexcept nogil
-
-
 # the AVX2 scoring of ``_score_rows.h`` where the processor has it (its sums
 # are the portable loop's to the last bit); ``_set_simd`` switches it off
 cdef int _simd = pa_simd_available()
@@ -178,13 +165,9 @@ cdef inline double _score_row(
     Py_ssize_t c1, double intercept_sq, double *scores,
 ) noexcept nogil:
     """``scores[c0:c1] = b + x . W``; returns ``||x||^2 + a^2``
-    (``_score_rows.h``)."""
-    if index_t is int:
-        return pa_score_row_i32(row_data, row_ind, nnz, W0, b, K, c0, c1,
-                                intercept_sq, scores, _simd)
-    else:
-        return pa_score_row_i64(row_data, row_ind, nnz, W0, b, K, c0, c1,
-                                intercept_sq, scores, _simd)
+    (``_score_rows.pxd``, with this module's AVX2 setting)."""
+    return score_row(row_data, row_ind, nnz, W0, b, K, c0, c1, intercept_sq,
+                     scores, _simd)
 
 
 cdef inline void _record_scores(

@@ -18,20 +18,7 @@ from ._dataset cimport (
     Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows,
     check_length, check_view, all_rows_fit,
 )
-
-
-cdef extern from "_score_rows.h":
-    int pa_simd_available() noexcept nogil
-    double pa_score_row_i32(
-        const double *row_data, const int *row_ind, Py_ssize_t nnz,
-        const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
-        Py_ssize_t c1, double intercept_sq, double *scores, int use_simd,
-    ) noexcept nogil
-    double pa_score_row_i64(
-        const double *row_data, const long long *row_ind, Py_ssize_t nnz,
-        const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
-        Py_ssize_t c1, double intercept_sq, double *scores, int use_simd,
-    ) noexcept nogil
+from ._score_rows cimport pa_simd_available, score_row
 
 
 cdef int _simd = pa_simd_available()
@@ -42,13 +29,9 @@ cdef inline double _score_row(
     const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
     Py_ssize_t c1, double intercept_sq, double *scores,
 ) noexcept nogil:
-    """``scores[c0:c1] = b + x . W`` (``_score_rows.h``)."""
-    if index_t is int:
-        return pa_score_row_i32(row_data, row_ind, nnz, W0, b, K, c0, c1,
-                                intercept_sq, scores, _simd)
-    else:
-        return pa_score_row_i64(row_data, row_ind, nnz, W0, b, K, c0, c1,
-                                intercept_sq, scores, _simd)
+    """``scores[c0:c1] = b + x . W`` (``_score_rows.pxd``)."""
+    return score_row(row_data, row_ind, nnz, W0, b, K, c0, c1, intercept_sq,
+                     scores, _simd)
 
 
 def score_rows(
