@@ -97,8 +97,11 @@ def _classifier_shapes(operator):
     )
 
 
-def _linear_scores(scope, container, input_name, coef, intercept, dtype, proto):
-    """``input @ coef.T + intercept`` as two nodes; returns the output name."""
+def _linear_scores(scope, container, operator, coef, intercept, output):
+    """``input @ coef.T + intercept`` as two nodes, also written to the
+    operator's output number ``output``; returns the scores' name."""
+    proto, _ = _proto(operator)
+    input_name = operator.inputs[0].full_name
     coef_name = scope.get_unique_variable_name("coef")
     intercept_name = scope.get_unique_variable_name("intercept")
     container.add_initializer(
@@ -121,6 +124,12 @@ def _linear_scores(scope, container, input_name, coef, intercept, dtype, proto):
         scores,
         name=scope.get_unique_operator_name("Add"),
     )
+    container.add_node(
+        "Identity",
+        scores,
+        operator.outputs[output].full_name,
+        name=scope.get_unique_operator_name("Identity"),
+    )
     return scores
 
 
@@ -136,21 +145,13 @@ def _convert_classifier(scope, operator, container):
     from onnx import TensorProto
 
     model = operator.raw_operator
-    proto, dtype = _proto(operator)
     coef = np.asarray(model.coef_, dtype=np.float64)
     intercept = np.ravel(np.asarray(model.intercept_, dtype=np.float64))
     if coef.shape[0] == 1:
         # two classes: the scores [-s, s], whose argmax is predict's s > 0
         coef, intercept = np.vstack([-coef, coef]), np.r_[-intercept, intercept]
-    scores = _linear_scores(
-        scope, container, operator.inputs[0].full_name, coef, intercept, dtype, proto
-    )
-    container.add_node(
-        "Identity",
-        scores,
-        operator.outputs[1].full_name,
-        name=scope.get_unique_operator_name("Identity"),
-    )
+    # the scores are the second output; the labels, the first, come from them
+    scores = _linear_scores(scope, container, operator, coef, intercept, 1)
     index = scope.get_unique_variable_name("index")
     container.add_node(
         "ArgMax",
@@ -186,18 +187,9 @@ def _regressor_shapes(operator):
 
 def _convert_regressor(scope, operator, container):
     model = operator.raw_operator
-    proto, dtype = _proto(operator)
     coef = np.asarray(model.coef_, dtype=np.float64).reshape(1, -1)
     intercept = np.ravel(np.asarray(model.intercept_, dtype=np.float64))
-    scores = _linear_scores(
-        scope, container, operator.inputs[0].full_name, coef, intercept, dtype, proto
-    )
-    container.add_node(
-        "Identity",
-        scores,
-        operator.outputs[0].full_name,
-        name=scope.get_unique_operator_name("Identity"),
-    )
+    _linear_scores(scope, container, operator, coef, intercept, 0)
 
 
 def register_converters():

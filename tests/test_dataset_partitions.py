@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from local_cluster import local_client
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from sklearn_pa import PassiveAggressiveClassifier
@@ -120,16 +121,7 @@ def _in_memory_blocks(Xd, yd):
 
 @pytest.fixture(scope="module")
 def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            host="127.0.0.1",
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as client,
-    ):
+    with local_client() as client:
         yield client
 
 

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from local_cluster import local_client
 from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
 
@@ -25,16 +26,7 @@ from sklearn_pa.distributed import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            host="127.0.0.1",
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as client,
-    ):
+    with local_client() as client:
         yield client
 
 

@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 import pytest
+from local_cluster import local_client
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 
@@ -43,16 +44,7 @@ ESTIMATOR = S.PassiveAggressiveClassifier(random_state=0, tol=None)
 
 @pytest.fixture(scope="module")
 def cluster_client():
-    with (
-        distributed.LocalCluster(
-            n_workers=N_WORKERS,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            host="127.0.0.1",
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as client,
-    ):
+    with local_client(N_WORKERS) as client:
         yield client
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.utils.validation
+from local_cluster import local_client
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_classification, make_regression
 
@@ -224,17 +225,8 @@ def test_parameter_mixing_validates_once_whatever_the_number_of_epochs(monkeypat
 
 @pytest.fixture(scope="module")
 def client():
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            host="127.0.0.1",
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as client,
-    ):
+    pytest.importorskip("distributed")
+    with local_client() as client:
         yield client
 
 
