@@ -32,6 +32,11 @@ cpdef enum SecondOrderRule:
     STEP_AROW = 46      # AROW: squared hinge + variance, regularizer r
     STEP_SCW1 = 47      # SCW-I: CW loss, multiplier capped at C
     STEP_SCW2 = 48      # SCW-II: squared CW loss weighted by C
+    # peer-library rules (_peer_rules.pxd; SO_BINARY, SO_SINGLE, SO_SEQUENTIAL)
+    STEP_SOP = 50       # second-order perceptron, param = a
+    STEP_IELLIP = 51    # ellipsoid method, param = b, phi = c
+    STEP_NHERD = 52     # normal herding, param = C
+    STEP_NAROW = 53     # narrow adaptive regularisation, param = b
 
 # The sequence kernels (``_sequence.pyx``): which prefixes the structured
 # perceptron updates on (Huang, Fayong & Guo 2012) and the slack of
@@ -84,8 +89,8 @@ cdef inline RuleParams rule_params(dict params) except *:
 cdef struct SecondOrderParams:
     int rule       # a SecondOrderRule constraint rule (SO_*)
     int step       # a SecondOrderRule step rule (STEP_*)
-    double phi     # Phi^-1(eta) (CW, SCW)
-    double param   # r (AROW) or C (SCW)
+    double phi     # Phi^-1(eta) (CW, SCW); c (IELLIP)
+    double param   # r (AROW), C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW)
 
 
 cdef inline SecondOrderParams second_order_params(dict params) except *:

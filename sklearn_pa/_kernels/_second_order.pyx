@@ -42,6 +42,9 @@ from ._dataset cimport (
 from ._rules cimport SecondOrderParams, SecondOrderRule, second_order_params
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
+from ._peer_rules cimport (
+    PeerStep, is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_scale_all,
+)
 
 
 def epoch(
@@ -165,6 +168,11 @@ cdef tuple _epoch(
         raise ValueError("this rule needs one shared covariance block")
     if rule == SecondOrderRule.SO_BINARY and K != 1:
         raise ValueError("the binary rule needs one weight column")
+    # (the peer rules: _peer_rules.pxd)
+    cdef bint peer = is_peer_step(step)
+    if peer and rule == SecondOrderRule.SO_SUPPORT:
+        raise ValueError("this step rule has no support-class (SO_SUPPORT) form")
+    cdef PeerStep ps
     # the rows, the weights and every per-row array must fit the data
     cdef Py_ssize_t needed = check_rows(rows, order)
     cdef Py_ssize_t q
@@ -312,17 +320,29 @@ cdef tuple _epoch(
                 v = _sigma_x(full, Sf, Sd, 0, G, blk, n_blas, uplo, xbuf, sx_a,
                              row_data, row_ind, nnz, n_features, intercept)
                 m = ysign * scores[0]
-                loss = cw_loss(step, m, v, phi)
+                if peer:
+                    loss = peer_loss(step, m)
+                    peer_pair_step(step, m, v, phi, param, w_i, t, &ps)
+                    alpha = ps.alpha
+                    beta = ps.beta
+                else:
+                    loss = cw_loss(step, m, v, phi)
+                    cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
                 loss_out[0] += loss
-                cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
                 if alpha > 0.0 or beta > 0.0:
                     stepped = True
                     avg_coef = _avg(averaging, t, average_start)
                     overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
                                       K, 0, ysign * alpha, avg_coef, sx_a,
                                       row_ind, nnz, n_features, intercept)
-                    _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
-                         row_ind, nnz, n_features, intercept)
+                    if peer:
+                        peer_cov_block(full, Sf, Sd, 0, G, blk, n_blas, uplo, &ps,
+                                       sx_a, row_data, row_ind, nnz, n_features,
+                                       intercept)
+                        peer_scale_all(full, Sf, Sd, G, blk, n_features + 1, ps.scale)
+                    else:
+                        _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
+                             row_ind, nnz, n_features, intercept)
 
             elif rule == SecondOrderRule.SO_SUPPORT:
                 n_cand = 0
@@ -611,6 +631,9 @@ cdef inline bint cw_sequential_steps(
     cdef Py_ssize_t j, p, r
     cdef double vy, vr, m, v, alpha, beta, avg_coef = 0.0
     cdef bint stepped = False
+    cdef bint peer = is_peer_step(c.step)
+    cdef PeerStep ps
+    ps.scale = 1.0
     # the context's fields in locals: the updates write through double
     # pointers, which could otherwise alias them and force reloads
     cdef bint full = c.full
@@ -637,9 +660,16 @@ cdef inline bint cw_sequential_steps(
                       row_data, row_ind, nnz, n_features, intercept)
         m = scores[y] - scores[r]
         v = vy + vr
-        if j == 0:
-            loss_out[0] = cw_loss(step, m, v, phi)
-        cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+        if peer:
+            if j == 0:
+                loss_out[0] = peer_loss(step, m)
+            peer_pair_step(step, m, v, phi, param, w_i, t, &ps)
+            alpha = ps.alpha
+            beta = ps.beta
+        else:
+            if j == 0:
+                loss_out[0] = cw_loss(step, m, v, phi)
+            cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
         if not (alpha > 0.0 or beta > 0.0):
             continue
         if not stepped:
@@ -649,19 +679,27 @@ cdef inline bint cw_sequential_steps(
                              sx_a, row_ind, nnz, n_features, intercept)
         overflow[0] |= _mean(full, W0, U0, b, bu, K, r, -alpha, avg_coef,
                              sx_b, row_ind, nnz, n_features, intercept)
-        _cov(full, Sf, Sd, y, G, blk, n_blas, uplo, beta, sx_a,
-             row_ind, nnz, n_features, intercept)
-        _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
-             row_ind, nnz, n_features, intercept)
+        if peer:
+            peer_cov_block(full, Sf, Sd, y, G, blk, n_blas, uplo, &ps, sx_a,
+                           row_data, row_ind, nnz, n_features, intercept)
+            peer_cov_block(full, Sf, Sd, r, G, blk, n_blas, uplo, &ps, sx_b,
+                           row_data, row_ind, nnz, n_features, intercept)
+            peer_scale_all(full, Sf, Sd, G, blk, n_features + 1, ps.scale)
+        else:
+            _cov(full, Sf, Sd, y, G, blk, n_blas, uplo, beta, sx_a,
+                 row_ind, nnz, n_features, intercept)
+            _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
+                 row_ind, nnz, n_features, intercept)
         if j + 1 < n_cand:
             # the next pair sees the mean and covariance this one left
             scores[y] += alpha * vy
             if full:
                 # Sigma' x = (1 - beta v) Sigma x for the rank-one update; it
                 # does not hold for the diagonal one
+                # (times IELLIP's scale; 1 for the other rules)
                 for p in range(Dp):
-                    sx_a[p] *= 1.0 - beta * vy
-                vy = vy - beta * vy * vy
+                    sx_a[p] *= (1.0 - beta * vy) * ps.scale
+                vy = (vy - beta * vy * vy) * ps.scale
             else:
                 vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo,
                               xbuf, sx_a, row_data, row_ind, nnz,
