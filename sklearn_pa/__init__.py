@@ -21,6 +21,12 @@ from ._passive_aggressive import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
 )
+from ._second_order_peers import (
+    IELLIPClassifier,
+    NAROWClassifier,
+    NHERDClassifier,
+    SOPClassifier,
+)
 from .sequence import StructuredPassiveAggressive, StructuredPerceptron
 
 __version__ = "0.1.0.dev0"
@@ -35,6 +41,10 @@ __all__ = [
     "AROWClassifier",
     "ConfidenceWeightedClassifier",
     "SCWClassifier",
+    "IELLIPClassifier",
+    "NAROWClassifier",
+    "NHERDClassifier",
+    "SOPClassifier",
     "OnlineBayesPointClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveOneClass",
