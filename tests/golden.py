@@ -10,7 +10,10 @@ has to be made on purpose: regenerate with
 
     python tests/golden.py
 
-and say in the commit which cases moved and why.
+and say in the commit which cases moved and why.  A new case is recorded
+alone, leaving the stored arrays of the others as they are:
+
+    python tests/golden.py NEW_CASE [NEW_CASE ...]
 """
 
 import os
@@ -25,14 +28,18 @@ from sklearn_pa import (
     ErrorProportionalRegressor,
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
+    IELLIPClassifier,
     KernelPassiveAggressiveClassifier,
     KernelPassiveAggressiveRegressor,
     MIRAClassifier,
+    NAROWClassifier,
+    NHERDClassifier,
     OnlineBayesPointClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveOneClass,
     PassiveAggressiveRegressor,
     SCWClassifier,
+    SOPClassifier,
     StructuredPassiveAggressive,
     StructuredPerceptron,
 )
@@ -205,6 +212,20 @@ CASES = {
     ),
     "scw1_binary": ("binary", lambda: SCWClassifier(**EPOCHS)),
     "scw2_multi": ("multiclass", lambda: SCWClassifier(variant=2, **EPOCHS)),
+    # the peer-library second-order rules (SOP, IELLIP, NHERD, NAROW)
+    **{
+        f"{name}_{task}_{cov}": (
+            task,
+            lambda cls=cls, cov=cov: cls(covariance=cov, **EPOCHS),
+        )
+        for name, cls in (
+            ("sop", SOPClassifier),
+            ("iellip", IELLIPClassifier),
+            ("nherd", NHERDClassifier),
+            ("narow", NAROWClassifier),
+        )
+        for task, cov in (("binary", "diagonal"), ("multiclass", "full"))
+    },
     # Bayes point machine
     "obpm_multi": (
         "multiclass",
@@ -287,9 +308,21 @@ def outputs(name, sparse=False):
     return out
 
 
-def main():
+def main(names=()):
+    """Record every case, or only ``names`` (the stored arrays of the other
+    cases are kept as they are)."""
     arrays = {}
-    for name in CASES:
+    if names:
+        unknown = sorted(set(names) - set(CASES))
+        if unknown:
+            raise SystemExit(f"unknown cases: {unknown}")
+        with np.load(PATH) as stored:
+            arrays = {
+                key: stored[key]
+                for key in stored.files
+                if key.split("/", 1)[0] not in names
+            }
+    for name in names or CASES:
         for key, value in outputs(name).items():
             arrays[f"{name}/{key}"] = value
     os.makedirs(os.path.dirname(PATH), exist_ok=True)
@@ -298,4 +331,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])
