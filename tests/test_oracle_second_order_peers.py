@@ -239,12 +239,14 @@ def narow_libol(X, y, b, epochs):
     return w, Sigma
 
 
-def pair_reference(X, y, K, name, p, covariance, epochs):
+def pair_reference(X, y, K, name, p, covariance, epochs, sequential=False):
     """Every rule on the pair (y, r), r the highest-scoring wrong class (the
     lowest index among ties; binary: the one weight vector, labels +-1),
     with one covariance block per class, full or diagonal (NHERD's diagonal
     as Jubatus' ``normal_herd.cpp``: 1 / S_rr += (2 C + C^2 v) x_r^2; the
-    other diagonal rules keep the diagonal of the full step)."""
+    other diagonal rules keep the diagonal of the full step).  With
+    ``sequential`` every wrong class in turn (highest score first), each
+    pair on the state the previous one left (k = inf)."""
     n, d = X.shape
     binary = K == 2
     G = 1 if binary else K
@@ -255,50 +257,53 @@ def pair_reference(X, y, K, name, p, covariance, epochs):
     def sx(g, x):
         return S[g] @ x if covariance == "full" else S[g] * x
 
+    def pair_step(pairs, x, t):
+        nonlocal S
+        m = sum(sign * W[g] @ x for g, sign in pairs)
+        sxs = [sx(g, x) for g, _ in pairs]
+        v = sum(x @ s for s in sxs)
+        alpha = beta = kappa = 0.0
+        scale = 1.0
+        if name == "sop" and m <= 0:
+            beta = 1.0 / (v + p)
+            alpha = (p - m) * beta
+        elif name == "iellip" and m <= 0 and v > 0:
+            c, b = p
+            c_t = c * b ** (t - 1)
+            alpha, beta, scale = (1 - m) / v, c_t / v, 1 / (1 - c_t)
+        elif name == "nherd" and m < 1:
+            gamma = 1.0 / p
+            alpha = (1 - m) / (v + gamma)
+            beta = (v + 2 * gamma) / (v + gamma) ** 2
+            kappa = 2 * p + p * p * v
+        elif name == "narow" and m < 1 and v > 1 / p:
+            r_t = v / (p * v - 1)
+            beta = 1 / (v + r_t)
+            alpha = (1 - m) * beta
+        if alpha == 0.0 and beta == 0.0:
+            return
+        for (g, sign), s in zip(pairs, sxs):
+            W[g] += sign * alpha * s
+            if covariance == "full":
+                S[g] -= beta * np.outer(s, s)
+            elif name == "nherd":
+                S[g] = S[g] / (1 + kappa * S[g] * x * x)
+            else:
+                S[g] -= beta * s * s
+        S *= scale
+
     for _ in range(epochs):
         for x, yt in zip(X, y):
             t += 1
             if binary:
-                sign = 1.0 if yt == 1 else -1.0
-                pairs = [(0, sign)]
-                m = sign * W[0] @ x
-            else:
-                scores = W @ x
-                rivals = [k for k in range(K) if k != yt]
-                r = max(rivals, key=lambda k: (scores[k], -k))
-                pairs = [(yt, 1.0), (r, -1.0)]
-                m = scores[yt] - scores[r]
-            sxs = [sx(g, x) for g, _ in pairs]
-            v = sum(x @ s for s in sxs)
-            alpha = beta = kappa = 0.0
-            scale = 1.0
-            if name == "sop" and m <= 0:
-                beta = 1.0 / (v + p)
-                alpha = (p - m) * beta
-            elif name == "iellip" and m <= 0 and v > 0:
-                c, b = p
-                c_t = c * b ** (t - 1)
-                alpha, beta, scale = (1 - m) / v, c_t / v, 1 / (1 - c_t)
-            elif name == "nherd" and m < 1:
-                gamma = 1.0 / p
-                alpha = (1 - m) / (v + gamma)
-                beta = (v + 2 * gamma) / (v + gamma) ** 2
-                kappa = 2 * p + p * p * v
-            elif name == "narow" and m < 1 and v > 1 / p:
-                r_t = v / (p * v - 1)
-                beta = 1 / (v + r_t)
-                alpha = (1 - m) * beta
-            if alpha == 0.0 and beta == 0.0:
+                pair_step([(0, 1.0 if yt == 1 else -1.0)], x, t)
                 continue
-            for (g, sign), s in zip(pairs, sxs):
-                W[g] += sign * alpha * s
-                if covariance == "full":
-                    S[g] -= beta * np.outer(s, s)
-                elif name == "nherd":
-                    S[g] = S[g] / (1 + kappa * S[g] * x * x)
-                else:
-                    S[g] -= beta * s * s
-            S *= scale
+            scores = W @ x
+            rivals = sorted(
+                (k for k in range(K) if k != yt), key=lambda k: (-scores[k], k)
+            )
+            for r in rivals if sequential else rivals[:1]:
+                pair_step([(yt, 1.0), (r, -1.0)], x, t)
     return W, S
 
 
@@ -388,6 +393,58 @@ def test_partial_fit_continues_the_rounds(name):
     W, S = pair_reference(X, y, 3, name, PARAMS[name], "full", 1)
     assert_allclose(clf.coef_, W, rtol=1e-10, atol=1e-10)
     assert_allclose(clf.covariance_, S, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_sequential_kernel_rule_is_pair_steps_in_turn(name, covariance):
+    """The kernel's k = inf rule (SO_SEQUENTIAL, not offered by the
+    estimators) with a peer step: every wrong class in turn, each pair on
+    the state the previous one left (IELLIP's scale and NHERD's diagonal
+    precision included)."""
+    X, y = _data(7, 12, 4, 4)
+    n, d = X.shape
+    full = covariance == "full"
+    W, b = np.zeros((d, 4)), np.zeros(4)
+    S_full = np.stack([np.eye(d)] * 4) if full else np.zeros((0, 1, 1))
+    S_diag = np.zeros((0, 1)) if full else np.ones((d + 1, 4))
+    step = {"sop": R.STEP_SOP, "iellip": R.STEP_IELLIP}.get(name)
+    step = step or {"nherd": R.STEP_NHERD, "narow": R.STEP_NAROW}[name]
+    p = PARAMS[name]
+    phi, param = (p[0], p[1]) if name == "iellip" else (0.0, p)
+    for epoch in range(2):
+        second_order_epoch(
+            np.ascontiguousarray(X).ravel(),
+            np.arange(d, dtype=np.int32),
+            np.zeros(1, dtype=np.int32),
+            True,
+            d,
+            np.arange(n, dtype=np.int64),
+            y.astype(np.int32),
+            np.ones(n),
+            W,
+            b,
+            S_diag,
+            S_full,
+            np.zeros((0, 4)),
+            np.zeros(0),
+            np.ones(4),
+            int(R.SO_SEQUENTIAL),
+            int(step),
+            phi,
+            param,
+            0.0,
+            epoch * n,
+            0,
+            np.zeros(1),
+        )
+    W_ref, S_ref = pair_reference(X, y, 4, name, p, covariance, 2, sequential=True)
+    assert_allclose(W.T, W_ref, rtol=1e-10, atol=1e-10)
+    if full:
+        for k in range(4):
+            assert_allclose(np.triu(S_full[k]), np.triu(S_ref[k]), atol=1e-10)
+    else:
+        assert_allclose(S_diag[:d].T, S_ref, rtol=1e-10, atol=1e-10)
 
 
 def test_support_rule_is_refused():
