@@ -110,3 +110,27 @@ def test_support_class_rule_is_not_offered(cls):
     """The peer rules take one constraint (k = 1): their estimators have no
     ``multiclass`` parameter, and the kernel refuses SO_SUPPORT."""
     assert "multiclass" not in cls().get_params()
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_state_protocol_epoch_equals_partial_fit(cls, covariance):
+    """The state protocol (parameter mixing) runs the same pass as
+    ``partial_fit``, IELLIP's round counter included."""
+    import copy
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:200] / 16, y[:200]
+    est = cls(covariance=covariance, random_state=0)
+    est.partial_fit(X[:100], y[:100], classes=np.unique(y))
+    learner = est.__sklearn_pa_state__()
+    state = learner.get()
+    block = learner.prepare(X[100:], y[100:])
+    new, stats = learner.epoch(block, state, copy.deepcopy(est._rng))
+    reference = copy.deepcopy(est).partial_fit(X[100:], y[100:])
+    expected = reference.__sklearn_pa_state__().get()
+    assert expected.keys() == new.keys()
+    for key, value in expected.items():
+        if isinstance(value, np.ndarray):
+            assert_allclose(new[key], value, rtol=1e-12, atol=1e-12, err_msg=key)
+    assert stats.n_updates > 0
