@@ -286,6 +286,10 @@ class IELLIPClassifier(_PeerSecondOrder):
         self.average = average
         self.new_classes = new_classes
 
+    #: a step divides every covariance block by 1 - c_t: a partial_fit call
+    #: journals the whole diagonal covariance (see _SecondOrderEpochs.journal)
+    _rescales_covariance = True
+
     def _kernel_params(self):
         return self._second_order_params(
             R.STEP_IELLIP, phi=self.shrinkage, param=self.shrinkage_decay

@@ -134,3 +134,34 @@ def test_state_protocol_epoch_equals_partial_fit(cls, covariance):
         if isinstance(value, np.ndarray):
             assert_allclose(new[key], value, rtol=1e-12, atol=1e-12, err_msg=key)
     assert stats.n_updates > 0
+
+
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_iellip_failed_partial_fit_restores_the_whole_covariance(
+    covariance, monkeypatch
+):
+    """IELLIP rescales every variance, not only those of the batch's
+    features: a partial_fit call that fails puts all of them back."""
+    from sklearn_pa._second_order_epochs import _SecondOrderEpochs
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 6))
+    y = (X[:, 0] > 0).astype(int)
+    clf = IELLIPClassifier(covariance=covariance, shrinkage_decay=1.0)
+    clf.partial_fit(X[:10], y[:10], classes=[0, 1])
+    before = clf.covariance_.copy()
+    # a sparse batch that touches the first two features only
+    batch = np.zeros((5, 6))
+    batch[:, :2] = rng.normal(size=(5, 2))
+    batch = sp.csr_matrix(batch)
+
+    run = _SecondOrderEpochs.run
+
+    def fail(self, order, t):
+        run(self, order, t)
+        raise RuntimeError("after the pass")
+
+    monkeypatch.setattr(_SecondOrderEpochs, "run", fail)
+    with pytest.raises(RuntimeError, match="after the pass"):
+        clf.partial_fit(batch, np.array([0, 1, 0, 1, 0]))
+    assert_allclose(clf.covariance_, before, rtol=0, atol=0)
