@@ -12,7 +12,7 @@ block per class, as AROW does.
 
 from numbers import Real
 
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._confidence_weighted import _doc
 from ._docstrings import fill_text
@@ -26,6 +26,13 @@ __all__ = [
     "NHERDClassifier",
     "SOPClassifier",
 ]
+
+#: NHERD's diagonal rules (Crammer & Lee 2010), one kernel step each
+_NHERD_DIAGONAL = {
+    "project": R.STEP_NHERD,
+    "exact": R.STEP_NHERD_EXACT,
+    "drop": R.STEP_NHERD_DROP,
+}
 
 _COVARIANCE_DOC = """covariance : {"diagonal", "full"}, default="diagonal"
         ``"diagonal"`` keeps one variance per feature (per block) and touches
@@ -314,9 +321,8 @@ class NHERDClassifier(_PeerSecondOrder):
             \Sigma x x^\top \Sigma,
 
     i.e. :math:`\Sigma^{-1} \leftarrow \Sigma^{-1} + (2 C + C^2 v) x
-    x^\top`.  The diagonal covariance adds that precision feature by
-    feature, :math:`\Sigma_{rr}^{-1} \leftarrow \Sigma_{rr}^{-1} + (2 C +
-    C^2 v) x_r^2` (as Jubatus' ``normal_herd`` does).
+    x^\top`.  The diagonal covariance follows one of the paper's three
+    diagonal rules (``diagonal_rule``).
 
     With more than two classes each example updates the pair (true class,
     highest-scoring wrong class) on the margin
@@ -328,6 +334,16 @@ class NHERDClassifier(_PeerSecondOrder):
         Aggressiveness: the weight of the squared hinge (:math:`1 / \gamma`).
         A sample weight :math:`s` multiplies it.
     %(covariance)s
+    diagonal_rule : {"project", "exact", "drop"}, default="project"
+        How a diagonal covariance follows the full update (ignored with
+        ``covariance="full"``): ``"project"`` adds the precision feature by
+        feature, :math:`\Sigma_{rr}^{-1} \leftarrow \Sigma_{rr}^{-1} + (2 C
+        + C^2 v) x_r^2` (Jubatus' ``normal_herd``); ``"exact"`` herds each
+        coordinate as a one-dimensional problem,
+        :math:`\Sigma_{rr} \leftarrow \Sigma_{rr} / (1 + C x_r^2
+        \Sigma_{rr})^2`; ``"drop"`` keeps the diagonal of the full update,
+        :math:`\Sigma_{rr} \leftarrow \Sigma_{rr} - \frac{v + 2\gamma}{(v +
+        \gamma)^2} (\Sigma_{rr} x_r)^2`.
     %(common)s
 
     %(attributes)s
@@ -359,6 +375,7 @@ class NHERDClassifier(_PeerSecondOrder):
     _parameter_constraints: dict = {
         **_BaseSecondOrder._parameter_constraints,
         "C": [Interval(Real, 0, None, closed="neither")],
+        "diagonal_rule": [StrOptions(set(_NHERD_DIAGONAL))],
     }
 
     _expected_failed_checks = {
@@ -376,6 +393,7 @@ class NHERDClassifier(_PeerSecondOrder):
         *,
         C=1.0,
         covariance="diagonal",
+        diagonal_rule="project",
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -393,6 +411,7 @@ class NHERDClassifier(_PeerSecondOrder):
     ):
         self.C = C
         self.covariance = covariance
+        self.diagonal_rule = diagonal_rule
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -409,7 +428,8 @@ class NHERDClassifier(_PeerSecondOrder):
         self.new_classes = new_classes
 
     def _kernel_params(self):
-        return self._second_order_params(R.STEP_NHERD, param=self.C)
+        step = _NHERD_DIAGONAL[self.diagonal_rule]
+        return self._second_order_params(step, param=self.C)
 
 
 class NAROWClassifier(_PeerSecondOrder):

@@ -226,6 +226,13 @@ CASES = {
         )
         for task, cov in (("binary", "diagonal"), ("multiclass", "full"))
     },
+    **{
+        f"nherd_{rule}_multiclass": (
+            "multiclass",
+            lambda rule=rule: NHERDClassifier(diagonal_rule=rule, **EPOCHS),
+        )
+        for rule in ("exact", "drop")
+    },
     # Bayes point machine
     "obpm_multi": (
         "multiclass",

@@ -242,9 +242,12 @@ def narow_libol(X, y, b, epochs):
 def pair_reference(X, y, K, name, p, covariance, epochs, sequential=False):
     """Every rule on the pair (y, r), r the highest-scoring wrong class (the
     lowest index among ties; binary: the one weight vector, labels +-1),
-    with one covariance block per class, full or diagonal (NHERD's diagonal
-    as Jubatus' ``normal_herd.cpp``: 1 / S_rr += (2 C + C^2 v) x_r^2; the
-    other diagonal rules keep the diagonal of the full step).  With
+    with one covariance block per class, full or diagonal.  NHERD's diagonal
+    rules are the paper's three: "project" (``nherd``, as Jubatus'
+    ``normal_herd.cpp``) 1 / S_rr += (2 C + C^2 v) x_r^2, "exact"
+    (``nherd_exact``) S_rr / (1 + C x_r^2 S_rr)^2 and "drop"
+    (``nherd_drop``), the diagonal of the full step, which the other
+    diagonal rules keep too.  With
     ``sequential`` every wrong class in turn (highest score first), each
     pair on the state the previous one left (k = inf)."""
     n, d = X.shape
@@ -271,7 +274,7 @@ def pair_reference(X, y, K, name, p, covariance, epochs, sequential=False):
             c, b = p
             c_t = c * b ** (t - 1)
             alpha, beta, scale = (1 - m) / v, c_t / v, 1 / (1 - c_t)
-        elif name == "nherd" and m < 1:
+        elif name.startswith("nherd") and m < 1:
             gamma = 1.0 / p
             alpha = (1 - m) / (v + gamma)
             beta = (v + 2 * gamma) / (v + gamma) ** 2
@@ -288,6 +291,8 @@ def pair_reference(X, y, K, name, p, covariance, epochs, sequential=False):
                 S[g] -= beta * np.outer(s, s)
             elif name == "nherd":
                 S[g] = S[g] / (1 + kappa * S[g] * x * x)
+            elif name == "nherd_exact":
+                S[g] = S[g] / (1 + p * x * x * S[g]) ** 2
             else:
                 S[g] -= beta * s * s
         S *= scale
@@ -314,9 +319,20 @@ ESTIMATORS = {
         lambda p: {"shrinkage": p[0], "shrinkage_decay": p[1]},
     ),
     "nherd": (NHERDClassifier, lambda p: {"C": p}),
+    "nherd_exact": (NHERDClassifier, lambda p: {"C": p, "diagonal_rule": "exact"}),
+    "nherd_drop": (NHERDClassifier, lambda p: {"C": p, "diagonal_rule": "drop"}),
     "narow": (NAROWClassifier, lambda p: {"variance_floor": 1.0 / p}),
 }
-PARAMS = {"sop": 0.7, "iellip": (0.3, 0.8), "nherd": 0.5, "narow": 1.5}
+PARAMS = {
+    "sop": 0.7,
+    "iellip": (0.3, 0.8),
+    "nherd": 0.5,
+    "nherd_exact": 0.5,
+    "nherd_drop": 0.5,
+    "narow": 1.5,
+}
+#: the four algorithms (NHERD's diagonal rules agree with a full covariance)
+ALGORITHMS = ["iellip", "narow", "nherd", "sop"]
 
 
 def _data(seed, n, d, K):
@@ -345,7 +361,7 @@ def _sigma_blocks(clf, d):
 
 
 @pytest.mark.parametrize("sparse_input", [False, True])
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("name", ALGORITHMS)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_binary_full_fit_is_the_paper(name, sparse_input, seed):
     """Binary, full covariance: the fit over 4 epochs is the source's
@@ -379,7 +395,7 @@ def test_fit_matches_the_pair_reference(name, covariance, sparse_input, K):
     assert_allclose(_sigma_blocks(clf, X.shape[1]), S, rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("name", ALGORITHMS)
 def test_partial_fit_continues_the_rounds(name):
     """partial_fit in three batches is one pass of the reference (IELLIP's
     c_t keeps counting the rounds across calls)."""
@@ -408,8 +424,14 @@ def test_sequential_kernel_rule_is_pair_steps_in_turn(name, covariance):
     W, b = np.zeros((d, 4)), np.zeros(4)
     S_full = np.stack([np.eye(d)] * 4) if full else np.zeros((0, 1, 1))
     S_diag = np.zeros((0, 1)) if full else np.ones((d + 1, 4))
-    step = {"sop": R.STEP_SOP, "iellip": R.STEP_IELLIP}.get(name)
-    step = step or {"nherd": R.STEP_NHERD, "narow": R.STEP_NAROW}[name]
+    step = {
+        "sop": R.STEP_SOP,
+        "iellip": R.STEP_IELLIP,
+        "nherd": R.STEP_NHERD,
+        "nherd_exact": R.STEP_NHERD_EXACT,
+        "nherd_drop": R.STEP_NHERD_DROP,
+        "narow": R.STEP_NAROW,
+    }[name]
     p = PARAMS[name]
     phi, param = (p[0], p[1]) if name == "iellip" else (0.0, p)
     for epoch in range(2):

@@ -11,8 +11,8 @@
 #
 #     Sigma <- scale * (Sigma - beta (Sigma x)(Sigma x)^T)
 #
-# except for NHERD's diagonal covariance, whose precision grows per feature
-# (``kappa > 0``, see ``peer_cov_block``).  ``tests/test_oracle_second_order_peers.py``
+# except for two of NHERD's diagonal covariance rules ("project": ``kappa``,
+# "exact": ``herd_c``; see ``peer_cov_block``).  ``tests/test_oracle_second_order_peers.py``
 # checks every rule against the paper's problem or an independent transcription.
 
 from libc.math cimport pow, sqrt, INFINITY
@@ -25,15 +25,18 @@ from ._rules cimport SecondOrderRule
 cdef struct PeerStep:
     double alpha   # the mean step: mu_c += (+/-) alpha Sigma_c x
     double beta    # the rank-one shrinkage of Sigma (Sherman-Morrison form)
-    double kappa   # > 0: NHERD's diagonal rule, precision_rr += kappa x_r^2
+    double kappa   # > 0: NHERD's "project" diagonal, precision_rr += kappa x_r^2
+    double herd_c  # > 0: NHERD's "exact" diagonal, S_rr /= (1 + herd_c x_r^2 S_rr)^2
     double scale   # the factor of the whole covariance after the step (IELLIP)
 
 
 cdef inline bint is_peer_step(int step) noexcept nogil:
-    """Whether ``step`` is one of this file's rules (SecondOrderRule 50-53)."""
+    """Whether ``step`` is one of this file's rules (SecondOrderRule 50-55)."""
     return (step == SecondOrderRule.STEP_SOP or step == SecondOrderRule.STEP_IELLIP
             or step == SecondOrderRule.STEP_NHERD
-            or step == SecondOrderRule.STEP_NAROW)
+            or step == SecondOrderRule.STEP_NAROW
+            or step == SecondOrderRule.STEP_NHERD_EXACT
+            or step == SecondOrderRule.STEP_NHERD_DROP)
 
 
 cdef inline void sop_step(
@@ -54,6 +57,7 @@ cdef inline void sop_step(
     s.alpha = 0.0
     s.beta = 0.0
     s.kappa = 0.0
+    s.herd_c = 0.0
     s.scale = 1.0
     if not (m <= 0.0) or not w > 0.0 or not v >= 0.0:
         return
@@ -77,6 +81,7 @@ cdef inline void iellip_step(
     s.alpha = 0.0
     s.beta = 0.0
     s.kappa = 0.0
+    s.herd_c = 0.0
     s.scale = 1.0
     if not (m <= 0.0) or not w > 0.0 or not v > 0.0:
         return
@@ -87,7 +92,7 @@ cdef inline void iellip_step(
 
 
 cdef inline void nherd_step(
-    double m, double v, double C, double w, PeerStep *s,
+    double m, double v, double C, double w, int diagonal, PeerStep *s,
 ) noexcept nogil:
     """NHERD (Crammer & Lee 2010, normal herding; LIBOL ``NHERD.m``): when
     ``m < 1``, with ``gamma = 1 / (C w)``,
@@ -98,13 +103,18 @@ cdef inline void nherd_step(
     the mean of AROW's squared-hinge step and the covariance that step
     carries each weight vector to: ``A Sigma A^T`` with the map
     ``A = I - Sigma x x^T / (v + gamma)``; in precision form
-    ``Sigma^-1 += (2 C w + (C w)^2 v) x x^T``.  The diagonal covariance adds
-    that precision feature by feature, ``kappa = 2 C w + (C w)^2 v``
-    (Jubatus ``normal_herd.cpp``)."""
+    ``Sigma^-1 += (2 C w + (C w)^2 v) x x^T``.  The diagonal covariance
+    takes one of the paper's three diagonal rules (``diagonal``, a
+    ``STEP_NHERD*`` value): "project" (STEP_NHERD) adds that precision
+    feature by feature, ``kappa = 2 C w + (C w)^2 v`` (Jubatus
+    ``normal_herd.cpp``); "exact" (STEP_NHERD_EXACT) herds each coordinate
+    alone, ``S_rr / (1 + C w x_r^2 S_rr)^2``; "drop" (STEP_NHERD_DROP) keeps
+    the diagonal of the full update (``beta``)."""
     cdef double gamma, Cw
     s.alpha = 0.0
     s.beta = 0.0
     s.kappa = 0.0
+    s.herd_c = 0.0
     s.scale = 1.0
     if not (m < 1.0) or not w > 0.0 or not v >= 0.0:
         return
@@ -112,7 +122,10 @@ cdef inline void nherd_step(
     gamma = 1.0 / Cw
     s.alpha = (1.0 - m) / (v + gamma)
     s.beta = (v + 2.0 * gamma) / ((v + gamma) * (v + gamma))
-    s.kappa = 2.0 * Cw + Cw * Cw * v
+    if diagonal == SecondOrderRule.STEP_NHERD:
+        s.kappa = 2.0 * Cw + Cw * Cw * v
+    elif diagonal == SecondOrderRule.STEP_NHERD_EXACT:
+        s.herd_c = Cw
 
 
 cdef inline void narow_step(
@@ -128,6 +141,7 @@ cdef inline void narow_step(
     s.alpha = 0.0
     s.beta = 0.0
     s.kappa = 0.0
+    s.herd_c = 0.0
     s.scale = 1.0
     if not (m < 1.0) or not w > 0.0 or not (v > 1.0 / b):
         return
@@ -142,15 +156,16 @@ cdef inline void peer_pair_step(
 ) noexcept nogil:
     """The step ``step`` on one constraint (binary, k = 1, each pair of
     k = inf).  ``param`` is SOP's ``a``, IELLIP's ``b``, NHERD's ``C`` or
-    NAROW's ``b``; ``phi`` is IELLIP's ``c``; ``t`` the round (1-based)."""
+    NAROW's ``b``; ``phi`` is IELLIP's ``c``; ``t`` the round (1-based).
+    The three NHERD steps differ only in their diagonal covariance."""
     if step == SecondOrderRule.STEP_SOP:
         sop_step(m, v, param, w, s)
     elif step == SecondOrderRule.STEP_IELLIP:
         iellip_step(m, v, phi, param, w, t, s)
-    elif step == SecondOrderRule.STEP_NHERD:
-        nherd_step(m, v, param, w, s)
-    else:
+    elif step == SecondOrderRule.STEP_NAROW:
         narow_step(m, v, param, w, s)
+    else:
+        nherd_step(m, v, param, w, step, s)
 
 
 cdef inline double peer_loss(int step, double m) noexcept nogil:
@@ -169,14 +184,25 @@ cdef inline void peer_cov_block(
 ) noexcept nogil:
     """The covariance step of block ``g`` (``sx = Sigma_g x~`` as
     ``_second_order._sigma_x`` fills it), before any ``scale``:
-    ``Sigma_g -= beta sx sx^T`` (its diagonal when diagonal), or for NHERD's
-    diagonal rule (``kappa > 0``) ``1 / Sigma_rr += kappa x_r^2``."""
+    ``Sigma_g -= beta sx sx^T`` (its diagonal when diagonal), or NHERD's
+    diagonal rules: "project" (``kappa > 0``) ``1 / Sigma_rr += kappa x_r^2``,
+    "exact" (``herd_c > 0``) ``Sigma_rr /= (1 + herd_c x_r^2 Sigma_rr)^2``."""
     cdef Py_ssize_t p
-    cdef double neg_beta = -s.beta, d
+    cdef double neg_beta = -s.beta, d, d2
     cdef int one = 1
     if full:
         if s.beta != 0.0:
             dsyr(uplo, &n_blas, &neg_beta, sx, &one, Sf + g * blk, &n_blas)
+        return
+    if s.herd_c > 0.0:
+        for p in range(nnz):
+            d = Sd[row_ind[p] * G + g]
+            d2 = 1.0 + s.herd_c * row_data[p] * row_data[p] * d
+            Sd[row_ind[p] * G + g] = d / (d2 * d2)
+        if intercept != 0.0:
+            d = Sd[n_features * G + g]
+            d2 = 1.0 + s.herd_c * intercept * intercept * d
+            Sd[n_features * G + g] = d / (d2 * d2)
         return
     if s.kappa > 0.0:
         for p in range(nnz):

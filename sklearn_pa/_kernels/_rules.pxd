@@ -37,6 +37,8 @@ cpdef enum SecondOrderRule:
     STEP_IELLIP = 51    # ellipsoid method, param = b, phi = c
     STEP_NHERD = 52     # normal herding, param = C
     STEP_NAROW = 53     # narrow adaptive regularisation, param = b
+    STEP_NHERD_EXACT = 54  # NHERD, the diagonal "exact" rule (as 52 when full)
+    STEP_NHERD_DROP = 55   # NHERD, the diagonal "drop" rule (as 52 when full)
 
 # The sequence kernels (``_sequence.pyx``): which prefixes the structured
 # perceptron updates on (Huang, Fayong & Guo 2012) and the slack of
