@@ -196,7 +196,7 @@ class _BaseSecondOrder(
         # too (see _partial_fit_scores)
         want_variances = self.__dict__.pop("_record_variances", False)
         rows = _RowView(X)
-        labels, _ = self._targets(y)
+        labels, targets = self._targets(y)
         params = self._kernel_params()
         n_groups = self._n_groups(params["rule"])
         sigma = self.__dict__.pop("_sigma_work", None)
@@ -231,6 +231,8 @@ class _BaseSecondOrder(
             params=params,
             scores_out=scores_out,
             var_out=var_out,
+            # (regression: the targets SO_REGRESSION reads)
+            targets=targets if params["rule"] == R.SO_REGRESSION else None,
         )
         adapter.averages_zero = stopping and U is not None  # (fit's new ones)
         validation = None

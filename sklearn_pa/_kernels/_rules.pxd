@@ -32,6 +32,12 @@ cpdef enum SecondOrderRule:
     STEP_AROW = 46      # AROW: squared hinge + variance, regularizer r
     STEP_SCW1 = 47      # SCW-I: CW loss, multiplier capped at C
     STEP_SCW2 = 48      # SCW-II: squared CW loss weighted by C
+    # regression (targets, not labels): constraint rule and its steps
+    # (_cw_regression_rules.pxd); ``phi`` carries epsilon, ``param`` r / phi / C
+    SO_REGRESSION = 44          # one weight column, one covariance block
+    STEP_AROW_REGRESSION = 55   # AROW(e) regression: r, epsilon
+    STEP_CW_REGRESSION = 56     # CW regression (Jubatus): phi, epsilon
+    STEP_NHERD_REGRESSION = 57  # NHERD regression (Jubatus): C, epsilon
 
 # The sequence kernels (``_sequence.pyx``): which prefixes the structured
 # perceptron updates on (Huang, Fayong & Guo 2012) and the slack of
@@ -84,8 +90,8 @@ cdef inline RuleParams rule_params(dict params) except *:
 cdef struct SecondOrderParams:
     int rule       # a SecondOrderRule constraint rule (SO_*)
     int step       # a SecondOrderRule step rule (STEP_*)
-    double phi     # Phi^-1(eta) (CW, SCW)
-    double param   # r (AROW) or C (SCW)
+    double phi     # Phi^-1(eta) (CW, SCW); epsilon (SO_REGRESSION)
+    double param   # r (AROW) or C (SCW); r / phi / C (SO_REGRESSION)
 
 
 cdef inline SecondOrderParams second_order_params(dict params) except *:
