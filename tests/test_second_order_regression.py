@@ -283,6 +283,13 @@ def test_cw_stays_finite_on_large_targets():
     reg = ConfidenceWeightedRegressor(random_state=0, max_iter=5, tol=None)
     reg.fit(X, y)
     assert np.all(np.isfinite(reg.coef_)) and np.all(np.isfinite(reg.covariance_))
+    # pure noise on features far from 0: the variances reach subnormal
+    # numbers, where the multiplier times the intercept's feature overflows
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(loc=100, size=(100, 2)), rng.normal(size=100)
+    reg = ConfidenceWeightedRegressor(max_iter=30, tol=None, random_state=0)
+    reg.fit(X, y)
+    assert np.all(np.isfinite(reg.coef_)) and np.all(np.isfinite(reg.intercept_))
 
 
 def test_epsilon_insensitive_zone():

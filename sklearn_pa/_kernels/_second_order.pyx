@@ -731,9 +731,11 @@ cdef inline bint _regression_row(
     v = _sigma_x(full, c.Sf, Sd, 0, G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_a,
                  row_data, row_ind, nnz, c.n_features, c.intercept)
     regression_step(c.step, e, v, c.phi, c.param, w_i, &alpha, &prec)
-    # (a collapsed covariance, v near 0, can make CW's multiplier overflow:
-    # no step then, the model stays finite)
-    stepped = (alpha != 0.0 or prec > 0.0) and isfinite(alpha) and isfinite(prec)
+    # (a collapsed covariance, v near 0, can make CW's multiplier overflow,
+    # or its product with the intercept's feature: no step then, the model
+    # stays finite)
+    stepped = ((alpha != 0.0 or prec > 0.0) and isfinite(prec)
+               and isfinite(alpha * (1.0 if c.intercept == 0.0 else c.intercept)))
     if stepped:
         overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, 1, 0, alpha,
                              _avg(c.averaging, t, c.average_start), c.sx_a,
