@@ -320,3 +320,37 @@ def test_full_covariance_on_make_regression():
     for cls in (AROWRegressor, ConfidenceWeightedRegressor, NHERDRegressor):
         reg = cls(covariance="full", random_state=0).fit(X, y)
         assert reg.score(X, y) > 0.99
+
+
+@pytest.mark.parametrize(
+    "cls", [AROWRegressor, ConfidenceWeightedRegressor, NHERDRegressor]
+)
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_state_protocol_and_parameter_mixing(cls, covariance):
+    """The regressors mix as the classifiers (Gaussians by default): one
+    partition is the serial fit, a prepared block's epoch is ``partial_fit``,
+    and two partitions still learn."""
+    import copy
+
+    from sklearn_pa.distributed import fit_parameter_mixing
+
+    X, y = make_regression(n_samples=240, n_features=8, noise=1.0, random_state=0)
+    y = y / y.std()
+    est = cls(covariance=covariance, random_state=0)
+    learner = est.__sklearn_pa_state__()
+    assert learner.default_mixing == "gaussian"
+    mixed = fit_parameter_mixing(est, X, y, n_epochs=3, n_partitions=1, n_jobs=1)
+    serial = clone(est).set_params(max_iter=3, tol=None).fit(X, y)
+    assert_allclose(mixed.coef_, serial.coef_, rtol=1e-12)
+    assert_allclose(mixed.covariance_, serial.covariance_, rtol=1e-12)
+    fitted = clone(est).partial_fit(X[:100], y[:100])
+    learner = fitted.__sklearn_pa_state__()
+    state = learner.get()
+    block = learner.prepare(X[100:], y[100:])
+    new, stats = learner.epoch(block, state, copy.deepcopy(fitted._rng))
+    reference = copy.deepcopy(fitted).partial_fit(X[100:], y[100:])
+    ref = reference.__sklearn_pa_state__().get()
+    for key in ("W", "b", "sigma"):
+        assert_allclose(new[key], ref[key], rtol=1e-12, atol=1e-14)
+    two = fit_parameter_mixing(est, X, y, n_epochs=3, n_partitions=2, n_jobs=1)
+    assert two.score(X, y) > 0.9
