@@ -354,3 +354,22 @@ def test_state_protocol_and_parameter_mixing(cls, covariance):
         assert_allclose(new[key], ref[key], rtol=1e-12, atol=1e-14)
     two = fit_parameter_mixing(est, X, y, n_epochs=3, n_partitions=2, n_jobs=1)
     assert two.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize(
+    "cls", [AROWRegressor, ConfidenceWeightedRegressor, NHERDRegressor]
+)
+def test_average_is_the_mean_of_the_iterates(cls):
+    rng = np.random.RandomState(11)
+    X = rng.normal(size=(30, 4))
+    y = X @ rng.normal(size=4)
+    kw = dict(shuffle=False, intercept_scaling=1.0)
+    avg = cls(average=True, max_iter=1, tol=None, **kw).fit(X, y)
+    one = cls(**kw)
+    coefs, intercepts = [], []
+    for i in range(30):
+        one.partial_fit(X[i : i + 1], y[i : i + 1])
+        coefs.append(one.coef_.copy())
+        intercepts.append(one.intercept_.copy())
+    assert_allclose(avg.coef_, np.mean(coefs, axis=0), rtol=1e-10, atol=1e-12)
+    assert_allclose(avg.intercept_, np.mean(intercepts, axis=0), rtol=1e-10, atol=1e-12)
