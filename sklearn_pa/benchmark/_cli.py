@@ -32,6 +32,7 @@ PROTOCOLS = {
     "usps": "cross-validation",
     "usps-libsvm": "cross-validation",
     "20newsgroups": "train/test",
+    "20newsgroups-cv": "cross-validation",
     "20newsgroups-multilabel": "multilabel",
     "20newsgroups-semi": "semi-supervised",
     "conll2000": "sequence",
@@ -465,7 +466,7 @@ def _check(parser, args, protocol):
             if bad:
                 raise ValueError(
                     f"{', '.join(bad)}: 20newsgroups-semi runs Online Bayes Point "
-                    "Machines only (OBPM-PA, OBPM-SPA)."
+                    "Machines only (OBPM-PA, OBPM-PA-maxloss, OBPM-SPA)."
                 )
             unknown = [s for s in args.subsets or [] if s not in SUBSETS]
             if unknown:
