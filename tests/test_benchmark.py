@@ -336,6 +336,42 @@ def test_published_pa_figures_sit_beside_the_seeds_prediction_rule():
     assert {name for name, _ in SEED_TABLES} == {"OBPM-PA", "OBPM-SPA"}
 
 
+def test_all_runs_every_classification_learner_of_the_package():
+    """``--estimators all`` holds a row for each public classifier class (a
+    learner added to the package and forgotten here fails), and leaves out
+    only what the data set cannot hold, with the reason."""
+    from sklearn.base import ClassifierMixin
+
+    import sklearn_pa
+    from sklearn_pa.benchmark._registry import LEFT_OUT, every_classifier
+
+    def learners(model):
+        inner = [getattr(model, a, None) for a in ("estimator", "detector")]
+        return {type(model)} | {type(m) for m in inner if m is not None}
+
+    covered = set()
+    for name in every_classifier("usps"):
+        assert REGISTRY[name].task == "classification", name
+        covered |= learners(REGISTRY[name].factory(1, 0))
+    public = {
+        cls
+        for cls in map(sklearn_pa.__dict__.get, sklearn_pa.__all__)
+        if isinstance(cls, type)
+        and (issubclass(cls, ClassifierMixin) or cls.__name__.endswith("OneClass"))
+    }
+    assert public and public <= covered, public - covered
+    on_text = every_classifier("20newsgroups")
+    assert "SCCW" not in on_text and "CW-k1" in on_text
+    assert set(every_classifier("usps")) - set(on_text) == set(LEFT_OUT["20newsgroups"])
+
+
+def test_all_expands_on_the_command_line(capsys):
+    main([*FAST, "--estimators", "all"])
+    out = capsys.readouterr().out
+    for name in ("PA-prediction", "MIRA", "OBPM-SPA", "sklearn-SGD-pa1"):
+        assert any(line.startswith(name + " ") for line in out.splitlines()), name
+
+
 def test_published_figures_are_printed_beside_ours(monkeypatch, capsys, tmp_path):
     from sklearn_pa import benchmark
 
