@@ -9,8 +9,6 @@ its row view, its state arrays and the ``RuleParams`` dict.
 
 from types import SimpleNamespace
 
-from sklearn_pa._kernels._rules import Rule
-
 from sklearn_pa._kernels import (
     _first_order,
     _kernel_pa,
@@ -19,6 +17,8 @@ from sklearn_pa._kernels import (
     _sequence,
     _uniclass,
 )
+from sklearn_pa._kernels._rules import Rule
+from sklearn_pa._rule_specs import RULE_SPECS, spec
 
 
 def row_view(data, indices, indptr, dense, n_features):
@@ -30,19 +30,15 @@ def row_view(data, indices, indptr, dense, n_features):
 
 def rule_params(rule, slack, C, epsilon, total_weight=0.0):
     """The kernel parameters of a rule given as ``(rule, slack, C, epsilon)``."""
-    rate_rules = (
-        Rule.GRADIENT,
-        Rule.NORMALIZED_GRADIENT,
-        Rule.EXPONENTIATED,
-        Rule.ERROR_PROPORTIONAL_MULT,
-    )
+    known = int(rule) in {int(s.member) for s in RULE_SPECS if s.key == "rule"}
+    uses_rate = known and spec(rule).learning_rate
     return {
         "rule": int(rule),
         "slack": int(slack),
         "C": float(C),
         "epsilon": float(epsilon),
         "margin": float(epsilon) if rule == Rule.MIRA else 0.0,
-        "learning_rate": float(C) if rule in rate_rules else 0.0,
+        "learning_rate": float(C) if uses_rate else 0.0,
         "total_weight": float(total_weight),
     }
 
