@@ -370,7 +370,7 @@ class _BaseKernelPA(BaseEstimator):
 
     def _kernel_params(self):
         """The step rule and its parameters, as the kernel reads them
-        (``RuleParams`` in ``_kernels/_rules.pxd``)."""
+        (``RuleParams`` in ``_kernels/_rules_linear.pxd``)."""
         return {
             "rule": int(self._rule()),
             "slack": int(self._slack()),
