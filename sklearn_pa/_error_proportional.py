@@ -91,8 +91,7 @@ class ErrorProportionalRegressor(
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the updates and the norms.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
 
     Attributes
     ----------

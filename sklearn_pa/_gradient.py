@@ -126,8 +126,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the updates and the norms.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     %(average)s
 
     Attributes
@@ -137,8 +136,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
     intercept_ : ndarray of shape (1,)
         Intercept (averaged if ``average``).
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     n_iter_ : int
         Number of epochs run by the last ``fit``.

@@ -92,8 +92,7 @@ class MIRAClassifier(
         call n``).  From 2 on the line adds the online mistakes, updates
         and norms.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     class_weight : dict, "balanced" or None, default=None
         Weights per class; the bound 1 on the true class's step becomes the
         class weight (times the sample weight).
@@ -108,11 +107,9 @@ class MIRAClassifier(
         ``average``.
     intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
         Intercepts.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(classes_)s
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     %(n_iter_)s
     %(loss_curve_)s

@@ -138,8 +138,7 @@ class PassiveAggressiveClassifier(
         every step and run in one thread.  ``None`` means 1 unless in a
         :func:`joblib.parallel_backend` context; ``-1`` means all processors.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     class_weight : dict, "balanced" or None, default=None
         Weights per class; they multiply ``C`` for the examples of that class
         (or the step, with ``weight_scaling="step"``).
@@ -217,8 +216,7 @@ class PassiveAggressiveClassifier(
         Weights (averaged if ``average``).
     intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
         Intercepts (averaged if ``average``).
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(classes_)s
     %(n_features_in_)s
     intercept_scaling_ : float
         The constant feature behind the intercept (see ``intercept_scaling``).
@@ -505,8 +503,7 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
     epsilon : float, default=0.1
         Width of the insensitive zone: errors smaller than this are ignored.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     %(average)s
     weight_scaling : {"C", "step"}, default="C"
         What ``sample_weight`` multiplies: ``"C"``, the bound of the step
