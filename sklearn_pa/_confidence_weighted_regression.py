@@ -16,7 +16,7 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import RegressorMixin, _fit_context
+from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -25,68 +25,54 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_text
 from ._kernels._rules import SecondOrderRule as R
-from ._second_order_base import _BaseSecondOrder
-from ._state import SecondOrderState
-from ._validation import atomic_update, check_csr_structure
+from ._rule_specs import second_order_kernel_params
+from ._second_order_base import _GaussianWeightsMixin
+from ._validation import check_csr_structure
 
 __all__ = ["AROWRegressor", "ConfidenceWeightedRegressor", "NHERDRegressor"]
 
 
-class _SecondOrderRegressionState(SecondOrderState):
-    """The state protocol of the regressors: one mean column and one
-    covariance block, without classes (mixed as the classifiers', by default
-    as Gaussians)."""
-
-    def _initial_extra(self, est, n_features, state):
-        state["sigma"] = est._new_sigma(n_features, 1)
-        return state
-
-
-class _BaseSecondOrderRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinear):
+class _BaseSecondOrderRegressor(
+    _GaussianWeightsMixin, RegressorMixin, SparseCoefMixin, BaseOnlineLinear
+):
     """Shared machinery of the confidence-weighted regressors.
 
-    Subclasses provide ``_step()`` (a ``SecondOrderRule.STEP_*_REGRESSION``)
-    and ``_step_param()`` (its ``r``, ``phi`` or ``C``).  The covariance is
-    the classifiers' (diagonal ``(n_features + 1, 1)`` or full ``(1, D,
-    D)``), created on the first pass and carried over by ``partial_fit`` and
-    ``warm_start``.
+    A subclass states its rule once, in ``_kernel_params()``
+    (:func:`~sklearn_pa._rule_specs.second_order_kernel_params` with
+    ``SO_REGRESSION``, its ``STEP_*_REGRESSION`` step, its parameter and
+    ``epsilon``); ``_rule()`` reads it from there.  The covariance and the
+    epochs are the classifiers' (``_GaussianWeightsMixin``: one mean column
+    and one covariance block, diagonal ``(n_features + 1, 1)`` or full
+    ``(1, D, D)``), created on the first pass and carried over by
+    ``partial_fit`` and ``warm_start``; ``fit`` and ``partial_fit`` are the
+    base class's (``_public_fit.PublicFitMixin``).
     """
 
-    _parameter_constraints: dict = {
-        **{
-            k: v for k, v in BaseOnlineLinear._parameter_constraints.items() if k != "C"
-        },
-        "covariance": [StrOptions({"diagonal", "full"})],
-        "epsilon": [Interval(Real, 0, None, closed="left")],
+    _parameter_constraints: dict = BaseOnlineLinear._constraints(
+        "C",
+        covariance=[StrOptions({"diagonal", "full"})],
+        epsilon=[Interval(Real, 0, None, closed="left")],
+    )
+
+    _fit_doc = {
+        "coef_init": """\
+        coef_init : ndarray of shape (n_features,), default=None
+            Initial mean (zero by default); the covariance starts at the
+            identity, or where the previous fit left it with
+            ``warm_start=True``.""",
+        "intercept_init": """\
+        intercept_init : ndarray of shape (1,), default=None
+            Initial mean of the intercept.""",
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each scales its sample's step (a zero weight
+            skips the sample).""",
     }
 
-    # the classifiers' covariance and epochs (functions of self only)
-    _run = _BaseSecondOrder._run
-    _sigma_shape = _BaseSecondOrder._sigma_shape
-    _new_sigma = _BaseSecondOrder._new_sigma
-    _variance = _BaseSecondOrder._variance
-    covariance_ = _BaseSecondOrder.covariance_
-
-    # ------------------------------------------------------------ hooks
-    def _step(self):
-        raise NotImplementedError
-
-    def _step_param(self):
-        raise NotImplementedError
-
-    def _kernel_params(self):
-        """``SecondOrderParams``: ``SO_REGRESSION``, the step, ``phi`` =
-        epsilon (the insensitive width) and ``param`` (``r``, ``phi`` or
-        ``C``)."""
-        return {
-            "rule": int(R.SO_REGRESSION),
-            "step": int(self._step()),
-            "phi": float(self.epsilon),
-            "param": float(self._step_param()),
-        }
-
-    def _n_groups(self, rule, n_classes=None):
-        return 1
+    def _rule(self):
+        """The constraint rule (``SO_REGRESSION``) that ``_kernel_params()``
+        states."""
+        return R(self._kernel_params()["rule"])
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         pass
@@ -98,77 +84,7 @@ class _BaseSecondOrderRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinea
     def _shape_coef(self, coef):
         return coef.reshape(-1)
 
-    def _state_arrays(self):
-        # carried to the next pass (partial_fit, warm_start) with W and b
-        self._sigma_work = getattr(self, "_sigma", None)
-        return super()._state_arrays()
-
-    def __sklearn_pa_state__(self):
-        """The state protocol of this estimator (used by parameter mixing).
-
-        Returns
-        -------
-        state : SecondOrderState
-            Initialises, prepares blocks for, runs bare epochs on, reads,
-            publishes and mixes the learned state (mean and covariance).
-        """
-        return _SecondOrderRegressionState(self)
-
     # ------------------------------------------------------------ public
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        The covariance starts at the identity (it is carried over from the
-        previous fit with ``warm_start=True``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target values.
-        coef_init : ndarray of shape (n_features,), default=None
-            Initial mean.
-        intercept_init : ndarray of shape (1,), default=None
-            Initial intercept.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each scales its sample's step (a zero weight
-            skips the sample).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, sample_weight=None):
-        """Make one pass over a batch, continuing from the current mean and
-        covariance.
-
-        The whole batch is validated before any weight moves: on an error the
-        estimator is left exactly as it was.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,)
-            Its targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights scaling each sample's step.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._partial_fit(X, y, None, sample_weight)
-
     def predict(self, X):
         """Predict targets: the mean prediction ``X @ coef_ + intercept_``.
 
@@ -437,11 +353,13 @@ class AROWRegressor(_BaseSecondOrderRegressor):
         self.warm_start = warm_start
         self.average = average
 
-    def _step(self):
-        return R.STEP_AROW_REGRESSION
-
-    def _step_param(self):
-        return self.regularization
+    def _kernel_params(self):
+        return second_order_kernel_params(
+            R.SO_REGRESSION,
+            R.STEP_AROW_REGRESSION,
+            param=self.regularization,
+            epsilon=self.epsilon,
+        )
 
 
 class ConfidenceWeightedRegressor(_BaseSecondOrderRegressor):
@@ -548,11 +466,13 @@ class ConfidenceWeightedRegressor(_BaseSecondOrderRegressor):
         self.warm_start = warm_start
         self.average = average
 
-    def _step(self):
-        return R.STEP_CW_REGRESSION
-
-    def _step_param(self):
-        return self.confidence
+    def _kernel_params(self):
+        return second_order_kernel_params(
+            R.SO_REGRESSION,
+            R.STEP_CW_REGRESSION,
+            phi=self.confidence,
+            epsilon=self.epsilon,
+        )
 
 
 class NHERDRegressor(_BaseSecondOrderRegressor):
@@ -652,11 +572,10 @@ class NHERDRegressor(_BaseSecondOrderRegressor):
         self.warm_start = warm_start
         self.average = average
 
-    def _step(self):
-        return R.STEP_NHERD_REGRESSION
-
-    def _step_param(self):
-        return self.C
+    def _kernel_params(self):
+        return second_order_kernel_params(
+            R.SO_REGRESSION, R.STEP_NHERD_REGRESSION, param=self.C, epsilon=self.epsilon
+        )
 
 
 for _cls in (AROWRegressor, ConfidenceWeightedRegressor, NHERDRegressor):

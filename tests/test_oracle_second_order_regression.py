@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize
-from sklearn_pa._kernels._rules import SecondOrderRule as R
 
 from sklearn_pa._kernels import _second_order
+from sklearn_pa._kernels._rules import SecondOrderRule as R
 
 SOLVER_TOL = 2e-4
 KKT_RTOL = 1e-9
@@ -76,8 +76,10 @@ def regression_epoch(step, X, y, mu, sigma, *, epsilon, param, weights=None):
         params={
             "rule": int(R.SO_REGRESSION),
             "step": int(step),
-            "phi": float(epsilon),
-            "param": float(param),
+            # CW's phi is its own field, AROW's r and NHERD's C are ``param``
+            "phi": float(param) if step == R.STEP_CW_REGRESSION else 0.0,
+            "param": 0.0 if step == R.STEP_CW_REGRESSION else float(param),
+            "epsilon": float(epsilon),
         },
         labels=np.zeros(0, dtype=np.int32),
         sample_weight=np.ones(n) if weights is None else np.asarray(weights, float),

@@ -21,7 +21,7 @@
 
 from libc.math cimport sqrt, fabs
 
-from ._rules cimport SecondOrderRule
+from ._rules_second_order cimport SecondOrderRule
 
 
 cdef inline double regression_loss(double e, double epsilon) noexcept nogil:
@@ -105,21 +105,32 @@ cdef inline void nherd_regression_step(
 
 
 cdef inline void regression_step(
-    int step, double e, double v, double epsilon, double param, double w,
-    double *alpha, double *prec,
+    int step, double e, double v, double epsilon, double phi, double param,
+    double w, double *alpha, double *prec,
 ) noexcept nogil:
     """The regression step ``step`` (``SecondOrderRule.STEP_*_REGRESSION``):
-    ``param`` is AROW's ``r``, CW's ``phi`` or NHERD's ``C``.  An unknown step
-    makes no step."""
+    ``phi`` is CW's, ``param`` AROW's ``r`` or NHERD's ``C``."""
     if step == SecondOrderRule.STEP_AROW_REGRESSION:
         arow_regression_step(e, v, epsilon, param, w, alpha, prec)
     elif step == SecondOrderRule.STEP_CW_REGRESSION:
-        cw_regression_step(e, v, epsilon, param, w, alpha, prec)
+        cw_regression_step(e, v, epsilon, phi, w, alpha, prec)
     elif step == SecondOrderRule.STEP_NHERD_REGRESSION:
         nherd_regression_step(e, v, epsilon, param, w, alpha, prec)
     else:
+        # no other step passes the kernel's entry with ``SO_REGRESSION``
+        # (``is_regression_step``)
         alpha[0] = 0.0
         prec[0] = 0.0
+
+
+cdef inline bint is_regression_step(int step) noexcept nogil:
+    """Whether ``step`` is a step of the regression rule (``SO_REGRESSION``
+    runs these and only these: the kernel's entry refuses any other pair)."""
+    return (
+        step == SecondOrderRule.STEP_AROW_REGRESSION
+        or step == SecondOrderRule.STEP_CW_REGRESSION
+        or step == SecondOrderRule.STEP_NHERD_REGRESSION
+    )
 
 
 cdef inline bint diagonal_in_precision(int step) noexcept nogil:

@@ -39,12 +39,15 @@ from ._dataset cimport (
     Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
     check_length,
 )
-from ._rules cimport SecondOrderParams, SecondOrderRule, second_order_params
+from ._rules_second_order cimport SecondOrderParams, SecondOrderRule, second_order_params
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
 from ._cw_regression_rules cimport (
-    diagonal_in_precision, regression_loss, regression_step,
+    diagonal_in_precision, is_regression_step, regression_loss, regression_step,
 )
+
+from .. import _rule_specs
+from .._rule_specs import check_kernel_rule
 
 
 def epoch(
@@ -76,11 +79,14 @@ def epoch(
     rows : the row view: ``data``, ``indices``, ``indptr``, ``dense`` and
         ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``).
     order : int64 row indices, in visiting order.
-    params : dict, ``SecondOrderParams`` (``_rules.pxd``): ``rule`` and
-        ``step`` (a ``SecondOrderRule`` of each kind), ``phi`` =
-        Phi^{-1}(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW).
-    labels : class index per row (SO_BINARY: 0 / 1); not read by
-        SO_REGRESSION (may be empty).
+    params : dict, ``SecondOrderParams`` (``_rules_second_order.pxd``): ``rule`` and
+        ``step`` (a ``SecondOrderRule`` of each kind; ``SO_REGRESSION`` runs
+        the ``STEP_*_REGRESSION`` steps and no other rule does), ``phi`` =
+        Phi^{-1}(eta) (CW, SCW; CW regression's phi), ``param``, r (AROW) or
+        C (SCW, NHERD), and ``epsilon`` (the regression steps' insensitive
+        width).
+    labels : class index per row (SO_BINARY: 0 / 1); not read by a rule
+        whose row carries a value (``SO_REGRESSION``; may be empty).
     sample_weight : per row; scales the step (0 skips the row).
     W, b : means (n_features, n_columns) and intercepts, updated in place.
     S_diag : (n_features + 1, G) diagonal covariance, or shape (0, *) when full.
@@ -98,8 +104,9 @@ def epoch(
     var_out : None, or (len(order), G): row n receives ``x~^T Sigma_g x~``
         for each covariance block g before the row's update (NaN when the row
         is skipped), what ``predict_proba`` needs besides the scores.
-    targets : None, or the float64 target per row (SO_REGRESSION only,
-        whose ``class_weight`` may be empty; its ``mistakes`` are -1).
+    targets : None, or the float64 target per row: read by a rule whose row
+        carries a value (``y="values"`` in ``_rule_specs.py``: SO_REGRESSION,
+        whose ``class_weight`` may be empty and whose ``mistakes`` are -1).
 
     Returns
     -------
@@ -153,20 +160,30 @@ cdef tuple _epoch(
     cdef Py_ssize_t n_features = view.n_features
     cdef SecondOrderParams prm = second_order_params(params)
     cdef int rule = prm.rule, step = prm.step
+    # one branch each in the loop below and in ``_cw_rules.pxd``
+    # (``cw_pair_step``, ``cw_loss``); any other refused
+    check_kernel_rule("second_order", "rule", rule)
+    check_kernel_rule("second_order", "step", step)
+    # a row carries a label or, for a regression rule, a value (``targets``)
+    cdef bint regression = (
+        _rule_specs.spec(rule, _rule_specs.SecondOrderRule).y == "values"
+    )
+    if regression != is_regression_step(step):
+        raise ValueError(
+            f"the second_order kernel has no step {step} for the rule {rule}: "
+            "the regression rule runs the regression steps, and only it does"
+        )
     cdef double phi = prm.phi, param = prm.param
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
     cdef bint full = S_full.shape[0] > 0
     cdef Py_ssize_t G = S_full.shape[0] if full else S_diag.shape[1]
     cdef Py_ssize_t Dp = n_features + (1 if intercept != 0.0 else 0)
-    cdef bint regression = rule == SecondOrderRule.SO_REGRESSION  # (regression)
     cdef Py_ssize_t n_classes = 2 if rule == SecondOrderRule.SO_BINARY else K
-    if regression:  # (regression: targets, no labels, no class weights)
+    if regression:  # targets, no labels, no class weights
         n_classes = 0
-        if K != 1 or G != 1:
-            raise ValueError("the regression rule needs one weight column and block")
         if targets is None:
-            raise ValueError("the regression rule needs targets")
+            raise ValueError("a regression rule needs targets")
     if class_weight.shape[0] < n_classes:
         raise ValueError(f"class_weight needs {n_classes} entries")
     if full:
@@ -176,10 +193,13 @@ cdef tuple _epoch(
         raise ValueError(f"S_diag needs {n_features + 1} rows")
     if rule in (SecondOrderRule.SO_SINGLE, SecondOrderRule.SO_SEQUENTIAL) and G != K:
         raise ValueError(f"this rule needs one covariance block per class ({K})")
-    if rule in (SecondOrderRule.SO_BINARY, SecondOrderRule.SO_SUPPORT) and G != 1:
+    if rule in (
+        SecondOrderRule.SO_BINARY, SecondOrderRule.SO_SUPPORT,
+        SecondOrderRule.SO_REGRESSION,
+    ) and G != 1:
         raise ValueError("this rule needs one shared covariance block")
-    if rule == SecondOrderRule.SO_BINARY and K != 1:
-        raise ValueError("the binary rule needs one weight column")
+    if rule in (SecondOrderRule.SO_BINARY, SecondOrderRule.SO_REGRESSION) and K != 1:
+        raise ValueError("this rule needs one weight column")
     # the rows, the weights and every per-row array must fit the data
     cdef Py_ssize_t needed = check_rows(rows, order)
     cdef Py_ssize_t q
@@ -191,7 +211,7 @@ cdef tuple _epoch(
             raise ValueError("U must have the shape of W")
         check_length(bu.shape[0], K, "bu")
     check_length(sample_weight.shape[0], needed, "sample_weight")
-    if regression:  # (regression)
+    if regression:
         check_length(targets.shape[0], needed, "targets")
     else:
         check_length(labels.shape[0], needed, "labels")
@@ -264,6 +284,7 @@ cdef tuple _epoch(
     ctx.step = step
     ctx.phi = phi
     ctx.param = param
+    ctx.epsilon = prm.epsilon
 
     with nogil:
         for n in range(n_rows):
@@ -310,7 +331,8 @@ cdef tuple _epoch(
                 skipped += 1
                 continue
             w_i = sample_weight[i]
-            if regression:  # (regression: the row's own routine)
+            if rule == SecondOrderRule.SO_REGRESSION:
+                # a target, not a label: the row's own routine
                 if _regression_row(&ctx, &view, row_data, row_ind, nnz, scores[0],
                                    tgt[i], w_i, t, &loss, &overflow):
                     updates += 1
@@ -380,7 +402,7 @@ cdef tuple _epoch(
                     _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
                          row_ind, nnz, n_features, intercept)
 
-            else:
+            elif rule == SecondOrderRule.SO_SINGLE or rule == SecondOrderRule.SO_SEQUENTIAL:
                 # pairs (y, r): SO_SINGLE takes the top-scoring wrong class,
                 # SO_SEQUENTIAL every wrong class, highest score first
                 n_cand = 0
@@ -407,7 +429,7 @@ cdef tuple _epoch(
     free(xbuf)
     free(sx_a)
     free(sx_b)
-    if regression:  # (regression: no mistakes, as the first-order kernel)
+    if regression:  # no mistakes, as in the first-order kernel
         mistakes = -1
     return mistakes, updates, skipped, overflow
 
@@ -606,6 +628,7 @@ cdef struct PairCtx:
     int step
     double phi
     double param
+    double epsilon
 
 
 cdef inline bint cw_sequential_steps(
@@ -724,13 +747,12 @@ cdef inline bint _regression_row(
     loss_out[0] = 0.0
     if not w_i > 0.0:
         return False
-    # (``phi`` carries epsilon for this rule)
-    loss_out[0] = regression_loss(e, c.phi)
+    loss_out[0] = regression_loss(e, c.epsilon)
     if full:
         _fill_x(c.xbuf, rows, row_data, row_ind, nnz, c.Dp, c.intercept)
     v = _sigma_x(full, c.Sf, Sd, 0, G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_a,
                  row_data, row_ind, nnz, c.n_features, c.intercept)
-    regression_step(c.step, e, v, c.phi, c.param, w_i, &alpha, &prec)
+    regression_step(c.step, e, v, c.epsilon, c.phi, c.param, w_i, &alpha, &prec)
     # (a collapsed covariance, v near 0, can make CW's multiplier overflow,
     # or its product with the intercept's feature: no step then, the model
     # stays finite)
