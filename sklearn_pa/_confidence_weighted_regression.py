@@ -15,15 +15,13 @@ the epochs are those of the classifiers (``_second_order_base.py``).
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_text
+from ._gradient import _OnlineRegressorMixin
 from ._kernels._rules import SecondOrderRule as R
 from ._rule_specs import second_order_kernel_params
 from ._second_order_base import _GaussianWeightsMixin
@@ -33,7 +31,7 @@ __all__ = ["AROWRegressor", "ConfidenceWeightedRegressor", "NHERDRegressor"]
 
 
 class _BaseSecondOrderRegressor(
-    _GaussianWeightsMixin, RegressorMixin, SparseCoefMixin, BaseOnlineLinear
+    _GaussianWeightsMixin, _OnlineRegressorMixin, SparseCoefMixin, BaseOnlineLinear
 ):
     """Shared machinery of the confidence-weighted regressors.
 
@@ -45,7 +43,9 @@ class _BaseSecondOrderRegressor(
     and one covariance block, diagonal ``(n_features + 1, 1)`` or full
     ``(1, D, D)``), created on the first pass and carried over by
     ``partial_fit`` and ``warm_start``; ``fit`` and ``partial_fit`` are the
-    base class's (``_public_fit.PublicFitMixin``).
+    base class's (``_public_fit.PublicFitMixin``), the targets and
+    ``predict`` those of the other online regressors
+    (``_gradient._OnlineRegressorMixin``).
     """
 
     _parameter_constraints: dict = BaseOnlineLinear._constraints(
@@ -74,44 +74,7 @@ class _BaseSecondOrderRegressor(
         states."""
         return R(self._kernel_params()["rule"])
 
-    def _prepare_targets(self, y, *, classes, first_call, fitting):
-        pass
-
-    def _targets(self, y):
-        # (no labels: the kernel reads the targets)
-        return np.zeros(0, dtype=np.int32), np.ascontiguousarray(y, dtype=np.float64)
-
-    def _shape_coef(self, coef):
-        return coef.reshape(-1)
-
     # ------------------------------------------------------------ public
-    def predict(self, X):
-        """Predict targets: the mean prediction ``X @ coef_ + intercept_``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted values.
-        """
-        scores = self._lean_scores(X)
-        if scores is not None:
-            return scores[:, 0]
-        check_is_fitted(self)
-        X = validate_data(
-            self, check_csr_structure(X), accept_sparse="csr", reset=False
-        )
-        if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)
-            scores = X @ self.coef_.T
-            if sp.issparse(scores):
-                scores = scores.toarray()
-            return np.asarray(scores).ravel() + self.intercept_
-        return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_
-
     def predict_variance(self, X):
         r"""The variance of each prediction under the Gaussian weights.
 
