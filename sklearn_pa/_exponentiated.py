@@ -301,6 +301,9 @@ class ExponentiatedGradientRegressor(
 
     Read more in the :ref:`User Guide <gradient>`.
 
+    Float32 input is converted to float64: the multiplicative kernel reads
+    float64 rows (the additive rules read float32 rows as they are).
+
     Parameters
     ----------
     eta : float, default=0.05

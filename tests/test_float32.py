@@ -295,3 +295,24 @@ def test_multiplicative_rules_still_convert_to_float64():
     _assert_same_model(a.fit(Xb, y), b.fit(_as64(Xb), y))
     assert a._input_dtypes() == [np.float64]
     assert ErrorProportionalRegressor()._input_dtypes() == (np.float64, np.float32)
+
+
+def test_the_input_dtype_protocol_compares_fit_time_and_memory(capsys, tmp_path):
+    """``--dataset stream-4m-dtype`` fits each learner on float64 and on
+    float32 rows and tabulates fit time, peak memory beyond X, accuracy and
+    the distance between the two models; its CSV has every row."""
+    from sklearn_pa.benchmark._cli import main
+
+    out = tmp_path / "dtype.csv"
+    main(["--dataset", "stream-4m-dtype", "--rows", "3000", "--epochs", "1",
+          "--output", str(out)])  # fmt: skip
+    text = capsys.readouterr().out
+    assert "peak beyond X (MiB)" in text and "float32" in text
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1 + 2 * 3  # PA-I and AROW, three settings
+    header = lines[0].split(",")
+    for line in lines[1:]:
+        row = dict(zip(header, line.split(",")))
+        assert float(row["fit_time"]) > 0 and float(row["peak_mib"]) >= 0
+        # float32 rows round the stream's values: models close, not equal
+        assert float(row["coef_diff"]) < 1e-4
