@@ -316,3 +316,32 @@ def test_the_input_dtype_protocol_compares_fit_time_and_memory(capsys, tmp_path)
         assert float(row["fit_time"]) > 0 and float(row["peak_mib"]) >= 0
         # float32 rows round the stream's values: models close, not equal
         assert float(row["coef_diff"]) < 1e-4
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_float32_paths_beside_the_epoch_learn_the_same_model(layout):
+    """Early stopping's held-out scores, one-vs-rest columns in threads,
+    warm starts from coef_init, a multilabel y and the calibration of
+    predict_proba all see float32 rows as their float64 conversion."""
+    X, y = _data(False)
+    X32 = _layout(X, layout)
+    X64 = _as64(X32)
+    coef_init = np.random.default_rng(0).standard_normal((3, X.shape[1]))
+    for params in (
+        {"early_stopping": True},
+        {"multiclass": "ovr", "n_jobs": 2},
+        {"warm_start": True},
+    ):
+        a = PassiveAggressiveClassifier(random_state=0, **params)
+        b = PassiveAggressiveClassifier(random_state=0, **params)
+        a.fit(X32, y, coef_init=coef_init).fit(X32, y)
+        b.fit(X64, y, coef_init=coef_init).fit(X64, y)
+        _assert_same_model(a, b)
+    Y = np.column_stack([y == 0, y == 1, y != 1]).astype(int)
+    a = PassiveAggressiveClassifier(random_state=0).fit(X32, Y)
+    _assert_same_model(a, PassiveAggressiveClassifier(random_state=0).fit(X64, Y))
+    a = AROWClassifier(random_state=0).fit(X32, y)
+    b = AROWClassifier(random_state=0).fit(X64, y)
+    a.partial_fit(X32[:40], y[:40])
+    b.partial_fit(X64[:40], y[:40])
+    np.testing.assert_array_equal(a.predict_proba(X32), b.predict_proba(X64))
