@@ -11,6 +11,11 @@ from ._confidence_weighted import (
     ConfidenceWeightedClassifier,
     SCWClassifier,
 )
+from ._confidence_weighted_regression import (
+    AROWRegressor,
+    ConfidenceWeightedRegressor,
+    NHERDRegressor,
+)
 from ._error_proportional import ErrorProportionalRegressor
 from ._exponentiated import ExponentiatedGradientRegressor
 from ._gradient import GradientDescentRegressor
@@ -33,6 +38,9 @@ __all__ = [
     "ExponentiatedGradientRegressor",
     "GradientDescentRegressor",
     "AROWClassifier",
+    "AROWRegressor",
+    "ConfidenceWeightedRegressor",
+    "NHERDRegressor",
     "ConfidenceWeightedClassifier",
     "SCWClassifier",
     "OnlineBayesPointClassifier",

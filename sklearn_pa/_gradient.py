@@ -7,7 +7,8 @@ constant or a normalised (``eta / ||x||^2``) rate.
 
 This module also holds what the square-loss regressors share: the parameter
 constraints (``_COMMON``) and the targets and ``predict``
-(``_OnlineRegressorMixin``).  The multiplicative regressors live beside it:
+(``_OnlineRegressorMixin``, which the confidence-weighted regressors use
+too).  The multiplicative regressors live beside it:
 EG+- in :mod:`sklearn_pa._exponentiated`, DPAU / DPMU in
 :mod:`sklearn_pa._error_proportional`.
 """
@@ -15,6 +16,7 @@ EG+- in :mod:`sklearn_pa._exponentiated`, DPAU / DPMU in
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -34,8 +36,10 @@ _COMMON = BaseOnlineLinear._constraints("C", "intercept_scaling", "average")
 
 
 class _OnlineRegressorMixin(RegressorMixin):
-    """The targets and ``predict`` of the square-loss regressors (``fit`` and
-    ``partial_fit`` are the base class's)."""
+    """The targets and ``predict`` of the one-column regressors: the
+    square-loss ones and the confidence-weighted ones
+    (``_confidence_weighted_regression.py``, whose ``coef_`` ``sparsify``
+    may make sparse); ``fit`` and ``partial_fit`` are the base class's."""
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         pass
@@ -66,6 +70,11 @@ class _OnlineRegressorMixin(RegressorMixin):
         X = validate_data(
             self, check_csr_structure(X), accept_sparse="csr", reset=False
         )
+        if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)
+            scores = X @ self.coef_.T
+            if sp.issparse(scores):
+                scores = scores.toarray()
+            return np.asarray(scores).ravel() + self.intercept_
         return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_
 
 

@@ -13,7 +13,9 @@ members:
   a kernel does not know never falls through to another rule's branch;
 - the first-order kernel's entry checks (``_first_order.pyx``:
   ``_check_epoch``) read what a row carries (``y``) and whether the rule
-  reads the class margins (``margins``);
+  reads the class margins (``margins``); the second-order kernel's entry
+  (``_second_order.pyx``) and ``_BaseSecondOrder._run`` read ``y`` (a
+  regression rule's rows carry targets);
 - the class weights of the target strategies
   (``_targets.MulticlassTargets.kernel_weights``) and the epoch adapter
   (``_linear_epochs``) read ``one_vs_rest``;
@@ -44,6 +46,7 @@ __all__ = [
     "check_linear_rule",
     "kernel_values",
     "linear_params",
+    "second_order_kernel_params",
     "spec",
 ]
 
@@ -152,11 +155,20 @@ RULE_SPECS = (
     RuleSpec(SecondOrderRule.SO_SINGLE, ("second_order",)),
     RuleSpec(SecondOrderRule.SO_SEQUENTIAL, ("second_order",)),
     RuleSpec(SecondOrderRule.SO_SUPPORT, ("second_order",)),
+    RuleSpec(SecondOrderRule.SO_REGRESSION, ("second_order",), y="values"),
     # steps: the switches of _cw_rules.pxd (cw_pair_step, cw_loss)
     RuleSpec(SecondOrderRule.STEP_CW, ("second_order",), key="step", y=None),
     RuleSpec(SecondOrderRule.STEP_AROW, ("second_order",), key="step", y=None),
     RuleSpec(SecondOrderRule.STEP_SCW1, ("second_order",), key="step", y=None),
     RuleSpec(SecondOrderRule.STEP_SCW2, ("second_order",), key="step", y=None),
+    # regression steps: the switch of _cw_regression_rules.pxd (regression_step)
+    RuleSpec(
+        SecondOrderRule.STEP_AROW_REGRESSION, ("second_order",), key="step", y=None
+    ),
+    RuleSpec(SecondOrderRule.STEP_CW_REGRESSION, ("second_order",), key="step", y=None),
+    RuleSpec(
+        SecondOrderRule.STEP_NHERD_REGRESSION, ("second_order",), key="step", y=None
+    ),
     # --- sequences (SequenceUpdate, SequenceLoss, _rules_sequence.pxd) -------
     RuleSpec(
         SequenceUpdate.UPDATE_STANDARD, ("sequence_perceptron",), key="update", y=None
@@ -247,4 +259,19 @@ def linear_params(
         "margin": float(margin),
         "learning_rate": float(learning_rate),
         "total_weight": float(total_weight),
+    }
+
+
+def second_order_kernel_params(rule, step, *, phi=0.0, param=0.0, epsilon=0.0):
+    """The parameter dict of the second-order kernel (``SecondOrderParams``
+    of ``_kernels/_rules_second_order.pxd``, every key): the constraint rule
+    ``rule`` (``SO_*``), the step ``step`` (``STEP_*``), ``phi`` (Phi^-1(eta)
+    of CW and SCW, CW regression's phi), ``param`` (r of AROW, C of SCW and
+    NHERD) and ``epsilon`` (the insensitive width of the regression steps)."""
+    return {
+        "rule": int(rule),
+        "step": int(step),
+        "phi": float(phi),
+        "param": float(param),
+        "epsilon": float(epsilon),
     }

@@ -27,13 +27,16 @@ import scipy.sparse as sp
 
 from sklearn_pa import (
     AROWClassifier,
+    AROWRegressor,
     ConfidenceWeightedClassifier,
+    ConfidenceWeightedRegressor,
     ErrorProportionalRegressor,
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
     KernelPassiveAggressiveClassifier,
     KernelPassiveAggressiveRegressor,
     MIRAClassifier,
+    NHERDRegressor,
     OnlineBayesPointClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveOneClass,
@@ -211,6 +214,23 @@ CASES = {
     ),
     "scw1_binary": ("binary", lambda: SCWClassifier(**EPOCHS)),
     "scw2_multi": ("multiclass", lambda: SCWClassifier(variant=2, **EPOCHS)),
+    # second-order regression
+    **{
+        f"{name}_{cov}": (
+            "regression",
+            lambda cls=cls, cov=cov: cls(covariance=cov, **EPOCHS),
+        )
+        for name, cls in (
+            ("arowr", AROWRegressor),
+            ("cwr", ConfidenceWeightedRegressor),
+            ("nherdr", NHERDRegressor),
+        )
+        for cov in ("diagonal", "full")
+    },
+    "arowr_avg_eps0": (
+        "regression",
+        lambda: AROWRegressor(epsilon=0.0, average=True, **EPOCHS),
+    ),
     # Bayes point machine
     "obpm_multi": (
         "multiclass",

@@ -173,6 +173,7 @@ def second_order_epoch(
             "step": int(step),
             "phi": float(phi),
             "param": float(param),
+            "epsilon": 0.0,
         },
         labels=labels,
         sample_weight=sample_weight,

@@ -19,7 +19,9 @@ from sklearn.base import is_classifier
 
 from sklearn_pa import (
     AROWClassifier,
+    AROWRegressor,
     ConfidenceWeightedClassifier,
+    ConfidenceWeightedRegressor,
     ErrorProportionalRegressor,
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
@@ -59,6 +61,11 @@ REGRESSORS = [
     ("GD", lambda: GradientDescentRegressor(random_state=0)),
     ("DPAU", lambda: ErrorProportionalRegressor(random_state=0)),
     ("EG (converts)", lambda: ExponentiatedGradientRegressor(random_state=0)),
+    ("AROW-regressor", lambda: AROWRegressor(random_state=0)),
+    (
+        "CW-regressor-full",
+        lambda: ConfidenceWeightedRegressor(covariance="full", random_state=0),
+    ),
 ]
 ESTIMATORS = CLASSIFIERS + REGRESSORS
 LAYOUTS = ["dense", "csr", "csr64"]

@@ -8,6 +8,7 @@ from test_sequence import make_tagging_data
 
 from sklearn_pa import (
     AROWClassifier,
+    AROWRegressor,
     ExponentiatedGradientRegressor,
     KernelPassiveAggressiveClassifier,
     KernelPassiveAggressiveRegressor,
@@ -150,6 +151,12 @@ def _fits():
             lambda: AROWClassifier(max_iter=1).fit(X, y),
             "params",
         ),
+        "second_order regression": (
+            _second_order,
+            "epoch",
+            lambda: AROWRegressor(max_iter=1).fit(Xr, yr),
+            "params",
+        ),
         "uniclass": (
             _uniclass,
             "epoch",
@@ -192,6 +199,12 @@ REFUSED = [
     ("second_order", "rule", int(SecondOrderRule.STEP_AROW)),
     ("second_order", "step", UNKNOWN),
     ("second_order", "step", int(SecondOrderRule.SO_SINGLE)),
+    # a regression step under a classification rule, and the other way round
+    ("second_order", "step", int(SecondOrderRule.STEP_AROW_REGRESSION)),
+    ("second_order regression", "rule", UNKNOWN),
+    ("second_order regression", "rule", int(SecondOrderRule.STEP_CW_REGRESSION)),
+    ("second_order regression", "step", UNKNOWN),
+    ("second_order regression", "step", int(SecondOrderRule.STEP_AROW)),
     ("uniclass", "slack", UNKNOWN),
     ("sequence_perceptron", "update", UNKNOWN),
     ("sequence_pa", "loss", UNKNOWN),

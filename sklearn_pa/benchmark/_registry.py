@@ -25,6 +25,11 @@ from .._confidence_weighted import (
     ConfidenceWeightedClassifier,
     SCWClassifier,
 )
+from .._confidence_weighted_regression import (
+    AROWRegressor,
+    ConfidenceWeightedRegressor,
+    NHERDRegressor,
+)
 from .._error_proportional import ErrorProportionalRegressor
 from .._exponentiated import ExponentiatedGradientRegressor
 from .._gradient import GradientDescentRegressor
@@ -353,6 +358,12 @@ REGISTRY = {
     "sklearn-SGD-constant": Entry(
         _sgd_constant, _REG, "scikit-learn SGDRegressor, constant rate"
     ),
+    # confidence-weighted regression (Jubatus, Hivemall)
+    "AROW-reg": Entry(_ours(AROWRegressor), _REG, "AROW regression (AROWe)"),
+    "CW-reg": Entry(
+        _ours(ConfidenceWeightedRegressor), _REG, "CW regression (Jubatus)"
+    ),
+    "NHERD-reg": Entry(_ours(NHERDRegressor), _REG, "NHERD regression (Jubatus)"),
     # the Confidence-Weighted family
     "CW-k1": Entry(
         _ours(ConfidenceWeightedClassifier, multiclass="single"),
