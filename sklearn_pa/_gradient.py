@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
 from ._kernels._rules import Rule, Slack
+from ._per_call import partial_fit_context
 from ._validation import atomic_update, check_csr_structure
 
 __all__ = ["GradientDescentRegressor"]
@@ -63,7 +64,7 @@ class _OnlineRegressorMixin(RegressorMixin):
     def _shape_coef(self, coef):
         return coef.reshape(-1)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, sample_weight=None):
         """Make one pass over a batch, continuing from the current weights.
 

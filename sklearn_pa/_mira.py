@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._docstrings import fill_doc
 from ._kernels._rules import Rule, Slack
+from ._per_call import partial_fit_context
 from ._validation import atomic_update
 from .utils._probability import NoProbabilityMixin
 
@@ -231,7 +232,7 @@ class MIRAClassifier(
         with atomic_update(self):
             return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over a batch, continuing from the current weights.
 

@@ -17,6 +17,7 @@ from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._docstrings import fill_doc
 from ._kernels._rules import Rule, Slack
 from ._mira import MIRAClassifier  # noqa: F401 (where older pickles find it)
+from ._per_call import partial_fit_context
 from ._targets import BinaryTargets, MultilabelTargets
 from ._validation import atomic_update, check_csr_structure
 from .utils._probability import NoProbabilityMixin
@@ -456,7 +457,7 @@ class PassiveAggressiveClassifier(
         with atomic_update(self):
             return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over a batch, continuing from the current weights.
 
@@ -670,7 +671,7 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         with atomic_update(self):
             return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, sample_weight=None):
         """Make one pass over a batch, continuing from the current weights.
 
