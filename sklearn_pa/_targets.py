@@ -138,10 +138,12 @@ class _SingleLabelTargets(TargetStrategy):
 
     @classmethod
     def start(cls, estimator, y, *, classes, fitting):
-        _check_label_type(y)
+        met = integer_labels(y)
+        if met is None:
+            _check_label_type(y)
         growing = not fitting and grows_classes(estimator)
         if fitting:
-            classes_ = unique_labels(y)
+            classes_ = unique_labels(y) if met is None else met
         elif growing:
             # the labels met so far, and any announced in advance
             classes_ = (
@@ -164,11 +166,13 @@ class _SingleLabelTargets(TargetStrategy):
                     "sklearn.utils.compute_class_weight('balanced', ...) and pass "
                     "them as a dict."
                 )
-        cw = _single_label_weights(estimator, classes_, y, growing=growing)
+        cw = _single_label_weights(estimator, classes_, y, growing=growing, met=met)
         return single_label_targets(classes_), classes_, cw
 
     def check(self, estimator, y, *, classes):
-        _check_label_type(y)
+        met = integer_labels(y)
+        if met is None:
+            _check_label_type(y)
         classes_ = estimator.classes_
         growing = grows_classes(estimator)
         if growing:
@@ -180,7 +184,7 @@ class _SingleLabelTargets(TargetStrategy):
                 f"classes={classes!r} is not the same as on the first call to "
                 f"partial_fit, which was {classes_!r}."
             )
-        return _single_label_weights(estimator, classes_, y, growing=growing)
+        return _single_label_weights(estimator, classes_, y, growing=growing, met=met)
 
     def _form_mismatch(self, classes):
         return (
@@ -519,7 +523,27 @@ def _check_label_type(y):
         )
 
 
-def _single_label_weights(estimator, classes_, y, *, growing=False):
+def integer_labels(y):
+    """The sorted distinct labels of ``y`` (``np.unique``) when ``y`` is a
+    1-D integer ndarray of at least one label, else None.
+
+    Such a ``y`` is binary or multiclass to scikit-learn's
+    ``type_of_target``, and its ``unique_labels`` are these values, of its
+    dtype: one pass over the labels then stands for the type check, the
+    classes and the check that every label is a class (a ``fit`` on
+    millions of rows made each of them in turn).  Any other ``y`` takes
+    those checks."""
+    if (
+        type(y) is np.ndarray
+        and y.ndim == 1
+        and y.shape[0] > 0
+        and y.dtype.kind in "iu"
+    ):
+        return np.unique(y)
+    return None
+
+
+def _single_label_weights(estimator, classes_, y, *, growing=False, met=None):
     if growing and classes_.shape[0] == 1:
         # no rival class: no row moves the model (the kernels read two
         # entries for one column)
@@ -529,7 +553,8 @@ def _single_label_weights(estimator, classes_, y, *, growing=False):
             "The number of classes has to be greater than one; got "
             f"{classes_.shape[0]} class."
         )
-    unknown = np.setdiff1d(np.unique(y), classes_)
+    # (``met``: the distinct labels of y, when integer_labels found them)
+    unknown = np.setdiff1d(np.unique(y) if met is None else met, classes_)
     if unknown.size:
         raise ValueError(
             f"y contains labels {unknown.tolist()!r} that are not in classes "
