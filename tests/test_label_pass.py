@@ -97,3 +97,27 @@ def test_the_errors_are_those_of_the_full_checks(as_list):
         lambda: PassiveAggressiveClassifier().partial_fit(X, labels([0, 1, 0, 1]))
     )
     assert "classes must be passed" in no_classes
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        [],
+        [0.0, -0.0],
+        [1.0, -3.0, 0.0, 2.5],
+        [-0.0, 5e-300],
+        [np.nan, 1.0],
+        [1.0, np.inf, -2.0],
+        list(np.random.RandomState(0).normal(size=1000)),
+    ],
+)
+def test_value_range_is_numpys_three_passes(data):
+    """The one pass of ``typical_feature_value``'s set-up gives the count
+    and extremes of ``np.count_nonzero``, ``np.max`` and ``np.min``."""
+    from sklearn_pa._kernels._scores import value_range
+
+    data = np.asarray(data, dtype=np.float64)
+    n_nonzero, largest, smallest = value_range(data)
+    assert n_nonzero == np.count_nonzero(data)
+    if data.size:
+        np.testing.assert_array_equal([largest, smallest], [data.max(), data.min()])
