@@ -110,7 +110,20 @@ class TargetStrategy:
     def encode(self, classes, y):
         """``(labels, targets)`` for the kernel: int32 label per row and the
         float64 regression targets (unused by classifiers)."""
-        labels = np.searchsorted(classes, y).astype(np.int32)
+        y = np.asarray(y)
+        n = classes.shape[0]
+        if (
+            y.dtype.kind in "iu"
+            and classes.dtype.kind in "iu"
+            and n > 0
+            and classes[0] == 0
+            and classes[n - 1] == n - 1
+        ):
+            # the classes are 0 .. n - 1 (sorted and distinct): each label of
+            # y (one of them, as validated) is its own index, no search
+            labels = y.astype(np.int32)
+        else:
+            labels = np.searchsorted(classes, y).astype(np.int32)
         return np.ascontiguousarray(labels), np.zeros(1)
 
     def label_arrays(self, y):

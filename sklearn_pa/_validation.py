@@ -291,6 +291,8 @@ def check_sample_count(estimator):
     """``estimator.t_`` (samples seen plus one) as an int, refused unless it
     is a whole number >= 1."""
     t = estimator.t_
+    if type(t) is float and 1.0 <= t <= MAX_SAMPLE_COUNT and t == int(t):
+        return int(t)  # (the counter as the estimator keeps it)
     if not (
         isinstance(t, Real)
         and np.isfinite(t)

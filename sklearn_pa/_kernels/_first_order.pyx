@@ -484,6 +484,9 @@ cdef int _check_epoch(
     elif rule != Rule.MULTILABEL:
         check_length(labels.shape[0], needed, "labels")
         for q in range(order.shape[0]):
+            if q + LABEL_AHEAD < order.shape[0]:
+                # (a shuffled order reads the labels anywhere)
+                PA_PREFETCH(&labels[order[q + LABEL_AHEAD]])
             if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
                 raise ValueError(f"labels must lie in [0, {n_labels})")
     if scores_out is not None and (
