@@ -121,3 +121,20 @@ def test_value_range_is_numpys_three_passes(data):
     assert n_nonzero == np.count_nonzero(data)
     if data.size:
         np.testing.assert_array_equal([largest, smallest], [data.max(), data.min()])
+
+
+@pytest.mark.parametrize(
+    "classes, y",
+    [
+        (np.arange(3), np.array([2, 0, 1, 1])),
+        (np.arange(2, dtype=np.uint8), np.array([1, 0, 1], dtype=np.uint8)),
+        (np.array([1, 2, 3]), np.array([3, 1, 2])),
+        (np.array([0, 2, 5]), np.array([5, 0, 2])),
+        (np.array([0.0, 1.0]), np.array([1.0, 0.0])),
+        (np.array(["a", "b"]), np.array(["b", "a"])),
+    ],
+)
+def test_encoded_labels_are_the_class_indices(classes, y):
+    labels, _ = _targets.MulticlassTargets().encode(classes, y)
+    assert labels.dtype == np.int32 and labels.flags.c_contiguous
+    np.testing.assert_array_equal(labels, np.searchsorted(classes, y))
