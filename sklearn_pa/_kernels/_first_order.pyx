@@ -44,7 +44,7 @@ from ._steps cimport (
 # and how many rows ahead a row's label, target and weight are
 cdef enum:
     UPDATE_AHEAD = 16
-    ROW_AHEAD = 4
+    ROW_AHEAD = 8
     LABEL_AHEAD = 8
 from ._pa_rules cimport (
     binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
