@@ -552,6 +552,15 @@ def integer_labels(y):
         and y.shape[0] > 0
         and y.dtype.kind in "iu"
     ):
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < min(y.shape[0], 1 << 20):
+            # labels of a small range: counted, not sorted (np.unique's
+            # sorted values, of y's dtype, in O(n))
+            if y.dtype == np.uint64:  # (beyond int64: in its own type)
+                counts = np.bincount((y - np.uint64(lo)).astype(np.intp))
+                return np.flatnonzero(counts).astype(np.uint64) + np.uint64(lo)
+            counts = np.bincount(y.astype(np.int64) - lo)
+            return (np.flatnonzero(counts) + lo).astype(y.dtype)
         return np.unique(y)
     return None
 
