@@ -21,6 +21,7 @@ from ._registry import (
     DEFAULT_ESTIMATORS,
     DEFAULT_ESTIMATORS_BY_DATASET,
     REGISTRY,
+    every_classifier,
 )
 from ._report import format_table, plot_results, write_output
 
@@ -32,6 +33,7 @@ PROTOCOLS = {
     "usps": "cross-validation",
     "usps-libsvm": "cross-validation",
     "20newsgroups": "train/test",
+    "20newsgroups-cv": "cross-validation",
     "20newsgroups-multilabel": "multilabel",
     "20newsgroups-semi": "semi-supervised",
     "conll2000": "sequence",
@@ -157,7 +159,8 @@ def build_parser():
         nargs="+",
         metavar="NAME",
         default=None,
-        help="registry names of the estimators to run (default: the data "
+        help="registry names of the estimators to run, or 'all' for every "
+        "classification learner of the package (default: the data "
         f"set's own list, see --list; digits runs "
         f"{' '.join(DEFAULT_ESTIMATORS_BY_DATASET['digits'])})",
     )
@@ -465,7 +468,7 @@ def _check(parser, args, protocol):
             if bad:
                 raise ValueError(
                     f"{', '.join(bad)}: 20newsgroups-semi runs Online Bayes Point "
-                    "Machines only (OBPM-PA, OBPM-SPA)."
+                    "Machines only (OBPM-PA, OBPM-PA-maxloss, OBPM-SPA)."
                 )
             unknown = [s for s in args.subsets or [] if s not in SUBSETS]
             if unknown:
@@ -505,6 +508,8 @@ def main(argv=None):
     """
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+    if args.estimators == ["all"]:
+        args.estimators = every_classifier(args.dataset)
     if args.list:
         print(list_text())
         return 0
