@@ -64,6 +64,7 @@ from ._targets import (
     single_label_targets,
 )
 from ._validation import (
+    KERNEL_DTYPES,
     MAX_SAMPLE_COUNT,
     atomic_update,
     canonical_csr,
@@ -202,6 +203,13 @@ class BaseOnlineLinear(
         one = np.ones(n_columns)
         return one, one, np.ones((1, 1))
 
+    def _input_dtypes(self):
+        """Hook: the dtypes of ``X`` the kernel reads as they are, the first
+        one the dtype anything else is converted to: float64 and float32
+        (the first-order kernel reads float32 rows as doubles, without a
+        float64 copy of ``X``)."""
+        return KERNEL_DTYPES
+
     def _kernel_weight_step(self):
         """Hook: whether the sample and class weights multiply the step
         (scikit-learn's weighting, the kernel's ``weight_step``) instead of
@@ -241,17 +249,17 @@ class BaseOnlineLinear(
     # ------------------------------------------------------------ fitting
     def _validate_batch(self, X, y, sample_weight, reset):
         """Validate a whole batch before any weight moves: ``X`` as float64
-        C-ordered dense or canonical CSR (``reset`` sets
-        ``n_features_in_``, otherwise it is checked), ``y`` numeric for a
-        regressor, ``sample_weight`` finite and non-negative.  Returns
-        ``(X, y, sample_weight)``."""
+        (float32 kept, :meth:`_input_dtypes`) C-ordered dense or canonical
+        CSR (``reset`` sets ``n_features_in_``, otherwise it is checked),
+        ``y`` numeric for a regressor, ``sample_weight`` finite and
+        non-negative.  Returns ``(X, y, sample_weight)``."""
         check_csr_structure(X)
         X, y = validate_data(
             self,
             X,
             y,
             accept_sparse="csr",
-            dtype=np.float64,
+            dtype=self._input_dtypes(),
             order="C",
             reset=reset,
             y_numeric=not is_classifier(self),

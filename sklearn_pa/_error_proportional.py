@@ -57,6 +57,10 @@ class ErrorProportionalRegressor(
 
     Read more in the :ref:`User Guide <gradient>`.
 
+    With ``update="multiplicative"`` (DPMU) float32 input is converted to
+    float64, since the multiplicative kernel reads float64 rows; the additive
+    update (DPAU) reads float32 rows as they are.
+
     Parameters
     ----------
     C : float, default=0.5

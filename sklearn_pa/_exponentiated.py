@@ -39,6 +39,13 @@ class _SplitWeightsMixin:
     def _multiplicative(self):
         return True
 
+    def _input_dtypes(self):
+        # the multiplicative kernel reads float64 rows only: float32 input is
+        # converted (the additive rules keep it, as the first-order kernel)
+        if self._multiplicative():
+            return [np.float64]
+        return super()._input_dtypes()
+
     def _n_columns(self):
         return 2 if self._multiplicative() else 1
 
@@ -293,6 +300,9 @@ class ExponentiatedGradientRegressor(
     NaN, and the weights always sum to ``U``.
 
     Read more in the :ref:`User Guide <gradient>`.
+
+    Float32 input is converted to float64: the multiplicative kernel reads
+    float64 rows (the additive rules read float32 rows as they are).
 
     Parameters
     ----------

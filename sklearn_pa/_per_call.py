@@ -28,6 +28,7 @@ from sklearn.base import _fit_context
 from ._kernels import _scores
 from ._kernels._scores import csr_is_canonical as _csr_is_canonical
 from ._linear_epochs import _RowView
+from ._validation import KERNEL_DTYPES
 
 __all__ = [
     "CallCache",
@@ -195,7 +196,7 @@ class LeanCallsMixin:
             or not params_unchanged(self, record[0])
         ):
             return None
-        X = lean_rows(X, self.n_features_in_)
+        X = lean_rows(X, self.n_features_in_, self._input_dtypes())
         if X is None:
             return None
         n_samples = X.shape[0]
@@ -331,18 +332,20 @@ def params_unchanged(estimator, snapshot):
 _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
 
 
-def lean_rows(X, n_features):
+def lean_rows(X, n_features, dtypes=KERNEL_DTYPES):
     """``X`` as the kernels read it, checked in O(its size), or None.
 
     Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
     float64 CSR matrix or array in canonical form (sorted, unique indices)
     with a consistent structure (``indptr`` from 0 to the data length,
     non-decreasing, every index in ``[0, n_features)``); at least one row,
-    ``n_features`` columns and finite values.  Anything else is None."""
+    ``n_features`` columns and finite values; float32 in place of float64
+    where ``dtypes`` (those the kernel reads, ``KERNEL_DTYPES``) has it.
+    Anything else is None."""
     if type(X) is np.ndarray:
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
             return None
-        if X.dtype != np.float64:
+        if X.dtype not in dtypes:
             if X.dtype.kind not in "iu":
                 return None
             X = X.astype(np.float64)
@@ -351,7 +354,7 @@ def lean_rows(X, n_features):
         if not np.isfinite(X).all():
             return None
         return X
-    if type(X) not in _CSR_TYPES or X.dtype != np.float64:
+    if type(X) not in _CSR_TYPES or X.dtype not in dtypes:
         return None
     n_rows, n_cols = X.shape
     if n_rows == 0 or n_cols != n_features:

@@ -44,6 +44,7 @@ from ._per_call import _NO_ACCUMULATORS, lean_rows, partial_fit_context
 from ._second_order_epochs import _SecondOrderEpochs
 from ._state import SecondOrderState
 from ._validation import (
+    KERNEL_DTYPES,
     atomic_update,
     canonical_csr,
     check_csr_structure,
@@ -459,6 +460,10 @@ class _BaseSecondOrder(
         # decision_function would after validating it again (which would warn
         # that a validated array has no feature names); from the weights of
         # the rows' features only when the model is the one it published
+        if X.dtype == np.float32:
+            # (a sample of at most CALIBRATION_SIZE rows, or predict_proba's
+            # float64 rows): the variances are summed in float64
+            X = X.astype(np.float64)
         scores = self._lean_scores(X)
         if scores is None:
             scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
@@ -519,9 +524,10 @@ class _BaseSecondOrder(
 
     def _record_training_margins(self, X, y):
         """Calibrate on the training margins of the model ``fit`` returns
-        (at most ``CALIBRATION_SIZE`` rows, drawn with a fixed seed)."""
+        (at most ``CALIBRATION_SIZE`` rows, drawn with a fixed seed; float32
+        ``X`` is not copied, only those rows are converted)."""
         X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
+            self, X, accept_sparse="csr", dtype=KERNEL_DTYPES, order="C", reset=False
         )
         rows = np.arange(X.shape[0])
         if rows.shape[0] > CALIBRATION_SIZE:

@@ -392,7 +392,7 @@ class MultilabelTargets(TargetStrategy):
             X,
             y,
             accept_sparse="csr",
-            dtype=np.float64,
+            dtype=estimator._input_dtypes(),
             order="C",
             reset=reset,
             multi_output=True,

@@ -31,6 +31,7 @@ __all__ = [
     "Journal",
     "atomic_update",
     "canonical_csr",
+    "KERNEL_DTYPES",
     "check_batch_sample_weight",
     "check_csr_structure",
     "check_initial_scores",
@@ -45,6 +46,7 @@ __all__ = [
     "estimator_lock",
     "initial_weights",
     "sum_of_squares",
+    "sum_of_squares_f64",
     "touched_rows",
     "typical_feature_value",
     "validation_split",
@@ -432,9 +434,18 @@ def check_warm_start_classes(estimator, previous):
         )
 
 
+#: The dtypes of ``X`` the first-order, second-order and scoring kernels
+#: read as they are (``check_array(dtype=KERNEL_DTYPES)`` keeps them and
+#: converts anything else to float64): float32 rows are read as doubles,
+#: value by value, so a model learned from float32 input is the one learned
+#: from its float64 conversion, without that conversion's copy of ``X``.
+KERNEL_DTYPES = (np.float64, np.float32)
+
+
 def canonical_csr(X):
     """``X`` with duplicate CSR entries summed, on a copy (dense and canonical
-    input are returned as they are).
+    input are returned as they are).  Float32 entries are summed in float64,
+    as on the float64 conversion of the matrix (the copy is then float64).
 
     Duplicate entries add up, as in scipy; summing them first makes each
     feature appear once in a row's squared norm and in the kernels' updates
@@ -442,7 +453,7 @@ def canonical_csr(X):
     alone but sum to infinity are refused.
     """
     if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()
+        X = X.astype(np.float64) if X.dtype == np.float32 else X.copy()
         with np.errstate(over="ignore", invalid="ignore"):
             X.sum_duplicates()
         if not np.all(np.isfinite(X.data)):
@@ -482,6 +493,10 @@ def typical_feature_value(X):
     if n_nonzero == 0:
         return 1.0
     scale = max(float(largest), -float(smallest))
+    if data.dtype == np.float32:
+        # squares summed in float64, as on the float64 conversion of X (a
+        # float32 |x| is below 1e39, its square finite in float64)
+        return float(np.sqrt(sum_of_squares_f64(data) / n_nonzero))
     if 1e-100 < scale < 1e100:  # the squares neither overflow nor underflow
         return float(np.sqrt(sum_of_squares(data) / n_nonzero))
     return float(scale * np.sqrt(sum_of_squares(data / scale) / n_nonzero))
@@ -495,6 +510,13 @@ def sum_of_squares(a):
     cores share their execution units that slowed a fit on 20 Newsgroups by
     a sixth.  ``einsum`` sums in one thread, without a temporary array."""
     return float(np.einsum("i,i->", a, a))
+
+
+def sum_of_squares_f64(a):
+    """:func:`sum_of_squares` of a float32 array in float64: the sum of the
+    float64 conversion of ``a``, to the last bit, from einsum's buffered
+    casts (no float64 copy of ``a``)."""
+    return float(np.einsum("i,i->", a, a, dtype=np.float64))
 
 
 def initial_weights(n_features, n_columns, coef_init, intercept_init, *, coef_shape):
@@ -541,9 +563,16 @@ def check_initial_scores(X, W, b):
     the training data are not finite (finite but huge entries such as
     1e308 overflow in ``w . x``): the model would start, and stay,
     non-finite.  ``W`` is feature-major, ``(n_features, n_columns)``."""
+    # float32 rows: a block at a time, so that the product's float64
+    # conversion of X is at most a block
+    step = X.shape[0] if X.dtype != np.float32 else 4096
+    finite = True
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = safe_sparse_dot(X, W) + b
-    if not np.all(np.isfinite(scores)):
+        for start in range(0, X.shape[0], max(step, 1)):
+            block = X if step >= X.shape[0] else X[start : start + step]
+            scores = safe_sparse_dot(block, W) + b
+            finite = finite and bool(np.all(np.isfinite(scores)))
+    if not finite:
         raise ValueError(
             "coef_init and intercept_init give non-finite decision values "
             "on X (their products with the samples overflow); pass smaller "

@@ -29,8 +29,8 @@ from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport (
-    Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
-    check_length, row_start,
+    Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
+    get_row, make_rows, rows_kind, check_rows, check_length, row_start,
 )
 from ._rules_linear cimport Rule, RuleParams, rule_params
 
@@ -55,7 +55,7 @@ from ._pa_rules cimport (
 
 
 cdef bint _step_overflows(
-    const double *row_data,
+    const value_t *row_data,
     const index_t *row_ind,
     Py_ssize_t nnz,
     double *W0,
@@ -110,7 +110,7 @@ cdef bint _step_overflows(
 
 
 cdef inline void _prefetch_next(
-    const double *next_data, const index_t *next_ind, Py_ssize_t next_nnz,
+    const value_t *next_data, const index_t *next_ind, Py_ssize_t next_nnz,
 ) noexcept nogil:
     """Start fetching the first non-zeros of the next row (elsewhere in X in a
     shuffled order) while the current row is scored.
@@ -164,7 +164,7 @@ def _set_simd(bint enabled):
 
 
 cdef inline double _score_row(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
     Py_ssize_t c1, double intercept_sq, double *scores,
 ) noexcept nogil:
@@ -175,7 +175,7 @@ cdef inline double _score_row(
 
 
 cdef inline void _record_scores(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *scores, bint finite, bint averaged, double n_avg_before,
     const double *U0, const double *bu, Py_ssize_t K, Py_ssize_t c0,
     Py_ssize_t c1, double *out,
@@ -207,7 +207,7 @@ cdef inline void _prefetch_columns(
 
 
 cdef inline bint _apply_step(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
     Py_ssize_t c0, Py_ssize_t c1, const double *delta,
     const Py_ssize_t *changed, Py_ssize_t n_changed, double intercept_sq,
@@ -336,7 +336,8 @@ def epoch(
     ----------------------------------------
     rows
         The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
-        ``n_features`` (see ``_dataset.pxd`` and ``_linear_epochs._RowView``).
+        ``n_features`` (see ``_dataset.pxd`` and ``_linear_epochs._RowView``);
+        float64 or float32 values, read as doubles (the same model).
     order : int64 row indices, in visiting order.
     params : dict
         The rule and its parameters (``RuleParams`` in ``_rules_linear.pxd``: rule,
@@ -398,10 +399,29 @@ def epoch(
     """
     cdef Rows32 rows32
     cdef Rows64 rows64
-    if wide_rows(rows):
+    cdef Rows32F rows32f
+    cdef Rows64F rows64f
+    cdef int kind = rows_kind(rows)
+    if kind == RowsKind.ROWS64:
         arrays = make_rows(rows, &rows64)
         return _epoch[Rows64](
             &rows64, order, labels, targets, sample_weight, W, b, U, bu,
+            weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
+            average_start, loss_out, col_start, col_stop, scores_out,
+            label_indptr, label_indices, score_average, weight_step,
+        )
+    if kind == RowsKind.ROWS32F:
+        arrays = make_rows(rows, &rows32f)
+        return _epoch[Rows32F](
+            &rows32f, order, labels, targets, sample_weight, W, b, U, bu,
+            weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
+            average_start, loss_out, col_start, col_stop, scores_out,
+            label_indptr, label_indices, score_average, weight_step,
+        )
+    if kind == RowsKind.ROWS64F:
+        arrays = make_rows(rows, &rows64f)
+        return _epoch[Rows64F](
+            &rows64f, order, labels, targets, sample_weight, W, b, U, bu,
             weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
             average_start, loss_out, col_start, col_stop, scores_out,
             label_indptr, label_indices, score_average, weight_step,
@@ -530,7 +550,7 @@ cdef tuple _epoch(
     bint weight_step,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
-    dtype)."""
+    and value dtype)."""
     cdef RuleParams p = rule_params(params)
     cdef int rule = p.rule
     spec = check_linear_rule("first_order", p.rule, p.slack)
@@ -560,9 +580,9 @@ cdef tuple _epoch(
     # registers (through the pointer it would reload the fields after each
     # store that might alias them)
     cdef rows_t view = rows[0]
-    cdef const double *row_data
-    cdef const double *next_data
     cdef Py_ssize_t next_nnz
+    row_data = view.data         # const double * or const float *
+    next_data = view.data
     row_ind = view.indices
     next_ind = view.indices
     cdef double *W0 = &W[0, 0]

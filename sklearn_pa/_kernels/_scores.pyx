@@ -16,8 +16,8 @@ from libc.math cimport isfinite
 from libc.stdlib cimport calloc, free
 
 from ._dataset cimport (
-    Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows,
-    check_length, check_view, all_rows_fit,
+    Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
+    get_row, make_rows, rows_kind, check_length, check_view, all_rows_fit,
 )
 from ._score_rows cimport pa_simd_available, score_row
 
@@ -26,7 +26,7 @@ cdef int _simd = pa_simd_available()
 
 
 cdef inline double _score_row(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
     Py_ssize_t c1, double intercept_sq, double *scores,
 ) noexcept nogil:
@@ -63,7 +63,8 @@ def score_rows(
     Parameters
     ----------
     rows
-        The row view (``_linear_epochs._RowView``); every CSR row is
+        The row view (``_linear_epochs._RowView``), float64 or float32
+        values (read as doubles); every CSR row is
         verified to lie inside its arrays, with feature indices in
         ``[0, n_features)``.
     W : (n_features, n_columns) weights, feature-major.
@@ -77,9 +78,18 @@ def score_rows(
     """
     cdef Rows32 rows32
     cdef Rows64 rows64
-    if wide_rows(rows):
+    cdef Rows32F rows32f
+    cdef Rows64F rows64f
+    cdef int kind = rows_kind(rows)
+    if kind == RowsKind.ROWS64:
         arrays = make_rows(rows, &rows64)
         _score_rows[Rows64](&rows64, W, b, U, bu, n_avg, out)
+    elif kind == RowsKind.ROWS32F:
+        arrays = make_rows(rows, &rows32f)
+        _score_rows[Rows32F](&rows32f, W, b, U, bu, n_avg, out)
+    elif kind == RowsKind.ROWS64F:
+        arrays = make_rows(rows, &rows64f)
+        _score_rows[Rows64F](&rows64f, W, b, U, bu, n_avg, out)
     else:
         arrays = make_rows(rows, &rows32)
         _score_rows[Rows32](&rows32, W, b, U, bu, n_avg, out)
@@ -118,7 +128,7 @@ cdef int _score_rows(
     if n_rows == 0 or K == 0:
         return 0
     cdef rows_t view = rows[0]
-    cdef const double *row_data
+    row_data = view.data         # const double * or const float *
     row_ind = view.indices
     cdef Py_ssize_t i, j, k, nnz
     cdef const double *W0 = &W[0, 0] if W.shape[0] > 0 else NULL
@@ -155,7 +165,7 @@ cdef int _score_rows(
 
 
 def csr_is_canonical(
-    const double[::1] data,
+    const value_t[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
     Py_ssize_t n_features,
@@ -164,7 +174,7 @@ def csr_is_canonical(
     they are, in one pass over the non-zeros: ``indptr`` from 0 to the
     length of ``data`` (and of ``indices``) and non-decreasing, each row's
     feature indices strictly increasing (sorted, no duplicate) inside
-    ``[0, n_features)``, every value finite.  (scikit-learn's and scipy's
+    ``[0, n_features)``, every value finite (float64 or float32).  (scikit-learn's and scipy's
     checks of a batch of a few rows cost several times that.)"""
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef Py_ssize_t nnz = data.shape[0]

@@ -36,8 +36,8 @@ from libc.string cimport memset, memcpy
 from scipy.linalg.cython_blas cimport dsymv, dsyr
 
 from ._dataset cimport (
-    Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
-    check_length,
+    Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
+    get_row, make_rows, rows_kind, check_rows, check_length,
 )
 from ._rules_second_order cimport SecondOrderParams, SecondOrderRule, second_order_params
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
@@ -72,7 +72,8 @@ def epoch(
     Parameters (validated by the caller)
     ------------------------------------
     rows : the row view: ``data``, ``indices``, ``indptr``, ``dense`` and
-        ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``).
+        ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``);
+        float64 or float32 values, read as doubles (the same model).
     order : int64 row indices, in visiting order.
     params : dict, ``SecondOrderParams`` (``_rules_second_order.pxd``): ``rule`` and
         ``step`` (a ``SecondOrderRule`` of each kind), ``phi`` =
@@ -102,10 +103,27 @@ def epoch(
     """
     cdef Rows32 rows32
     cdef Rows64 rows64
-    if wide_rows(rows):
+    cdef Rows32F rows32f
+    cdef Rows64F rows64f
+    cdef int kind = rows_kind(rows)
+    if kind == RowsKind.ROWS64:
         arrays = make_rows(rows, &rows64)
         return _epoch[Rows64](
             &rows64, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+            var_out,
+        )
+    if kind == RowsKind.ROWS32F:
+        arrays = make_rows(rows, &rows32f)
+        return _epoch[Rows32F](
+            &rows32f, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+            var_out,
+        )
+    if kind == RowsKind.ROWS64F:
+        arrays = make_rows(rows, &rows64f)
+        return _epoch[Rows64F](
+            &rows64f, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
             class_weight, params, intercept, t0, average_start, loss_out, scores_out,
             var_out,
         )
@@ -138,7 +156,7 @@ cdef tuple _epoch(
     double[:, ::1] var_out,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
-    dtype)."""
+    and value dtype)."""
     # the loop reads a local copy of the row view, which the compiler keeps in
     # registers (through the pointer it would reload the fields after each
     # store that might alias them)
@@ -200,9 +218,9 @@ cdef tuple _epoch(
     cdef long long t
     cdef double w_i, m, v, vy, vr, alpha, beta, ysign, best, xj, avg_coef, A, loss
     cdef double Kd = <double> K
-    cdef const double *row_data
+    row_data = view.data         # const double * or const float *
     row_ind = view.indices
-    cdef const double *next_data
+    next_data = view.data
     next_ind = view.indices
     cdef Py_ssize_t next_nnz
     cdef double *wrow
@@ -392,7 +410,7 @@ cdef tuple _epoch(
 
 
 cdef inline void _record_scores(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *scores, bint finite, bint averaged, double n_avg_before,
     const double *U0, const double *bu, Py_ssize_t K, double *out,
 ) noexcept nogil:
@@ -430,7 +448,7 @@ cdef inline void _record_variances(
     cleared again."""
     cdef Py_ssize_t g, p, nnz
     cdef Py_ssize_t n_features = rows.n_features
-    cdef const double *row_data
+    row_data = rows.data
     row_ind = rows.indices
     if not finite:
         for g in range(G):
@@ -447,15 +465,18 @@ cdef inline void _record_variances(
 
 
 cdef inline void _fill_x(
-    double *xbuf, const rows_t *rows, const double *row_data,
+    double *xbuf, const rows_t *rows, const value_t *row_data,
     const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t D, double intercept,
 ) noexcept nogil:
     """The dense ``x~ = [x, a]`` of one row of ``rows`` into ``xbuf`` (of
     length ``D``: ``n_features``, plus one with an intercept), whose other
     entries are 0; a sparse row is cleared again with :func:`_clear_x`."""
     cdef Py_ssize_t p, n_features = rows.n_features
-    if rows.dense:
+    if rows.dense and value_t is double:
         memcpy(xbuf, row_data, n_features * sizeof(double))
+    elif rows.dense:
+        for p in range(n_features):
+            xbuf[p] = row_data[p]
     else:
         for p in range(nnz):
             xbuf[row_ind[p]] = row_data[p]
@@ -481,7 +502,7 @@ cdef inline double _avg(bint averaging, long long t, long long start) noexcept n
 cdef inline double _sigma_x(
     bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
     int n_blas, char *uplo, double *xbuf, double *sx,
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     Py_ssize_t n_features, double intercept,
 ) noexcept nogil:
     """Fill ``sx = Sigma_g x~`` and return ``v = x~^T Sigma_g x~``.
@@ -589,7 +610,7 @@ cdef struct PairCtx:
 
 cdef inline bint cw_sequential_steps(
     PairCtx *c,
-    const double *row_data,
+    const value_t *row_data,
     const index_t *row_ind,
     Py_ssize_t nnz,
     double *scores,

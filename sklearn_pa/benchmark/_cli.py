@@ -43,6 +43,8 @@ PROTOCOLS = {
     "stream-latency": "stream-latency",
     "stream-2m": "stream-dask",
     "stream-file": "stream-file",
+    "20newsgroups-dtype": "input-dtype",
+    "stream-4m-dtype": "input-dtype",
 }
 
 _TABLE = {"estimators", "epochs", "params", "random_state", "output", "plot"}
@@ -61,6 +63,7 @@ OPTIONS = {
     "stream-latency": {"estimators", "output", "plot", "data_home"},
     "stream-dask": _TABLE | {"rows", "nnz", "workers", "scheduler", "threads"},
     "stream-file": _TABLE | {"rows"},
+    "input-dtype": _TABLE | {"data_home", "rows", "nnz"},
 }
 
 #: Data sets that read no data folder.
@@ -70,6 +73,7 @@ _NO_DATA = {
     "stream-memory",
     "stream-2m",
     "stream-file",
+    "stream-4m-dtype",
 }
 
 #: protocol -> the task of the estimators it runs.
@@ -83,6 +87,7 @@ TASKS = {
     "sequence": "sequence",
     "stream-dask": "classification",
     "stream-file": "classification",
+    "input-dtype": "classification",
 }
 
 
@@ -132,8 +137,10 @@ def build_parser():
             "semi-supervised OBPM (20newsgroups-semi), sequence tagging "
             "(conll2000), progressive validation (preference, "
             "preference-synthetic), memory on a long stream (stream-memory), "
-            "parameter mixing on Dask (stream-2m) and a svmlight file streamed "
-            "against loaded (stream-file). An option that does not "
+            "parameter mixing on Dask (stream-2m), a svmlight file streamed "
+            "against loaded (stream-file) and fit time and memory of float32 "
+            "against float64 input (20newsgroups-dtype, stream-4m-dtype). An "
+            "option that does not "
             "apply to the protocol is refused."
         ),
         epilog=(
@@ -277,19 +284,21 @@ def build_parser():
         default=None,
         help="use only the first sentences (default: all 8936)",
     )
-    group = parser.add_argument_group("stream-memory, stream-2m, stream-file")
+    group = parser.add_argument_group(
+        "stream-memory, stream-2m, stream-file, stream-4m-dtype"
+    )
     group.add_argument(
         "--rows",
         type=int,
         default=None,
         help="rows of the stream (default: 1000000 for stream-memory and "
-        "stream-file, 2000000 for stream-2m)",
+        "stream-file, 2000000 for stream-2m, 4000000 for stream-4m-dtype)",
     )
     group.add_argument(
         "--nnz",
         type=int,
         default=None,
-        help="non-zeros per row (stream-2m; default: 20)",
+        help="non-zeros per row (stream-2m, stream-4m-dtype; default: 20)",
     )
     group.add_argument(
         "--workers",
@@ -649,6 +658,20 @@ def _run(parser, args, protocol, params):
             )
         except ValueError as exc:
             parser.error(str(exc))
+    if protocol == "input-dtype":
+        from ._input_dtype import load_stream, run_input_dtype
+
+        if args.dataset == "stream-4m-dtype":
+            data = load_stream(_or(args.rows, 4_000_000), _or(args.nnz, 20))
+        else:
+            if _given(args, "rows") or _given(args, "nnz"):
+                parser.error("--rows and --nnz apply to stream-4m-dtype only")
+            data = load_dataset("20newsgroups", args.data_home)
+            data.name = args.dataset
+        names = args.estimators or _default_estimators(args.dataset)
+        return run_input_dtype(
+            data, names, epochs=epochs, random_state=random_state, **common
+        )
     if protocol == "stream-file":
         from ._stream_file import run_stream_file
 

@@ -45,6 +45,8 @@ DATASETS = {
     "stream-latency": "20 Newsgroups a few rows at a time, time per call",
     "stream-2m": "synthetic sparse stream, parameter mixing on Dask",
     "stream-file": "a svmlight file it writes, streamed against loaded",
+    "20newsgroups-dtype": "20 Newsgroups, fit time and memory of float32 input",
+    "stream-4m-dtype": "stream-2m's rows (4M), fit time and memory of float32",
 }
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")

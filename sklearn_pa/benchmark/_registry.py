@@ -588,6 +588,8 @@ DEFAULT_ESTIMATORS_BY_DATASET = {
     "preference-synthetic": list(REGRESSION_ESTIMATORS),
     "stream-2m": ["PA-I", "AROW"],
     "stream-file": ["PA-I"],
+    "20newsgroups-dtype": ["PA-I", "PA-default", "AROW"],
+    "stream-4m-dtype": ["PA-I", "AROW"],
 }
 
 #: Published accuracies (percent) to print beside ours: data set -> estimator
