@@ -262,8 +262,8 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         accumulator so that ``W - U / (t - start + 1)`` gives that average
         (with ``average="epoch"``, the average of its own last epoch)."""
         U, bu = self.U, self.bu
-        if U is None:
-            return
+        if U is None or self.active.all():
+            return  # (no column froze: each has the common average)
         t_stop, avg_start = self.t_stop, self.avg_start
         n_avg = t - avg_start + 1
         for k in np.flatnonzero((t_stop >= 0) & (t_stop < t)):

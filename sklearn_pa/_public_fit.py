@@ -2,7 +2,9 @@
 written once.
 
 Each public method validates its parameters (scikit-learn's
-``_fit_context``) and runs the private ``_fit`` / ``_partial_fit`` of
+``_fit_context``; a later ``partial_fit`` enters the same configuration
+at O(1) cost, :func:`~sklearn_pa._per_call.partial_fit_context`) and runs
+the private ``_fit`` / ``_partial_fit`` of
 :class:`~sklearn_pa._base.BaseOnlineLinear` inside
 :func:`~sklearn_pa._validation.atomic_update`.  What differs between the
 estimators is only the documentation of ``y``, ``coef_init``,
@@ -17,6 +19,7 @@ import types
 
 from sklearn.base import ClassifierMixin, _fit_context
 
+from ._per_call import partial_fit_context
 from ._validation import atomic_update
 
 __all__ = ["ClassifierPartialFitMixin", "PublicFitMixin", "fit_doc_defaults"]
@@ -167,7 +170,7 @@ class PublicFitMixin:
         with atomic_update(self):
             return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, sample_weight=None):
         with atomic_update(self):
             return self._partial_fit(X, y, None, sample_weight)
@@ -178,7 +181,7 @@ class ClassifierPartialFitMixin:
     batch in segments where a new class first appears
     (``_partial_fit_batch``); listed before the base class."""
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         with atomic_update(self):
             return self._partial_fit_batch(X, y, classes, sample_weight)

@@ -42,7 +42,7 @@ from ._growth import grow_second_order_state, refuse_growing_proba
 from ._kernels import _scores
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _RowView
-from ._per_call import _NO_ACCUMULATORS, lean_rows
+from ._per_call import _NO_ACCUMULATORS, lean_rows, partial_fit_context
 from ._rule_specs import second_order_kernel_params, spec
 from ._second_order_epochs import _SecondOrderEpochs
 from ._state import SecondOrderState
@@ -353,7 +353,7 @@ class _BaseSecondOrder(
                 stacklevel=4,
             )
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over a batch, continuing from the current mean and
         covariance.
@@ -523,8 +523,10 @@ class _BaseSecondOrder(
             y = np.asarray(y)
             if y.shape[0] != X.shape[0]:
                 return None
-            # only the latest rows are kept
-            X, y = X[-CALIBRATION_SIZE:], y[-CALIBRATION_SIZE:]
+            # only the latest rows are kept (a batch that has no more is
+            # read as it is: slicing a sparse matrix copies it)
+            if X.shape[0] > CALIBRATION_SIZE:
+                X, y = X[-CALIBRATION_SIZE:], y[-CALIBRATION_SIZE:]
             idx = np.searchsorted(self.classes_, y)
             if np.any(idx >= len(self.classes_)):
                 return None
@@ -557,11 +559,16 @@ class _BaseSecondOrder(
         """Keep the latest ``CALIBRATION_SIZE`` (score, variance, class) of
         the samples seen."""
         old = getattr(self, "_calibration", None)
-        if old is not None and old[0].ndim == scores.ndim:
+        new = (scores, var, idx)
+        n_old = CALIBRATION_SIZE - min(scores.shape[0], CALIBRATION_SIZE)
+        if old is not None and old[0].ndim == scores.ndim and n_old > 0:
+            # one copy of the entries kept: the newest old ones, then the new
             scores, var, idx = (
-                np.concatenate([o, n]) for o, n in zip(old, (scores, var, idx))
+                np.concatenate([o[o.shape[0] - min(n_old, o.shape[0]) :], n])
+                for o, n in zip(old, new)
             )
-        scores, var, idx = (a[-CALIBRATION_SIZE:].copy() for a in (scores, var, idx))
+        else:
+            scores, var, idx = (a[-CALIBRATION_SIZE:].copy() for a in new)
         self._calibration = (scores, var, idx)
         self._calibration_held_out = True
 

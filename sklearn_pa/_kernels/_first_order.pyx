@@ -41,11 +41,13 @@ from ._steps cimport (
     Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
 )
 
-# how many non-zeros ahead an update asks for the rows of U it writes, and
-# how many rows ahead of a sparse row's learning its non-zeros are asked for
+# how many non-zeros ahead an update asks for the rows of U it writes, how
+# many rows ahead of a sparse row's learning its non-zeros are asked for,
+# and how many rows ahead a row's label, target and weight are
 cdef enum:
     UPDATE_AHEAD = 16
-    ROW_AHEAD = 4
+    ROW_AHEAD = 8
+    LABEL_AHEAD = 8
 from ._pa_rules cimport (
     binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
     multilabel_threshold_step, multilabel_ranking_step, mira_step,
@@ -508,6 +510,9 @@ cdef int _check_epoch(
     elif labels_y:
         check_length(labels.shape[0], needed, "labels")
         for q in range(order.shape[0]):
+            if q + LABEL_AHEAD < order.shape[0]:
+                # (a shuffled order reads the labels anywhere)
+                PA_PREFETCH(&labels[order[q + LABEL_AHEAD]])
             if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
                 raise ValueError(f"labels must lie in [0, {n_labels})")
     if scores_out is not None and (
@@ -604,6 +609,16 @@ cdef tuple _epoch(
             i = order[n]
             t = t0 + n + 1
             get_row(&view, i, &row_data, &row_ind, &nnz)
+            if n + LABEL_AHEAD < n_rows:
+                # a row's label and weight lie where the order points (a
+                # shuffled order: anywhere in their arrays, a miss each that
+                # cost as much as the row's own non-zeros): asked for rows
+                # before they are read
+                if labels_p != NULL:
+                    PA_PREFETCH(labels_p + order[n + LABEL_AHEAD])
+                if targets_p != NULL and targets.shape[0] > 1:
+                    PA_PREFETCH(targets_p + order[n + LABEL_AHEAD])
+                PA_PREFETCH(&sample_weight[order[n + LABEL_AHEAD]])
             if not view.dense:
                 # rows in a shuffled order lie anywhere in X: ask for a row's
                 # non-zeros ROW_AHEAD rows before it is learned, and for the
