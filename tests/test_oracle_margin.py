@@ -34,6 +34,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy.optimize import LinearConstraint, minimize, nnls
+from sklearn_pa._kernels._rules import Rule
 
 from sklearn_pa import (
     ALMAClassifier,
@@ -42,7 +43,6 @@ from sklearn_pa import (
     ROMMAClassifier,
 )
 from sklearn_pa._kernels import _scaled
-from sklearn_pa._kernels._rules import Rule
 
 N_EPOCHS = 3
 
