@@ -10,7 +10,9 @@ has to be made on purpose: regenerate with
 
     python tests/golden.py
 
-and say in the commit which cases moved and why.
+and say in the commit which cases moved and why.  ``python tests/golden.py
+NAME ...`` records only the named cases (new ones), keeping every other
+stored array as it is.
 """
 
 import os
@@ -20,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sklearn_pa import (
+    ALMAClassifier,
     AROWClassifier,
     ConfidenceWeightedClassifier,
     ErrorProportionalRegressor,
@@ -29,9 +32,12 @@ from sklearn_pa import (
     KernelPassiveAggressiveRegressor,
     MIRAClassifier,
     OnlineBayesPointClassifier,
+    OnlineGradientDescentClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveOneClass,
     PassiveAggressiveRegressor,
+    PerceptronClassifier,
+    ROMMAClassifier,
     SCWClassifier,
     StructuredPassiveAggressive,
     StructuredPerceptron,
@@ -242,6 +248,39 @@ CASES = {
         )
         for u in ("standard", "early", "max_violation")
     },
+    # classical margin learners (perceptron, OGD, ROMMA, ALMA)
+    **{
+        f"perceptron_{task}_{m}": (
+            task,
+            lambda m=m: PerceptronClassifier(multiclass=m, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+        for m in ("max", "uniform", "score")
+        if task == "multiclass" or m == "max"
+    },
+    "perceptron_multiclass_avg": (
+        "multiclass",
+        lambda: PerceptronClassifier(average=True, **EPOCHS),
+    ),
+    **{
+        f"ogd_{task}": (
+            task,
+            lambda: OnlineGradientDescentClassifier(eta=0.5, average=True, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+    },
+    **{
+        f"romma_{task}_{'aggressive' if a else 'mistakes'}": (
+            task,
+            lambda a=a: ROMMAClassifier(aggressive=a, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+        for a in (False, True)
+    },
+    **{
+        f"alma_{task}": (task, lambda: ALMAClassifier(alpha=0.5, **EPOCHS))
+        for task in ("binary", "multiclass")
+    },
     "spa_k1": ("sequence", lambda: StructuredPassiveAggressive(**SEQ_EPOCHS)),
     "spa_k3": (
         "sequence",
@@ -287,9 +326,19 @@ def outputs(name, sparse=False):
     return out
 
 
-def main():
+def main(names=()):
+    """Record every case, or with ``names`` only those (the stored arrays of
+    the other cases are kept as they are)."""
     arrays = {}
-    for name in CASES:
+    if names:
+        unknown = sorted(set(names) - set(CASES))
+        if unknown:
+            raise SystemExit(f"unknown cases: {unknown}")
+        with np.load(PATH) as f:
+            arrays = {
+                key: f[key] for key in f.files if key.split("/", 1)[0] not in names
+            }
+    for name in names or CASES:
         for key, value in outputs(name).items():
             arrays[f"{name}/{key}"] = value
     os.makedirs(os.path.dirname(PATH), exist_ok=True)
@@ -298,4 +347,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])
