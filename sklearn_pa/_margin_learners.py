@@ -381,6 +381,16 @@ class OnlineGradientDescentClassifier(_MarginClassifier):
         "eta": [Interval(Real, 0, None, closed="neither")],
     }
 
+    _expected_failed_checks = {
+        "check_class_weight_classifiers": (
+            "the check wants a class of weight 1000 (the others 1e-4) predicted "
+            "on 87% of overlapping three-class blobs; OGD's weighted hinge steps "
+            "stop once that class's own samples have a margin of 1, so the "
+            "other classes' regions keep their predictions (84%): the unweighted "
+            "hinge loss has no term that pulls them to the heavy class"
+        ),
+    }
+
     def __init__(
         self,
         *,

@@ -43,13 +43,15 @@ class _ScaledClassifier(_MarginClassifier):
     the update count ``n_updates_`` (ALMA's ``k - 1``), the scaled kernel."""
 
     _epoch_adapter_class = _ScaledEpochs
-    # read by the shared machinery; these rules publish their last iterate
+    # read by the shared machinery: these rules publish their last iterate
+    # and have no step a class weight could scale
     average = False
+    class_weight = None
 
     _parameter_constraints: dict = {
         k: v
         for k, v in _MarginClassifier._parameter_constraints.items()
-        if k != "average"
+        if k not in ("average", "class_weight")
     }
 
     def _allocate(self, n_features, n_columns, coef_init, intercept_init):
@@ -161,8 +163,9 @@ class ROMMAClassifier(_ScaledClassifier):
     scale times a vector, so it costs the row's non-zeros (plus one pass
     over the model per call).  An example whose constraint contradicts the
     half-space (:math:`y x` pointing exactly against :math:`w`) leaves the
-    model alone, as in LIBOL.  The rule has no step size: a sample or class
-    weight only counts as zero (skip the sample) or not.
+    model alone, as in LIBOL.  The rule has no step size: a sample weight
+    only counts as zero (skip the sample) or not, and there are no class
+    weights.
 
     Parameters
     ----------
@@ -196,9 +199,6 @@ class ROMMAClassifier(_ScaledClassifier):
     %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution.
-    class_weight : dict, "balanced" or None, default=None
-        Weights per class; a zero weight (times the sample weight) skips the
-        class's samples.
     %(new_classes)s
 
     Attributes
@@ -264,7 +264,6 @@ class ROMMAClassifier(_ScaledClassifier):
         verbose=0,
         random_state=None,
         warm_start=False,
-        class_weight=None,
         new_classes="error",
     ):
         self.aggressive = aggressive
@@ -279,7 +278,6 @@ class ROMMAClassifier(_ScaledClassifier):
         self.verbose = verbose
         self.random_state = random_state
         self.warm_start = warm_start
-        self.class_weight = class_weight
         self.new_classes = new_classes
 
     def _rule(self):
@@ -307,10 +305,12 @@ class ALMAClassifier(_ScaledClassifier):
                           {\\max(1, \\|w + \\eta_k \\, y \\, x\\|)}, \\quad
         k \\leftarrow k + 1
 
-    (Gentile 2001, Figure 1).  As in LIBOL the examples are not normalised
-    (the paper divides :math:`x` by :math:`\\|x\\|`; scale the rows to unit
-    norm, e.g. with :class:`~sklearn.preprocessing.Normalizer`, to run it as
-    written there).  Multiclass is the package's extension by the Kesler
+    (Gentile 2001, Figure 1).  A sample weight multiplies the step
+    :math:`\\eta_k` (zero skips the sample).  As in LIBOL the examples are
+    not normalised (the paper divides :math:`x` by :math:`\\|x\\|`; scale
+    the rows to unit norm, e.g. with
+    :class:`~sklearn.preprocessing.Normalizer`, to run it as written
+    there).  Multiclass is the package's extension by the Kesler
     construction, as LIBOL's ``M_ROMMA`` extends ROMMA: the margin is the
     true class's score minus the top wrong score, the two prototypes move by
     :math:`\\pm \\eta_k x` and the whole matrix is projected on the unit
@@ -356,8 +356,6 @@ class ALMAClassifier(_ScaledClassifier):
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution (the update count
         :math:`k` continues with it).
-    class_weight : dict, "balanced" or None, default=None
-        Weights per class; the true class's weight multiplies the step.
     %(new_classes)s
 
     Attributes
@@ -429,7 +427,6 @@ class ALMAClassifier(_ScaledClassifier):
         verbose=0,
         random_state=None,
         warm_start=False,
-        class_weight=None,
         new_classes="error",
     ):
         self.alpha = alpha
@@ -446,7 +443,6 @@ class ALMAClassifier(_ScaledClassifier):
         self.verbose = verbose
         self.random_state = random_state
         self.warm_start = warm_start
-        self.class_weight = class_weight
         self.new_classes = new_classes
 
     def _rule(self):
