@@ -284,7 +284,7 @@ class ROMMAClassifier(_ScaledClassifier):
         return Rule.AGGRESSIVE_ROMMA if self.aggressive else Rule.ROMMA
 
     def _scaled_params(self):
-        return {"alpha": 0.0, "B": 0.0, "C": 0.0}
+        return {"alpha": 0.0, "B": 0.0, "C": 0.0, "normalize": 0}
 
 
 @fill_doc
@@ -306,11 +306,11 @@ class ALMAClassifier(_ScaledClassifier):
         k \\leftarrow k + 1
 
     (Gentile 2001, Figure 1).  A sample weight multiplies the step
-    :math:`\\eta_k` (zero skips the sample).  As in LIBOL the examples are
-    not normalised (the paper divides :math:`x` by :math:`\\|x\\|`; scale
-    the rows to unit norm, e.g. with
-    :class:`~sklearn.preprocessing.Normalizer`, to run it as written
-    there).  Multiclass is the package's extension by the Kesler
+    :math:`\\eta_k` (zero skips the sample).  With ``normalize`` (the
+    default) it learns from the unit row :math:`x / \\|x\\|` as the paper
+    writes it (the intercept's constant feature counted in the norm);
+    ``normalize=False`` takes the rows as they come, as LIBOL does (it
+    expects rows of norm about 1).  Multiclass is the package's extension by the Kesler
     construction, as LIBOL's ``M_ROMMA`` extends ROMMA: the margin is the
     true class's score minus the top wrong score, the two prototypes move by
     :math:`\\pm \\eta_k x` and the whole matrix is projected on the unit
@@ -327,7 +327,11 @@ class ALMAClassifier(_ScaledClassifier):
         Margin scale; ``None`` is the paper's :math:`B = 1 / \\alpha`.
     C : float, default=1.4142135623730951
         Step scale :math:`C` of :math:`\\eta_k = C / \\sqrt{k}` (the paper's
-        :math:`\\sqrt{2}`), times the sample and class weights.
+        :math:`\\sqrt{2}`), times the sample weight.
+    normalize : bool, default=True
+        Learn from the unit rows :math:`x / \\|x\\|` (Gentile 2001);
+        ``False`` learns from the rows as given (LIBOL's ``ALMA``).  The
+        predictions are those of the weights on the rows as given either way.
     fit_intercept : bool, default=True
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample (it counts in the
@@ -394,10 +398,8 @@ class ALMAClassifier(_ScaledClassifier):
     Examples
     --------
     >>> from sklearn.datasets import load_digits
-    >>> from sklearn.preprocessing import Normalizer
     >>> from sklearn_pa import ALMAClassifier
     >>> X, y = load_digits(return_X_y=True)
-    >>> X = Normalizer().fit_transform(X)
     >>> clf = ALMAClassifier(alpha=0.5, max_iter=5, tol=None, random_state=0)
     >>> clf.fit(X[:1500], y[:1500]).score(X[1500:], y[1500:]) > 0.85
     True
@@ -408,6 +410,7 @@ class ALMAClassifier(_ScaledClassifier):
         "alpha": [Interval(Real, 0, 1, closed="right")],
         "B": [Interval(Real, 0, None, closed="neither"), None],
         "C": [Interval(Real, 0, None, closed="neither")],
+        "normalize": ["boolean"],
     }
 
     def __init__(
@@ -416,6 +419,7 @@ class ALMAClassifier(_ScaledClassifier):
         alpha=0.9,
         B=None,
         C=2.0**0.5,
+        normalize=True,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -432,6 +436,7 @@ class ALMAClassifier(_ScaledClassifier):
         self.alpha = alpha
         self.B = B
         self.C = C
+        self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -451,4 +456,9 @@ class ALMAClassifier(_ScaledClassifier):
     def _scaled_params(self):
         alpha = float(self.alpha)
         B = 1.0 / alpha if self.B is None else float(self.B)
-        return {"alpha": alpha, "B": B, "C": float(self.C)}
+        return {
+            "alpha": alpha,
+            "B": B,
+            "C": float(self.C),
+            "normalize": int(bool(self.normalize)),
+        }

@@ -150,15 +150,18 @@ def romma_reference(X, y, K, aggressive, n_epochs):
     return W
 
 
-def alma_reference(X, y, K, alpha, B, C, n_epochs):
+def alma_reference(X, y, K, alpha, B, C, n_epochs, normalize):
     """LIBOL ``ALMA.m`` (p = 2; Gentile 2001, Figure 1): ``gamma_k = B /
     sqrt(k)``, ``eta_k = C / sqrt(k)``, ``w = (w + eta_k phi) / max(1,
-    ||.||)``; multiclass on the Kesler construction."""
+    ||.||)``; multiclass on the Kesler construction.  ``normalize``: the
+    paper's ``x_hat = x / ||x||`` (LIBOL takes ``x`` as given)."""
     d = X.shape[1]
     W = np.zeros((1 if K == 2 else K, d))
     k = 1
     for _ in range(n_epochs):
         for x, label in zip(X, y):
+            if normalize:
+                x = x / np.linalg.norm(x)
             if K == 2:
                 phi = (1.0 if label == 1 else -1.0) * x[None, :]
             else:
@@ -246,11 +249,14 @@ def test_romma_is_the_transcription(seed, K, sparse, aggressive):
     sparse=layouts,
     alpha=st.floats(0.05, 1.0),
     C=st.floats(0.1, 3.0),
+    normalize=st.booleans(),
 )
-def test_alma_is_the_transcription(seed, K, sparse, alpha, C):
+def test_alma_is_the_transcription(seed, K, sparse, alpha, C, normalize):
     X, y = _problem(seed, K)
-    est = _fit(ALMAClassifier(alpha=alpha, C=C), X, y, sparse)
-    ref = alma_reference(_with_ones(X), y, K, alpha, 1.0 / alpha, C, N_EPOCHS)
+    est = _fit(ALMAClassifier(alpha=alpha, C=C, normalize=normalize), X, y, sparse)
+    ref = alma_reference(
+        _with_ones(X), y, K, alpha, 1.0 / alpha, C, N_EPOCHS, normalize
+    )
     assert_allclose(_augmented(est), ref, rtol=1e-10, atol=1e-10)
     assert np.linalg.norm(_augmented(est)) <= 1.0 + 1e-12
 
@@ -287,7 +293,7 @@ def _romma_step(W, x, label, aggressive):
         np.zeros(K),
         np.zeros((0, K)),
         np.zeros(0),
-        params={"rule": int(rule), "alpha": 0.0, "B": 0.0, "C": 0.0},
+        params={"rule": int(rule), "alpha": 0.0, "B": 0.0, "C": 0.0, "normalize": 0},
         labels=np.array([label], dtype=np.int32),
         sample_weight=np.ones(1),
         weight_pos=np.ones(max(K, 2)),

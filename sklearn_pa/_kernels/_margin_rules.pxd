@@ -163,6 +163,7 @@ cdef struct ScaledParams:
     double alpha   # ALMA's margin fraction alpha in (0, 1]
     double B       # ALMA's margin scale B (gamma_k = B / sqrt(k))
     double C       # ALMA's step scale C (eta_k = C / sqrt(k))
+    int normalize  # ALMA: 1 learns from x / ||x|| (the paper), 0 from x (LIBOL)
 
 
 cdef inline bint romma_coefficients(

@@ -44,7 +44,7 @@ cdef int _simd = pa_simd_available()
 cdef inline ScaledParams scaled_params(dict params) except *:
     """The struct of a parameter dict; ValueError on a missing or unknown key
     or a rule this kernel does not apply."""
-    check_param_names(params, ("rule", "alpha", "B", "C"))
+    check_param_names(params, ("rule", "alpha", "B", "C", "normalize"))
     cdef ScaledParams p = params
     if p.rule not in (Rule.ROMMA, Rule.AGGRESSIVE_ROMMA, Rule.ALMA):
         raise ValueError(f"the scaled kernel does not apply rule {p.rule}")
@@ -81,8 +81,10 @@ def epoch(
     """Run ROMMA, aggressive ROMMA or ALMA over the rows ``order`` once,
     updating ``W`` and ``b`` in place.
 
-    ``params`` holds ``rule``, ``alpha``, ``B`` and ``C`` (``ScaledParams``
-    in ``_margin_rules.pxd``; ROMMA reads none of the last three).
+    ``params`` holds ``rule``, ``alpha``, ``B``, ``C`` and ``normalize``
+    (``ScaledParams`` in ``_margin_rules.pxd``; ROMMA reads none of the last
+    four).  With ``normalize`` ALMA learns from the unit row ``x / ||x||``
+    (the intercept's constant feature included), as Gentile's pseudo-code.
     ``labels`` are class indices (0 / 1 with one column); ``sample_weight``
     times ``weight_pos[label]`` multiplies ALMA's step, and a zero product
     skips the row (ROMMA's step has no size to scale: only zero counts).
@@ -194,7 +196,7 @@ cdef tuple _epoch(
     cdef long long alma_k = counter[0]
     cdef bint finite, learn, overflow = False
     cdef double s = 1.0, s_new, N = 0.0, N_new, sq, q, m, ysign, w, c, d, e
-    cdef double threshold
+    cdef double threshold, inv
     cdef rows_t view = rows[0]
     cdef const double *row_data
     row_ind = view.indices
@@ -238,7 +240,15 @@ cdef tuple _epoch(
             w = sample_weight[i] * weight_pos[y]
             if not w > 0.0:
                 continue
+            inv = 1.0
             if rule == Rule.ALMA:
+                if p.normalize:
+                    # the paper's x / ||x||: margin and norm of the unit row
+                    if not sq > 0.0:
+                        continue
+                    inv = 1.0 / sqrt(sq)
+                    m = m * inv
+                    q = q * inv * inv
                 threshold = (1.0 - p.alpha) * p.B / sqrt(<double> alma_k)
                 learn = m <= threshold and alma_coefficients(
                     m, q, N, p.C / sqrt(<double> alma_k) * w, &c, &d)
@@ -264,7 +274,7 @@ cdef tuple _epoch(
             elif s_new < 1e-9 or s_new > 1e9:
                 _fold(W0, size, b0, K, s_new, with_b)
                 s_new = 1.0
-            e = d / s_new
+            e = d * inv / s_new
             if K == 1:
                 e = ysign * e
             for j in range(nnz):

@@ -348,7 +348,9 @@ REGISTRY = {
     "ROMMA-aggressive": Entry(
         _ours(ROMMAClassifier, aggressive=True), _CLF, "aggressive ROMMA"
     ),
-    "ALMA": Entry(_ours(ALMAClassifier), _CLF, "ALMA_2 (Gentile), alpha=0.9"),
+    "ALMA": Entry(
+        _ours(ALMAClassifier), _CLF, "ALMA_2 (Gentile), alpha=0.9, unit-norm rows"
+    ),
     "sklearn-SGD-pa1": Entry(
         _sgd_pa("pa1"), _CLF, "scikit-learn SGDClassifier(learning_rate='pa1'), OvR"
     ),
