@@ -258,7 +258,8 @@ cdef tuple _epoch(
                 learn = m < 1.0 and romma_coefficients(m, q, N, &c, &d)
             if not learn or d == 0.0:
                 continue
-            N_new = c * c * N + 2.0 * c * d * m + d * d * q
+            # (products ordered so that d = 1 / q of a tiny row does not overflow)
+            N_new = c * (c * N) + 2.0 * c * (d * m) + d * (d * q)
             if not (isfinite(N_new) and isfinite(c) and isfinite(d)):
                 skipped += 1
                 continue
