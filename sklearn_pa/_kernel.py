@@ -126,8 +126,7 @@ class KernelPassiveAggressiveClassifier(
     dual_coef_ : ndarray of shape (1, n_SV) if n_classes == 2 else \
             (n_classes, n_SV)
         Their coefficients ``alpha``.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(classes_)s
     %(n_features_in_)s
     %(feature_names_in_)s
     %(n_iter_)s

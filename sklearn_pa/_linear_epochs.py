@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 
 from ._engine import EpochAdapter, EpochStats
-from ._kernels._rules import Rule
+from ._rule_specs import spec
 from ._validation import touched_rows
 
 __all__ = ["_LinearEpochs", "_RowView"]
@@ -147,7 +147,7 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
             label_arrays = dict(label_arrays, weight_step=True)
         self.label_arrays = label_arrays
         self.params = est._kernel_params()
-        self.ovr = self.params["rule"] == Rule.OVR
+        self.ovr = spec(self.params["rule"]).one_vs_rest
         self.n_loss = n_columns if self.ovr else 1
         self.active = np.ones(n_columns, dtype=np.uint8)
         self.t_stop = np.full(n_columns, -1, dtype=np.int64)  # when a column froze

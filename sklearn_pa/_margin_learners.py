@@ -12,14 +12,13 @@ first-order kernel (``Rule.PERCEPTRON_*``, ``Rule.OGD``; the steps in
 
 from numbers import Real
 
-from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._docstrings import fill_doc
-from ._kernels._rules import Rule, Slack
-from ._validation import atomic_update
+from ._kernels._rules import Rule
+from ._rule_specs import linear_params
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["OnlineGradientDescentClassifier", "PerceptronClassifier"]
@@ -38,88 +37,24 @@ class _MarginClassifier(
     SparseCoefMixin,
     BaseOnlineLinear,
 ):
-    """The shared ``fit`` / ``partial_fit`` of the classical margin
-    classifiers (their rules need no slack: ``_slack`` is a placeholder the
-    kernel does not read)."""
+    """The shared parameters and ``fit`` / ``partial_fit`` documentation of
+    the classical margin classifiers (their rules read no ``C``)."""
 
-    _parameter_constraints: dict = {
-        **{
-            k: v for k, v in BaseOnlineLinear._parameter_constraints.items() if k != "C"
-        },
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "new_classes": [StrOptions({"error", "add"})],
-    }
+    _parameter_constraints: dict = BaseOnlineLinear._constraints(
+        "C",
+        class_weight=[StrOptions({"balanced"}), dict, None],
+        new_classes=[StrOptions({"error", "add"})],
+    )
 
-    def _slack(self):
-        return Slack.HINGE
-
-    def _rate(self):
-        return 0.0
-
-    def _kernel_params(self):
-        return {
-            "rule": int(self._rule()),
-            "slack": int(Slack.HINGE),
-            "C": 1.0,
-            "epsilon": 0.0,
-            "margin": 0.0,
-            "learning_rate": float(self._rate()),
-            "total_weight": 0.0,
-        }
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target labels.
-        coef_init : ndarray of shape (n_classes, n_features), default=None
-            Initial weights (``(1, n_features)`` for two classes).
-        intercept_init : ndarray of shape (n_classes,), default=None
-            Initial intercepts.
+    _fit_doc = {
+        "sample_weight": """\
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights; each multiplies its sample's step (a zero
-            weight skips the sample).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one pass over a batch, continuing from the current weights.
-
-        The whole batch is validated before any weight moves: on an error the
-        estimator is left exactly as it was.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,)
-            Its labels, all in ``classes``.
-        classes : array-like of shape (n_classes,), default=None
-            Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.  With ``new_classes="add"``:
-            optional, labels to add.
+            weight skips the sample).""",
+        "partial_sample_weight": """\
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying each step.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._partial_fit_batch(X, y, classes, sample_weight)
+            Per-sample weights multiplying each step.""",
+    }
 
 
 @fill_doc
@@ -271,8 +206,9 @@ class PerceptronClassifier(_MarginClassifier):
         self.average = average
         self.new_classes = new_classes
 
-    def _rule(self):
-        return _PERCEPTRON_RULES[self.multiclass]
+    def _kernel_params(self):
+        # the perceptron's step has no size: it reads none of the parameters
+        return linear_params(_PERCEPTRON_RULES[self.multiclass])
 
 
 @fill_doc
@@ -426,8 +362,6 @@ class OnlineGradientDescentClassifier(_MarginClassifier):
         self.average = average
         self.new_classes = new_classes
 
-    def _rule(self):
-        return Rule.OGD
-
-    def _rate(self):
-        return self.eta
+    def _kernel_params(self):
+        # the step eta / sqrt(t) on the hinge loss
+        return linear_params(Rule.OGD, learning_rate=self.eta)

@@ -14,15 +14,15 @@ every update moves every weight.
 from numbers import Real
 
 import numpy as np
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
 from ._kernels import _scaled
 from ._kernels._rules import Rule
 from ._linear_epochs import _LinearEpochs
 from ._margin_learners import _MarginClassifier
-from ._validation import atomic_update
+from ._rule_specs import scaled_params
 
 __all__ = ["ALMAClassifier", "ROMMAClassifier"]
 
@@ -48,21 +48,26 @@ class _ScaledClassifier(_MarginClassifier):
     average = False
     class_weight = None
 
-    _parameter_constraints: dict = {
-        k: v
-        for k, v in _MarginClassifier._parameter_constraints.items()
-        if k not in ("average", "class_weight")
+    _parameter_constraints: dict = BaseOnlineLinear._constraints(
+        "C",
+        "average",
+        "class_weight",
+        new_classes=[StrOptions({"error", "add"})],
+    )
+
+    _fit_doc = {
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights (see the class description: a zero weight
+            skips the sample).""",
+        "partial_sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights (a zero weight skips the sample).""",
     }
 
     def _allocate(self, n_features, n_columns, coef_init, intercept_init):
         self.n_updates_ = 0
         return super()._allocate(n_features, n_columns, coef_init, intercept_init)
-
-    def _scaled_params(self):
-        raise NotImplementedError
-
-    def _kernel_params(self):
-        return {"rule": int(self._rule()), **self._scaled_params()}
 
     def _kernel_epoch(self, rows, order, W, b, U, bu, **kwargs):
         counter = np.array([getattr(self, "n_updates_", 0) + 1], dtype=np.int64)
@@ -72,60 +77,6 @@ class _ScaledClassifier(_MarginClassifier):
         else:
             self.n_updates_ = getattr(self, "n_updates_", 0) + int(stats[1])
         return stats
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target labels.
-        coef_init : ndarray of shape (n_classes, n_features), default=None
-            Initial weights (``(1, n_features)`` for two classes).
-        intercept_init : ndarray of shape (n_classes,), default=None
-            Initial intercepts.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights (see the class description: a zero weight
-            skips the sample).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one pass over a batch, continuing from the current weights.
-
-        The whole batch is validated before any weight moves: on an error the
-        estimator is left exactly as it was.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,)
-            Its labels, all in ``classes``.
-        classes : array-like of shape (n_classes,), default=None
-            Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.  With ``new_classes="add"``:
-            optional, labels to add.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights (a zero weight skips the sample).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._partial_fit_batch(X, y, classes, sample_weight)
 
 
 @fill_doc
@@ -280,11 +231,9 @@ class ROMMAClassifier(_ScaledClassifier):
         self.warm_start = warm_start
         self.new_classes = new_classes
 
-    def _rule(self):
-        return Rule.AGGRESSIVE_ROMMA if self.aggressive else Rule.ROMMA
-
-    def _scaled_params(self):
-        return {"alpha": 0.0, "B": 0.0, "C": 0.0, "normalize": 0}
+    def _kernel_params(self):
+        # ROMMA's step has no size: the rule reads no parameter
+        return scaled_params(Rule.AGGRESSIVE_ROMMA if self.aggressive else Rule.ROMMA)
 
 
 @fill_doc
@@ -450,15 +399,10 @@ class ALMAClassifier(_ScaledClassifier):
         self.warm_start = warm_start
         self.new_classes = new_classes
 
-    def _rule(self):
-        return Rule.ALMA
-
-    def _scaled_params(self):
-        alpha = float(self.alpha)
-        B = 1.0 / alpha if self.B is None else float(self.B)
-        return {
-            "alpha": alpha,
-            "B": B,
-            "C": float(self.C),
-            "normalize": int(bool(self.normalize)),
-        }
+    def _kernel_params(self):
+        # the target margin B / sqrt(k) (B = 1 / alpha by default), the step
+        # C / sqrt(k)
+        B = 1.0 / self.alpha if self.B is None else self.B
+        return scaled_params(
+            Rule.ALMA, alpha=self.alpha, B=B, C=self.C, normalize=self.normalize
+        )

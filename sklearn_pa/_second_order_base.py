@@ -64,12 +64,12 @@ def _physical_memory():
 
 
 def _base_constraints():
-    constraints = dict(BaseOnlineLinear._parameter_constraints)
-    del constraints["C"]
-    constraints["covariance"] = [StrOptions({"diagonal", "full"})]
-    constraints["class_weight"] = [StrOptions({"balanced"}), dict, None]
-    constraints["new_classes"] = [StrOptions({"error", "add"})]
-    return constraints
+    return BaseOnlineLinear._constraints(
+        "C",
+        covariance=[StrOptions({"diagonal", "full"})],
+        class_weight=[StrOptions({"balanced"}), dict, None],
+        new_classes=[StrOptions({"error", "add"})],
+    )
 
 
 class _BaseSecondOrder(
@@ -93,7 +93,7 @@ class _BaseSecondOrder(
     # ------------------------------------------------------------ hooks
     def _second_order_params(self, step, *, phi=0.0, param=0.0):
         """The kernel parameters (``SecondOrderParams`` in
-        ``_kernels/_rules.pxd``): the constraint rule (binary with two
+        ``_kernels/_rules_second_order.pxd``): the constraint rule (binary with two
         classes, else ``_rule()``), the step rule ``step``, ``phi`` =
         Phi^-1(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW)."""
         rule = R.SO_BINARY if self.classes_.shape[0] <= 2 else self._rule()

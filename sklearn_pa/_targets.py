@@ -31,7 +31,7 @@ from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import validate_data
 
-from ._kernels._rules import Rule
+from ._rule_specs import spec
 
 __all__ = [
     "BinaryTargets",
@@ -206,7 +206,7 @@ class MulticlassTargets(_SingleLabelTargets):
         weight_pos, weight_neg, margins = super().kernel_weights(
             class_weight, classes, n_columns, rule
         )
-        if rule == Rule.OVR:
+        if spec(rule).one_vs_rest:
             # scikit-learn's one-vs-rest: the class weight scales the positive
             # examples of its own column only
             weight_neg = _ones(n_columns)

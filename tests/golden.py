@@ -6,17 +6,21 @@ rows as CSR) and records its public fitted arrays (``coef_``,
 scores on fixed test rows (``decision_function``, else ``predict``).
 ``tests/test_golden.py`` compares a fresh fit with the stored outputs, so a
 change of the engine that moves what a model learns fails, and the change
-has to be made on purpose: regenerate with
+has to be made on purpose: re-record the cases that moved, by name,
 
-    python tests/golden.py
+    python tests/golden.py NAME [NAME ...]
 
-and say in the commit which cases moved and why.  ``python tests/golden.py
-NAME ...`` records only the named cases (new ones), keeping every other
-stored array as it is.
+which rewrites their arrays and copies every other stored array as it was
+(``python tests/golden.py`` alone lists the cases; ``--all`` re-records
+every one), and say in the commit which cases moved and why.
 """
 
+import argparse
+import io
 import os
+import sys
 import warnings
+import zipfile
 
 import numpy as np
 import scipy.sparse as sp
@@ -326,27 +330,80 @@ def outputs(name, sparse=False):
     return out
 
 
-def main(names=()):
-    """Record every case, or with ``names`` only those (the stored arrays of
-    the other cases are kept as they are)."""
+def _npy(value):
+    """The bytes ``np.savez`` stores for one array."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, np.asanyarray(value), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def record(names):
+    """Re-record the cases ``names`` in the stored outputs: their arrays are
+    replaced, every other member of the archive is copied as it was (its
+    bytes and its zip entry); a case not stored yet is added."""
+    fresh = {
+        f"{name}/{key}.npy": _npy(value)
+        for name in names
+        for key, value in outputs(name).items()
+    }
+    prefixes = tuple(f"{name}/" for name in names)
+    kept = []
+    if os.path.exists(PATH):
+        with zipfile.ZipFile(PATH) as old:
+            kept = [
+                (info, old.read(info))
+                for info in old.infolist()
+                if not info.filename.startswith(prefixes)
+            ]
+    os.makedirs(os.path.dirname(PATH), exist_ok=True)
+    tmp = PATH + ".tmp"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as new:
+        for info, data in kept:
+            new.writestr(info, data)
+        for member, data in fresh.items():
+            new.writestr(member, data)
+    os.replace(tmp, PATH)
+    return len(fresh)
+
+
+def record_all():
+    """Re-record every case: the archive is written anew."""
     arrays = {}
-    if names:
-        unknown = sorted(set(names) - set(CASES))
-        if unknown:
-            raise SystemExit(f"unknown cases: {unknown}")
-        with np.load(PATH) as f:
-            arrays = {
-                key: f[key] for key in f.files if key.split("/", 1)[0] not in names
-            }
-    for name in names or CASES:
+    for name in CASES:
         for key, value in outputs(name).items():
             arrays[f"{name}/{key}"] = value
     os.makedirs(os.path.dirname(PATH), exist_ok=True)
     np.savez_compressed(PATH, **arrays)
-    print(f"wrote {len(arrays)} arrays of {len(CASES)} cases to {PATH}")
+    return len(arrays)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description="Record the golden outputs of the cases named (the others "
+        "are kept as they are stored); with no name, list the cases."
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="a case of CASES")
+    parser.add_argument(
+        "--all", action="store_true", help="re-record every case (rewrites all)"
+    )
+    args = parser.parse_args(argv)
+    if args.all:
+        if args.names:
+            parser.error("--all takes no case names")
+        n = record_all()
+        print(f"wrote {n} arrays of {len(CASES)} cases to {PATH}")
+        return 0
+    if not args.names:
+        print("the cases (record some with NAME..., every one with --all):")
+        print("\n".join(f"  {name}" for name in CASES))
+        return 2
+    unknown = [name for name in args.names if name not in CASES]
+    if unknown:
+        parser.error(f"no case named {', '.join(unknown)}")
+    n = record(args.names)
+    print(f"wrote {n} arrays of {len(args.names)} case(s) to {PATH}")
+    return 0
 
 
 if __name__ == "__main__":
-    import sys
-
-    main(sys.argv[1:])
+    sys.exit(main())

@@ -14,7 +14,6 @@ import re
 import numpy as np
 import pytest
 from kernel_calls import row_view, rule_params
-from sklearn_pa._kernels._rules import Rule, SequenceLoss, SequenceUpdate, Slack
 
 from sklearn_pa import (
     AROWClassifier,
@@ -28,6 +27,7 @@ from sklearn_pa import (
     SCWClassifier,
 )
 from sklearn_pa._kernels import _first_order, _multiplicative, _rules, _second_order
+from sklearn_pa._kernels._rules import Rule, SequenceLoss, SequenceUpdate, Slack
 from sklearn_pa.sequence import _structured
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"

@@ -34,7 +34,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy.optimize import LinearConstraint, minimize, nnls
-from sklearn_pa._kernels._rules import Rule
 
 from sklearn_pa import (
     ALMAClassifier,
@@ -43,6 +42,8 @@ from sklearn_pa import (
     ROMMAClassifier,
 )
 from sklearn_pa._kernels import _scaled
+from sklearn_pa._kernels._rules import Rule
+from sklearn_pa._rule_specs import scaled_params
 
 N_EPOCHS = 3
 
@@ -293,7 +294,7 @@ def _romma_step(W, x, label, aggressive):
         np.zeros(K),
         np.zeros((0, K)),
         np.zeros(0),
-        params={"rule": int(rule), "alpha": 0.0, "B": 0.0, "C": 0.0, "normalize": 0},
+        params=scaled_params(rule),
         labels=np.array([label], dtype=np.int32),
         sample_weight=np.ones(1),
         weight_pos=np.ones(max(K, 2)),

@@ -32,7 +32,9 @@ from ._dataset cimport (
     Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
     check_length, row_start,
 )
-from ._rules cimport Rule, RuleParams, rule_params
+from ._rules_linear cimport Rule, RuleParams, rule_params
+
+from .._rule_specs import check_linear_rule
 from ._score_rows cimport pa_simd_available, score_row
 from ._weighting cimport scale_step_by_weights, unit_weights
 from ._steps cimport (
@@ -48,7 +50,7 @@ from ._pa_rules cimport (
     binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
     multilabel_threshold_step, multilabel_ranking_step, mira_step,
 )
-from ._margin_rules cimport is_margin_rule, perceptron_step, ogd_step
+from ._margin_rules cimport perceptron_step, ogd_step
 
 
 cdef bint _step_overflows(
@@ -262,7 +264,8 @@ cdef inline Py_ssize_t _rule_step(
     double *loss_out, bint *mistake, long long t,
 ) noexcept nogil:
     """The step of ``p.rule`` on row ``i``, the ``t``-th sample (rules in
-    ``_pa_rules.pxd`` and ``_margin_rules.pxd``)."""
+    ``_pa_rules.pxd`` and ``_margin_rules.pxd``): one branch per rule that
+    ``sklearn_pa/_rule_specs.py`` lists for this kernel."""
     cdef Py_ssize_t y
     cdef bint learn = w_i > 0.0
     cdef int rule = p.rule, slack = p.slack
@@ -292,16 +295,23 @@ cdef inline Py_ssize_t _rule_step(
     if rule == Rule.OGD:
         return ogd_step(scores, K, y, p.learning_rate / sqrt(<double> t) * w_i
                         * weight_pos[y], delta, changed, loss_out, mistake)
-    if is_margin_rule(rule):
+    if (
+        rule == Rule.PERCEPTRON_MAX or rule == Rule.PERCEPTRON_UNIFORM
+        or rule == Rule.PERCEPTRON_SCORE
+    ):
         return perceptron_step(rule, scores, K, y, w_i * weight_pos[y], delta,
                                changed, loss_out, mistake)
     # -- end --
     if rule == Rule.MIRA:
         return mira_step(scores, K, y, p.margin, sq, C * w_i * weight_pos[y], cand,
                          tau_buf, delta, changed, loss_out, mistake)
-    return multiclass_step(rule, scores, K, y, margins + y * margin_stride, sq,
-                           C * w_i * weight_pos[y], slack, learn, cand, tau_buf,
-                           delta, changed, 0, loss_out, mistake)
+    if rule == Rule.MAX_LOSS or rule == Rule.PREDICTION or rule == Rule.SUPPORT:
+        return multiclass_step(rule, scores, K, y, margins + y * margin_stride, sq,
+                               C * w_i * weight_pos[y], slack, learn, cand, tau_buf,
+                               delta, changed, 0, loss_out, mistake)
+    # no other rule reaches the loop: the entry refuses a rule without a
+    # branch here (``_rule_specs.check_linear_rule``)
+    return 0
 
 
 def epoch(
@@ -340,7 +350,7 @@ def epoch(
         ``n_features`` (see ``_dataset.pxd`` and ``_linear_epochs._RowView``).
     order : int64 row indices, in visiting order.
     params : dict
-        The rule and its parameters (``RuleParams`` in ``_rules.pxd``: rule,
+        The rule and its parameters (``RuleParams`` in ``_rules_linear.pxd``: rule,
         slack, C, epsilon, margin, learning_rate, total_weight), as the
         estimator's ``_kernel_params()`` states them.  REGRESSION reads
         ``epsilon``, MIRA ``margin`` (its beta) and ``C`` (the bound of the
@@ -417,7 +427,7 @@ def epoch(
 
 
 cdef int _check_epoch(
-    int rule,
+    object spec,
     const rows_t *rows,
     const long long[::1] order,
     const int[::1] labels,
@@ -443,24 +453,21 @@ cdef int _check_epoch(
     other (the estimators check the learned state first; the loop runs
     without bounds checks)."""
     cdef Py_ssize_t K = W.shape[1]
+    # what the rule reads is its entry in ``sklearn_pa/_rule_specs.py``
+    cdef bint labels_y = spec.y == "labels"
     # the only reads indexed by a label rather than a column: check them here,
-    # since the loop runs without bounds checks
-    cdef Py_ssize_t n_weights = 2 if rule == Rule.BINARY else K
+    # since the loop runs without bounds checks (a rule of class labels on one
+    # column, binary PA or binary MIRA, reads the weights of labels 0 and 1)
+    cdef Py_ssize_t n_weights = 2 if labels_y and K == 1 else K
     if weight_pos.shape[0] < n_weights or weight_neg.shape[0] < n_weights:
         raise ValueError(
             f"class weights need {n_weights} entries for this rule; got "
             f"{weight_pos.shape[0]} and {weight_neg.shape[0]}"
         )
-    if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT) and (
-        margins.shape[0] < K or margins.shape[1] < K
-    ):
+    if spec.margins and (margins.shape[0] < K or margins.shape[1] < K):
         raise ValueError(f"margins must be at least ({K}, {K})")
-    if (rule == Rule.MIRA or is_margin_rule(rule)) and K == 1 and (
-        weight_pos.shape[0] < 2
-    ):
-        raise ValueError("class weights need 2 entries for this binary rule")
     cdef Py_ssize_t max_row = 0, q
-    if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
+    if spec.y == "label_sets":
         if label_indptr is None or label_indices is None:
             raise ValueError("MULTILABEL needs label_indptr and label_indices")
         for q in range(order.shape[0]):
@@ -484,14 +491,14 @@ cdef int _check_epoch(
             raise ValueError("U must have the shape of W")
         check_length(bu.shape[0], K, "bu")
     check_length(sample_weight.shape[0], needed, "sample_weight")
-    check_length(loss_out.shape[0], K if rule == Rule.OVR else 1, "loss_out")
+    check_length(loss_out.shape[0], K if spec.one_vs_rest else 1, "loss_out")
     check_length(active.shape[0], K, "active")
     if col_start < 0 or col_stop > K:
         raise ValueError(f"the column range must lie in [0, {K}]")
     cdef Py_ssize_t n_labels = 2 if K == 1 else K
-    if rule in (Rule.REGRESSION, Rule.GRADIENT, Rule.NORMALIZED_GRADIENT):
+    if spec.y == "values":
         check_length(targets.shape[0], needed, "targets")
-    elif rule != Rule.MULTILABEL:
+    elif labels_y:
         check_length(labels.shape[0], needed, "labels")
         for q in range(order.shape[0]):
             if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
@@ -534,16 +541,18 @@ cdef tuple _epoch(
     dtype)."""
     cdef RuleParams p = rule_params(params)
     cdef int rule = p.rule
+    spec = check_linear_rule("first_order", p.rule, p.slack)
+    cdef bint label_sets = spec.y == "label_sets"
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
-    _check_epoch(rule, rows, order, labels, targets, sample_weight, W, b, U, bu,
+    _check_epoch(spec, rows, order, labels, targets, sample_weight, W, b, U, bu,
                  weight_pos, weight_neg, margins, active, loss_out, col_start,
                  col_stop, scores_out, label_indptr, label_indices)
     cdef bint averaging = U.shape[0] > 0
     cdef bint want_scores = scores_out is not None
     cdef const long long *lptr = NULL
     cdef const int *lind = NULL
-    if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
+    if label_sets:
         lptr = &label_indptr[0]
         if label_indices.shape[0] > 0:
             lind = &label_indices[0]
@@ -620,7 +629,7 @@ cdef tuple _epoch(
                 skipped += 1
                 continue
 
-            if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
+            if label_sets:
                 for k in range(K):
                     relevant[k] = 0
                 for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
@@ -660,11 +669,6 @@ cdef tuple _epoch(
     free(cand)
     free(relevant)
     free(ones)
-    if (
-        rule == Rule.REGRESSION
-        or rule == Rule.GRADIENT
-        or rule == Rule.NORMALIZED_GRADIENT
-        or (rule == Rule.OVR and not (c0 == 0 and c1 == K))
-    ):
+    if spec.y == "values" or (spec.one_vs_rest and not (c0 == 0 and c1 == K)):
         mistakes = -1
     return mistakes, updates, skipped, overflow

@@ -24,16 +24,7 @@
 
 from libc.math cimport sqrt, INFINITY
 
-from ._rules cimport Rule
-
-
-cdef inline bint is_margin_rule(int rule) noexcept nogil:
-    """Whether ``rule`` is a perceptron or OGD rule of the first-order kernel
-    (one column: binary, labels 0 / 1 with two class weights)."""
-    return (
-        rule == Rule.PERCEPTRON_MAX or rule == Rule.PERCEPTRON_UNIFORM
-        or rule == Rule.PERCEPTRON_SCORE or rule == Rule.OGD
-    )
+from ._rules_linear cimport Rule
 
 
 cdef inline Py_ssize_t top_rival(

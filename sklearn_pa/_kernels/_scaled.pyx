@@ -32,7 +32,10 @@ from ._dataset cimport (
     Rows32, Rows64, rows_t, get_row, make_rows, wide_rows, check_rows,
     check_length,
 )
-from ._rules cimport Rule, check_param_names
+from ._rules_linear cimport Rule
+from ._params cimport check_param_names
+
+from .._rule_specs import check_kernel_rule
 from ._score_rows cimport pa_simd_available, score_row
 from ._margin_rules cimport (
     ScaledParams, top_rival, romma_coefficients, alma_coefficients,
@@ -43,11 +46,10 @@ cdef int _simd = pa_simd_available()
 
 cdef inline ScaledParams scaled_params(dict params) except *:
     """The struct of a parameter dict; ValueError on a missing or unknown key
-    or a rule this kernel does not apply."""
+    or a rule this kernel has no branch for (``sklearn_pa/_rule_specs.py``)."""
     check_param_names(params, ("rule", "alpha", "B", "C", "normalize"))
     cdef ScaledParams p = params
-    if p.rule not in (Rule.ROMMA, Rule.AGGRESSIVE_ROMMA, Rule.ALMA):
-        raise ValueError(f"the scaled kernel does not apply rule {p.rule}")
+    check_kernel_rule("scaled", "rule", p.rule)
     return p
 
 
@@ -254,8 +256,12 @@ cdef tuple _epoch(
                     m, q, N, p.C / sqrt(<double> alma_k) * w, &c, &d)
             elif rule == Rule.ROMMA:
                 learn = m <= 0.0 and romma_coefficients(m, q, N, &c, &d)
-            else:
+            elif rule == Rule.AGGRESSIVE_ROMMA:
                 learn = m < 1.0 and romma_coefficients(m, q, N, &c, &d)
+            else:
+                # no other rule reaches the loop: the entry refuses a rule
+                # without a branch here (``_rule_specs.check_kernel_rule``)
+                learn = False
             if not learn or d == 0.0:
                 continue
             # (products ordered so that d = 1 / q of a tiny row does not overflow)

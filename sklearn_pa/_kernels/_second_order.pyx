@@ -39,9 +39,11 @@ from ._dataset cimport (
     Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
     check_length,
 )
-from ._rules cimport SecondOrderParams, SecondOrderRule, second_order_params
+from ._rules_second_order cimport SecondOrderParams, SecondOrderRule, second_order_params
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
+
+from .._rule_specs import check_kernel_rule
 
 
 def epoch(
@@ -72,7 +74,7 @@ def epoch(
     rows : the row view: ``data``, ``indices``, ``indptr``, ``dense`` and
         ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``).
     order : int64 row indices, in visiting order.
-    params : dict, ``SecondOrderParams`` (``_rules.pxd``): ``rule`` and
+    params : dict, ``SecondOrderParams`` (``_rules_second_order.pxd``): ``rule`` and
         ``step`` (a ``SecondOrderRule`` of each kind), ``phi`` =
         Phi^{-1}(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW).
     labels : class index per row (SO_BINARY: 0 / 1).
@@ -145,6 +147,10 @@ cdef tuple _epoch(
     cdef Py_ssize_t n_features = view.n_features
     cdef SecondOrderParams prm = second_order_params(params)
     cdef int rule = prm.rule, step = prm.step
+    # one branch each in the loop below and in ``_cw_rules.pxd``
+    # (``cw_pair_step``, ``cw_loss``); any other refused
+    check_kernel_rule("second_order", "rule", rule)
+    check_kernel_rule("second_order", "step", step)
     cdef double phi = prm.phi, param = prm.param
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
@@ -355,7 +361,7 @@ cdef tuple _epoch(
                     _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
                          row_ind, nnz, n_features, intercept)
 
-            else:
+            elif rule == SecondOrderRule.SO_SINGLE or rule == SecondOrderRule.SO_SEQUENTIAL:
                 # pairs (y, r): SO_SINGLE takes the top-scoring wrong class,
                 # SO_SEQUENTIAL every wrong class, highest score first
                 n_cand = 0

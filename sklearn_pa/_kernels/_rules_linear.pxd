@@ -1,5 +1,10 @@
-# The step rules of the first-order kernel: one definition for Cython and Python
-# (``from sklearn_pa._kernels._rules import Rule, Slack``).
+# The step rules of the linear kernels (``_first_order.pyx``,
+# ``_multiplicative.pyx``, ``_bayes_point.pyx``, ``_kernel_pa.pyx``): one
+# definition for Cython and Python (``from sklearn_pa._kernels._rules import
+# Rule, Slack``).  What the package knows of each rule is its entry in
+# ``sklearn_pa/_rule_specs.py``; a kernel refuses a rule that has none.
+
+from ._params cimport check_param_names
 
 cpdef enum Rule:
     BINARY = 0        # one weight column, labels +1 / -1
@@ -30,30 +35,6 @@ cpdef enum Slack:
     HINGE = 1         # PA-I: C * xi (C = inf gives plain PA)
     SQUARED_HINGE = 2 # PA-II: C * xi ** 2
 
-# The second-order kernel (``_second_order.pyx``): which constraints a row
-# imposes (40-43) and which step solves them (45-48).
-cpdef enum SecondOrderRule:
-    SO_BINARY = 40      # one weight column, labels +1 / -1
-    SO_SINGLE = 41      # multiclass, one constraint against the top wrong class (k = 1)
-    SO_SEQUENTIAL = 42  # multiclass, every wrong class in turn, one at a time (k = inf)
-    SO_SUPPORT = 43     # multiclass, all K-1 constraints at once, matrix-Gaussian (SCCW)
-    STEP_CW = 45        # exact CW: Pr[margin >= 0] >= eta
-    STEP_AROW = 46      # AROW: squared hinge + variance, regularizer r
-    STEP_SCW1 = 47      # SCW-I: CW loss, multiplier capped at C
-    STEP_SCW2 = 48      # SCW-II: squared CW loss weighted by C
-
-# The sequence kernels (``_sequence.pyx``): which prefixes the structured
-# perceptron updates on (Huang, Fayong & Guo 2012) and the slack of
-# structured PA / k-best MIRA.
-cpdef enum SequenceUpdate:
-    UPDATE_STANDARD = 0       # full sequences: gold against the final best
-    UPDATE_EARLY = 1          # prefixes up to where the gold one falls off the beam
-    UPDATE_MAX_VIOLATION = 2  # prefixes at the position of the largest violation
-
-cpdef enum SequenceLoss:
-    LOSS_HINGE = 0            # C * xi
-    LOSS_SQUARED_HINGE = 1    # C * xi ** 2
-
 # The parameters of a linear rule, as each estimator states them in its
 # ``_kernel_params()``: a kernel takes them as one dict, checked and converted
 # to this struct by :func:`rule_params` (a missing or unknown key is refused).
@@ -67,38 +48,10 @@ cdef struct RuleParams:
     double total_weight   # U, the total weight of EG+- (0 elsewhere)
 
 
-cdef inline int check_param_names(dict params, tuple names) except -1:
-    """Raise ValueError unless ``params`` has exactly the keys ``names``."""
-    unknown = sorted(set(params) - set(names))
-    missing = [name for name in names if name not in params]
-    if unknown or missing:
-        raise ValueError(
-            f"kernel parameters: unknown {unknown}, missing {missing}; "
-            f"expected exactly {list(names)}"
-        )
-    return 0
-
-
 cdef inline RuleParams rule_params(dict params) except *:
     """The struct of a parameter dict; ValueError on a missing or unknown key."""
     check_param_names(params, (
         "rule", "slack", "C", "epsilon", "margin", "learning_rate", "total_weight",
     ))
     cdef RuleParams p = params
-    return p
-
-
-# The parameters of a second-order rule (``_second_order.pyx``), as
-# ``_BaseSecondOrder._kernel_params()`` states them.
-cdef struct SecondOrderParams:
-    int rule       # a SecondOrderRule constraint rule (SO_*)
-    int step       # a SecondOrderRule step rule (STEP_*)
-    double phi     # Phi^-1(eta) (CW, SCW)
-    double param   # r (AROW) or C (SCW)
-
-
-cdef inline SecondOrderParams second_order_params(dict params) except *:
-    """The struct of a parameter dict; ValueError on a missing or unknown key."""
-    check_param_names(params, ("rule", "step", "phi", "param"))
-    cdef SecondOrderParams p = params
     return p
