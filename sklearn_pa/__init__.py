@@ -20,12 +20,14 @@ from ._error_proportional import ErrorProportionalRegressor
 from ._exponentiated import ExponentiatedGradientRegressor
 from ._gradient import GradientDescentRegressor
 from ._kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
+from ._margin_learners import OnlineGradientDescentClassifier, PerceptronClassifier
 from ._mira import MIRAClassifier
 from ._one_class import PassiveAggressiveOneClass
 from ._passive_aggressive import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
 )
+from ._scaled_epochs import ALMAClassifier, ROMMAClassifier
 from .sequence import StructuredPassiveAggressive, StructuredPerceptron
 
 __version__ = "0.1.0.dev0"
@@ -49,6 +51,10 @@ __all__ = [
     "PassiveAggressiveRegressor",
     "StructuredPassiveAggressive",
     "StructuredPerceptron",
+    "PerceptronClassifier",
+    "OnlineGradientDescentClassifier",
+    "ROMMAClassifier",
+    "ALMAClassifier",
 ]
 
 from ._doc_links import set_doc_links as _set_doc_links

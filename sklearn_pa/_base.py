@@ -151,6 +151,10 @@ class BaseOnlineLinear(
             **extra,
         }
 
+    # the epoch adapter (``_LinearEpochs``, or a subclass of it for a family
+    # whose kernel moves more than the rows' features: ``_scaled_epochs.py``)
+    _epoch_adapter_class = _LinearEpochs
+
     # ------------------------------------------------------------------ state
     def _state_arrays(self):
         """(W, b) the kernel updates in place: the standard (non-averaged)
@@ -323,7 +327,9 @@ class BaseOnlineLinear(
         shuffling) receives each row's scores computed before the update on
         it: those of the averaged model when averaging (the model
         ``predict`` uses), else of the current iterate."""
-        adapter = _LinearEpochs(self, X, y, sample_weight, W, b, U, bu, scores_out)
+        adapter = self._epoch_adapter_class(
+            self, X, y, sample_weight, W, b, U, bu, scores_out
+        )
         # (fit hands over new accumulators, all zeros)
         adapter.averages_zero = stopping and U is not None
         validation = None
@@ -572,7 +578,7 @@ class BaseOnlineLinear(
             Initialises, prepares blocks for, runs bare epochs on, reads,
             publishes and mixes the learned state of this estimator.
         """
-        return LinearState(self, epochs=_LinearEpochs)
+        return LinearState(self, epochs=self._epoch_adapter_class)
 
     def __sklearn_tags__(self):
         """scikit-learn's tags: sparse input is accepted."""

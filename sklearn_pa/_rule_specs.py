@@ -46,6 +46,7 @@ __all__ = [
     "check_linear_rule",
     "kernel_values",
     "linear_params",
+    "scaled_params",
     "second_order_kernel_params",
     "spec",
 ]
@@ -57,6 +58,7 @@ KERNELS = {
     "bayes_point": ("rule", "slack"),  # _bayes_point.pyx
     "kernel_pa": ("rule", "slack"),  # _kernel_pa.pyx
     "uniclass": ("slack",),  # _uniclass.pyx
+    "scaled": ("rule",),  # _scaled.pyx: ROMMA and ALMA
     "second_order": ("rule", "step"),  # _second_order.pyx
     "sequence_perceptron": ("update",),  # _sequence.pyx: perceptron_epoch
     "sequence_pa": ("loss",),  # _sequence.pyx: pa_epoch
@@ -146,6 +148,15 @@ RULE_SPECS = (
         learning_rate=True,
         averaging=False,
     ),
+    # --- classical margin learners (Rule; _margin_rules.pxd) ----------------
+    RuleSpec(Rule.PERCEPTRON_MAX, ("first_order",), slack=False),
+    RuleSpec(Rule.PERCEPTRON_UNIFORM, ("first_order",), slack=False),
+    RuleSpec(Rule.PERCEPTRON_SCORE, ("first_order",), slack=False),
+    RuleSpec(Rule.OGD, ("first_order",), slack=False, learning_rate=True),
+    # the rules that rescale the whole model: their own kernel, no averaging
+    RuleSpec(Rule.ROMMA, ("scaled",), slack=False, averaging=False),
+    RuleSpec(Rule.AGGRESSIVE_ROMMA, ("scaled",), slack=False, averaging=False),
+    RuleSpec(Rule.ALMA, ("scaled",), slack=False, averaging=False),
     # --- the slack of the PA rules (Slack, _rules_linear.pxd; _steps.pxd) ----
     RuleSpec(Slack.HINGE, _PA_SLACK, key="slack", y=None),
     RuleSpec(Slack.SQUARED_HINGE, _PA_SLACK, key="slack", y=None),
@@ -274,4 +285,18 @@ def second_order_kernel_params(rule, step, *, phi=0.0, param=0.0, epsilon=0.0):
         "phi": float(phi),
         "param": float(param),
         "epsilon": float(epsilon),
+    }
+
+
+def scaled_params(rule, *, alpha=0.0, B=0.0, C=0.0, normalize=False):
+    """The parameter dict of the scaled kernel (``ScaledParams`` of
+    ``_kernels/_margin_rules.pxd``, every key) for ``rule`` (ROMMA,
+    aggressive ROMMA or ALMA): what their ``_kernel_params()`` returns; ROMMA
+    reads none but ``rule``."""
+    return {
+        "rule": int(rule),
+        "alpha": float(alpha),
+        "B": float(B),
+        "C": float(C),
+        "normalize": int(bool(normalize)),
     }

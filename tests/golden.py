@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sklearn_pa import (
+    ALMAClassifier,
     AROWClassifier,
     AROWRegressor,
     ConfidenceWeightedClassifier,
@@ -38,9 +39,12 @@ from sklearn_pa import (
     MIRAClassifier,
     NHERDRegressor,
     OnlineBayesPointClassifier,
+    OnlineGradientDescentClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveOneClass,
     PassiveAggressiveRegressor,
+    PerceptronClassifier,
+    ROMMAClassifier,
     SCWClassifier,
     StructuredPassiveAggressive,
     StructuredPerceptron,
@@ -267,6 +271,39 @@ CASES = {
             lambda u=u: StructuredPerceptron(beam_width=2, update=u, **SEQ_EPOCHS),
         )
         for u in ("standard", "early", "max_violation")
+    },
+    # classical margin learners (perceptron, OGD, ROMMA, ALMA)
+    **{
+        f"perceptron_{task}_{m}": (
+            task,
+            lambda m=m: PerceptronClassifier(multiclass=m, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+        for m in ("max", "uniform", "score")
+        if task == "multiclass" or m == "max"
+    },
+    "perceptron_multiclass_avg": (
+        "multiclass",
+        lambda: PerceptronClassifier(average=True, **EPOCHS),
+    ),
+    **{
+        f"ogd_{task}": (
+            task,
+            lambda: OnlineGradientDescentClassifier(eta=0.5, average=True, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+    },
+    **{
+        f"romma_{task}_{'aggressive' if a else 'mistakes'}": (
+            task,
+            lambda a=a: ROMMAClassifier(aggressive=a, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+        for a in (False, True)
+    },
+    **{
+        f"alma_{task}": (task, lambda: ALMAClassifier(alpha=0.5, **EPOCHS))
+        for task in ("binary", "multiclass")
     },
     "spa_k1": ("sequence", lambda: StructuredPassiveAggressive(**SEQ_EPOCHS)),
     "spa_k3": (

@@ -16,6 +16,8 @@ from sklearn_pa import (
     PassiveAggressiveClassifier,
     PassiveAggressiveOneClass,
     PassiveAggressiveRegressor,
+    PerceptronClassifier,
+    ROMMAClassifier,
     StructuredPassiveAggressive,
     StructuredPerceptron,
 )
@@ -24,6 +26,7 @@ from sklearn_pa._kernels import (
     _first_order,
     _kernel_pa,
     _multiplicative,
+    _scaled,
     _second_order,
     _sequence,
     _uniclass,
@@ -121,6 +124,18 @@ def _fits():
             lambda: PassiveAggressiveRegressor(max_iter=1).fit(Xr, yr),
             "params",
         ),
+        "first_order perceptron": (
+            _first_order,
+            "epoch",
+            lambda: PerceptronClassifier(max_iter=1).fit(X, y),
+            "params",
+        ),
+        "scaled": (
+            _scaled,
+            "epoch",
+            lambda: ROMMAClassifier(max_iter=1).fit(X, y),
+            "params",
+        ),
         "multiplicative": (
             _multiplicative,
             "epoch",
@@ -186,6 +201,11 @@ REFUSED = [
     ("first_order", "slack", UNKNOWN),
     ("first_order regression", "rule", UNKNOWN),
     ("first_order regression", "slack", 0),
+    ("first_order perceptron", "rule", UNKNOWN),
+    ("first_order perceptron", "rule", int(Rule.ROMMA)),  # the scaled kernel's
+    ("scaled", "rule", UNKNOWN),
+    ("scaled", "rule", int(Rule.PERCEPTRON_MAX)),
+    ("scaled", "rule", int(Rule.MAX_LOSS)),
     ("multiplicative", "rule", UNKNOWN),
     ("multiplicative", "rule", int(Rule.GRADIENT)),
     ("bayes_point", "rule", UNKNOWN),

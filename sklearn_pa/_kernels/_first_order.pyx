@@ -52,6 +52,7 @@ from ._pa_rules cimport (
     binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
     multilabel_threshold_step, multilabel_ranking_step, mira_step,
 )
+from ._margin_rules cimport perceptron_step, ogd_step
 
 
 cdef bint _step_overflows(
@@ -262,10 +263,11 @@ cdef inline Py_ssize_t _rule_step(
     const double *margins, Py_ssize_t margin_stride,
     const unsigned char *active, const unsigned char *relevant,
     Candidate *cand, double *tau_buf, double *delta, Py_ssize_t *changed,
-    double *loss_out, bint *mistake,
+    double *loss_out, bint *mistake, long long t,
 ) noexcept nogil:
-    """The step of ``p.rule`` on row ``i`` (rules in ``_pa_rules.pxd``): one
-    branch per rule that ``sklearn_pa/_rule_specs.py`` lists for this kernel."""
+    """The step of ``p.rule`` on row ``i``, the ``t``-th sample (rules in
+    ``_pa_rules.pxd`` and ``_margin_rules.pxd``): one branch per rule that
+    ``sklearn_pa/_rule_specs.py`` lists for this kernel."""
     cdef Py_ssize_t y
     cdef bint learn = w_i > 0.0
     cdef int rule = p.rule, slack = p.slack
@@ -291,6 +293,17 @@ cdef inline Py_ssize_t _rule_step(
         return ovr_step(scores, K, c0, c1, y, sq, C * w_i, weight_pos, weight_neg,
                         active, slack, learn, delta, changed, 0, loss_out, 1,
                         mistake)
+    # -- classical margin learners (_margin_rules.pxd) --
+    if rule == Rule.OGD:
+        return ogd_step(scores, K, y, p.learning_rate / sqrt(<double> t) * w_i
+                        * weight_pos[y], delta, changed, loss_out, mistake)
+    if (
+        rule == Rule.PERCEPTRON_MAX or rule == Rule.PERCEPTRON_UNIFORM
+        or rule == Rule.PERCEPTRON_SCORE
+    ):
+        return perceptron_step(rule, scores, K, y, w_i * weight_pos[y], delta,
+                               changed, loss_out, mistake)
+    # -- end --
     if rule == Rule.MIRA:
         return mira_step(scores, K, y, p.margin, sq, C * w_i * weight_pos[y], cand,
                          tau_buf, delta, changed, loss_out, mistake)
@@ -661,7 +674,7 @@ cdef tuple _epoch(
                 &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
                 (sample_weight[i] > 0.0) if weight_step else sample_weight[i],
                 w_pos, w_neg, &margins[0, 0], margins.shape[1], &active[0], relevant,
-                cand, tau_buf, delta, changed, &loss_out[0], &miss,
+                cand, tau_buf, delta, changed, &loss_out[0], &miss, t,
             )
             if weight_step:
                 scale_step_by_weights(rule, labels_p, i, sample_weight[i], &weight_pos[0],

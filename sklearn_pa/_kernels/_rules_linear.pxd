@@ -21,6 +21,15 @@ cpdef enum Rule:
     NORMALIZED_GRADIENT = 21    # GD with eta / ||x||^2 (DPAU when eta = c / 2)
     EXPONENTIATED = 22          # EG+-, multiplicative kernel (_multiplicative.pyx)
     ERROR_PROPORTIONAL_MULT = 23  # DPMU, multiplicative kernel (_multiplicative.pyx)
+    # -- classical margin learners (LIBOL), rules in _margin_rules.pxd --
+    PERCEPTRON_MAX = 30      # perceptron; multiclass: top wrong class (M_PerceptronM)
+    PERCEPTRON_UNIFORM = 31  # multiclass: error set, uniform (M_PerceptronU)
+    PERCEPTRON_SCORE = 32    # multiclass: error set, score-proportional (M_PerceptronS)
+    OGD = 33                 # online gradient descent, hinge loss, eta / sqrt(t)
+    ROMMA = 34               # ROMMA, scaled kernel (_scaled.pyx)
+    AGGRESSIVE_ROMMA = 35    # aggressive ROMMA, scaled kernel (_scaled.pyx)
+    ALMA = 36                # ALMA_2, scaled kernel (_scaled.pyx)
+    # -- end of the classical margin learners --
 
 cpdef enum Slack:
     HINGE = 1         # PA-I: C * xi (C = inf gives plain PA)

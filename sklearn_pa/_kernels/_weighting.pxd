@@ -31,6 +31,8 @@ cdef inline void scale_step_by_weights(
     if (
         rule == Rule.BINARY or rule == Rule.MAX_LOSS or rule == Rule.PREDICTION
         or rule == Rule.SUPPORT or rule == Rule.MIRA
+        or rule == Rule.PERCEPTRON_MAX or rule == Rule.PERCEPTRON_UNIFORM
+        or rule == Rule.PERCEPTRON_SCORE or rule == Rule.OGD
     ):
         factor = w_i * weight_pos[labels[i]]
     elif (

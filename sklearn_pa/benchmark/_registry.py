@@ -34,13 +34,16 @@ from .._error_proportional import ErrorProportionalRegressor
 from .._exponentiated import ExponentiatedGradientRegressor
 from .._gradient import GradientDescentRegressor
 from .._kernel import KernelPassiveAggressiveClassifier
+from .._margin_learners import OnlineGradientDescentClassifier, PerceptronClassifier
 from .._mira import MIRAClassifier
 from .._one_class import PassiveAggressiveOneClass
 from .._passive_aggressive import PassiveAggressiveClassifier
+from .._scaled_epochs import ALMAClassifier, ROMMAClassifier
 from ..sequence import StructuredPassiveAggressive, StructuredPerceptron
 from ._reference import NumpySCCW, OneDetectorPerClass
 
 __all__ = [
+    "CLASSICAL_ESTIMATORS",
     "DEFAULT_ESTIMATORS",
     "DEFAULT_ESTIMATORS_BY_DATASET",
     "ESTIMATORS",
@@ -324,6 +327,35 @@ REGISTRY = {
         "PA-I, one-vs-rest, averaged weights",
     ),
     "MIRA": Entry(_mira, _CLF, "MIRA (Crammer and Singer)"),
+    # the classical margin learners of LIBOL
+    "Perceptron": Entry(
+        _ours(PerceptronClassifier), _CLF, "perceptron, max-score multiclass update"
+    ),
+    "Perceptron-uniform": Entry(
+        _ours(PerceptronClassifier, multiclass="uniform"),
+        _CLF,
+        "perceptron, uniform multiclass update",
+    ),
+    "Perceptron-score": Entry(
+        _ours(PerceptronClassifier, multiclass="score"),
+        _CLF,
+        "perceptron, score-proportional multiclass update",
+    ),
+    "Perceptron-avg": Entry(
+        _ours(PerceptronClassifier, average=True), _CLF, "averaged perceptron"
+    ),
+    "OGD": Entry(
+        _ours(OnlineGradientDescentClassifier),
+        _CLF,
+        "online gradient descent, hinge loss, eta / sqrt(t)",
+    ),
+    "ROMMA": Entry(_ours(ROMMAClassifier), _CLF, "ROMMA (Li and Long)"),
+    "ROMMA-aggressive": Entry(
+        _ours(ROMMAClassifier, aggressive=True), _CLF, "aggressive ROMMA"
+    ),
+    "ALMA": Entry(
+        _ours(ALMAClassifier), _CLF, "ALMA_2 (Gentile), alpha=0.9, unit-norm rows"
+    ),
     "sklearn-SGD-pa1": Entry(
         _sgd_pa("pa1"), _CLF, "scikit-learn SGDClassifier(learning_rate='pa1'), OvR"
     ),
@@ -525,6 +557,19 @@ TABLE2_ESTIMATORS = [
     "sklearn-SGD-pa1",
 ]
 
+#: The classical margin learners (LIBOL's first-order family), run on USPS
+#: beside the published table.
+CLASSICAL_ESTIMATORS = [
+    "Perceptron",
+    "Perceptron-uniform",
+    "Perceptron-score",
+    "Perceptron-avg",
+    "OGD",
+    "ROMMA",
+    "ROMMA-aggressive",
+    "ALMA",
+]
+
 #: One row per classification learner of the package (each with the
 #: configuration its family page measures), the peer and the batch
 #: reference: ``--estimators all`` on a classification data set.  Learners
@@ -544,6 +589,14 @@ EVERY_CLASSIFIER = [
     "PA-I-ovr",
     "PA-I-avg",
     "MIRA",
+    "Perceptron",
+    "Perceptron-uniform",
+    "Perceptron-score",
+    "Perceptron-avg",
+    "OGD",
+    "ROMMA",
+    "ROMMA-aggressive",
+    "ALMA",
     "CW-k1",
     "CW-kinf",
     "SCCW",
@@ -582,8 +635,8 @@ def every_classifier(dataset):
 DEFAULT_ESTIMATORS_BY_DATASET = {
     "digits": [*DEFAULT_ESTIMATORS[:-1], "CW-k1", "SCCW", "SCCWD", "AROW", "SCW-I"]
     + DEFAULT_ESTIMATORS[-1:],
-    "usps": TABLE2_ESTIMATORS,
-    "usps-libsvm": TABLE2_ESTIMATORS,
+    "usps": TABLE2_ESTIMATORS + CLASSICAL_ESTIMATORS,
+    "usps-libsvm": TABLE2_ESTIMATORS + CLASSICAL_ESTIMATORS,
     "20newsgroups": [name for name in TABLE2_ESTIMATORS if name != "SCCW"],
     "20newsgroups-cv": [name for name in TABLE2_ESTIMATORS if name != "SCCW"],
     "20newsgroups-multilabel": list(MULTILABEL_ESTIMATORS),
