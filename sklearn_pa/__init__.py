@@ -11,16 +11,23 @@ from ._confidence_weighted import (
     ConfidenceWeightedClassifier,
     SCWClassifier,
 )
+from ._confidence_weighted_regression import (
+    AROWRegressor,
+    ConfidenceWeightedRegressor,
+    NHERDRegressor,
+)
 from ._error_proportional import ErrorProportionalRegressor
 from ._exponentiated import ExponentiatedGradientRegressor
 from ._gradient import GradientDescentRegressor
 from ._kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
+from ._margin_learners import OnlineGradientDescentClassifier, PerceptronClassifier
 from ._mira import MIRAClassifier
 from ._one_class import PassiveAggressiveOneClass
 from ._passive_aggressive import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
 )
+from ._scaled_epochs import ALMAClassifier, ROMMAClassifier
 from ._second_order_peers import (
     IELLIPClassifier,
     NAROWClassifier,
@@ -39,6 +46,9 @@ __all__ = [
     "ExponentiatedGradientRegressor",
     "GradientDescentRegressor",
     "AROWClassifier",
+    "AROWRegressor",
+    "ConfidenceWeightedRegressor",
+    "NHERDRegressor",
     "ConfidenceWeightedClassifier",
     "SCWClassifier",
     "IELLIPClassifier",
@@ -51,6 +61,10 @@ __all__ = [
     "PassiveAggressiveRegressor",
     "StructuredPassiveAggressive",
     "StructuredPerceptron",
+    "PerceptronClassifier",
+    "OnlineGradientDescentClassifier",
+    "ROMMAClassifier",
+    "ALMAClassifier",
 ]
 
 from ._doc_links import set_doc_links as _set_doc_links

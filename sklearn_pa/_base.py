@@ -16,8 +16,8 @@ through a target strategy of :mod:`sklearn_pa._targets`).
 
 The hooks an estimator provides:
 
-- ``_kernel_params()`` (or ``_rule()`` and ``_slack()``): the update rule and
-  its parameters, as the kernel reads them;
+- ``_kernel_params()``: the update rule and its parameters, as the kernel
+  reads them (``_rule()`` reads the rule from it);
 - ``_prepare_targets``, ``_targets``, ``_n_columns``, ``_shape_coef``,
   ``_kernel_extras``, ``_kernel_label_arrays``: the form of ``y`` (a
   regressor defines them; the classifiers take the mixin's);
@@ -46,6 +46,7 @@ from ._engine import (
 )
 from ._growth import GrowingClassesMixin
 from ._kernels import _first_order
+from ._kernels._rules import Rule
 from ._linear_epochs import _LinearEpochs
 from ._per_call import (
     LeanCallsMixin,
@@ -53,6 +54,7 @@ from ._per_call import (
     call_cache,
     params_snapshot,
 )
+from ._public_fit import ClassifierPartialFitMixin, PublicFitMixin
 from ._state import LinearState
 from ._targets import (
     BinaryTargets,
@@ -62,6 +64,7 @@ from ._targets import (
     single_label_targets,
 )
 from ._validation import (
+    KERNEL_DTYPES,
     MAX_SAMPLE_COUNT,
     atomic_update,
     canonical_csr,
@@ -82,7 +85,9 @@ from ._validation import (
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
 
 
-class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
+class BaseOnlineLinear(
+    PublicFitMixin, AveragedPublicationMixin, LeanCallsMixin, BaseEstimator
+):
     """Shared machinery of the first-order online linear estimators.
 
     Subclasses provide ``_rule()``, ``_slack()`` (or their own
@@ -90,9 +95,11 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
     them), ``_targets(y)`` and the estimator-specific parameters; this class
     runs the epochs.
 
-    A subclass's public ``fit`` calls ``_fit`` and its ``partial_fit``
-    calls ``_partial_fit``, each inside
-    :func:`~sklearn_pa._validation.atomic_update`.  Both go the same way:
+    The public ``fit`` calls ``_fit`` and ``partial_fit`` calls
+    ``_partial_fit``, each inside
+    :func:`~sklearn_pa._validation.atomic_update`
+    (:class:`~sklearn_pa._public_fit.PublicFitMixin`: a subclass documents
+    them through its ``_fit_doc``).  Both go the same way:
 
     1. ``_validate_batch``: the whole batch (``X``, ``y``, ``sample_weight``)
        is checked and converted before anything else;
@@ -133,6 +140,21 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         ],
     }
 
+    @classmethod
+    def _constraints(cls, *without, **extra):
+        """The parameter constraints above without the names ``without``, then
+        ``extra``: how a subclass that drops a shared parameter (``C``) states
+        its own."""
+        shared = BaseOnlineLinear._parameter_constraints
+        return {
+            **{key: value for key, value in shared.items() if key not in without},
+            **extra,
+        }
+
+    # the epoch adapter (``_LinearEpochs``, or a subclass of it for a family
+    # whose kernel moves more than the rows' features: ``_scaled_epochs.py``)
+    _epoch_adapter_class = _LinearEpochs
+
     # ------------------------------------------------------------------ state
     def _state_arrays(self):
         """(W, b) the kernel updates in place: the standard (non-averaged)
@@ -170,14 +192,8 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
 
     # -------------------------------------------------------------- hooks
     def _rule(self):
-        """Hook: the update rule (a ``Rule`` of ``_kernels/_rules.pxd``)
-        read by the default ``_kernel_params``."""
-        raise NotImplementedError
-
-    def _slack(self):
-        """Hook: the slack variant (a ``Slack``: PA-I or PA-II) read by
-        the default ``_kernel_params``."""
-        raise NotImplementedError
+        """The update rule (a ``Rule``) that ``_kernel_params()`` states."""
+        return Rule(self._kernel_params()["rule"])
 
     def _n_columns(self):
         """Hook: the number of weight columns the kernel updates (1 for a
@@ -190,6 +206,13 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         the matrix of required margins between classes; all ones here."""
         one = np.ones(n_columns)
         return one, one, np.ones((1, 1))
+
+    def _input_dtypes(self):
+        """Hook: the dtypes of ``X`` the kernel reads as they are, the first
+        one the dtype anything else is converted to: float64 and float32
+        (the first-order kernel reads float32 rows as doubles, without a
+        float64 copy of ``X``)."""
+        return KERNEL_DTYPES
 
     def _kernel_weight_step(self):
         """Hook: whether the sample and class weights multiply the step
@@ -207,21 +230,14 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         return self.score(X, y, sample_weight=sample_weight)
 
     def _kernel_params(self):
-        """The step rule and its parameters, as the kernel reads them: a dict
-        with the keys of ``RuleParams`` (``_kernels/_rules.pxd``): ``rule``,
-        ``slack``, ``C`` (the step bound), ``epsilon`` (the insensitive
-        zone of the regression loss), ``margin`` (MIRA's beta),
-        ``learning_rate`` (the gradient rules) and ``total_weight`` (EG+-).
-        An estimator overrides this one method to state its own."""
-        return {
-            "rule": int(self._rule()),
-            "slack": int(self._slack()),
-            "C": float(self.C),
-            "epsilon": 0.0,
-            "margin": 0.0,
-            "learning_rate": 0.0,
-            "total_weight": 0.0,
-        }
+        """Hook: the step rule and its parameters, as the kernel reads them:
+        a dict with the keys of ``RuleParams`` (``_kernels/_rules_linear.pxd``):
+        ``rule``, ``slack``, ``C`` (the step bound), ``epsilon`` (the
+        insensitive zone of the regression loss), ``margin`` (MIRA's beta),
+        ``learning_rate`` (the gradient rules) and ``total_weight`` (EG+-),
+        made by :func:`~sklearn_pa._rule_specs.linear_params`.  The one place
+        an estimator states its rule: ``_rule()`` reads it from here."""
+        raise NotImplementedError
 
     def _kernel_epoch(self, rows, order, W, b, U, bu, **kwargs):
         """One compiled epoch: ``_first_order.epoch`` (the row view, the
@@ -237,17 +253,17 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
     # ------------------------------------------------------------ fitting
     def _validate_batch(self, X, y, sample_weight, reset):
         """Validate a whole batch before any weight moves: ``X`` as float64
-        C-ordered dense or canonical CSR (``reset`` sets
-        ``n_features_in_``, otherwise it is checked), ``y`` numeric for a
-        regressor, ``sample_weight`` finite and non-negative.  Returns
-        ``(X, y, sample_weight)``."""
+        (float32 kept, :meth:`_input_dtypes`) C-ordered dense or canonical
+        CSR (``reset`` sets ``n_features_in_``, otherwise it is checked),
+        ``y`` numeric for a regressor, ``sample_weight`` finite and
+        non-negative.  Returns ``(X, y, sample_weight)``."""
         check_csr_structure(X)
         X, y = validate_data(
             self,
             X,
             y,
             accept_sparse="csr",
-            dtype=np.float64,
+            dtype=self._input_dtypes(),
             order="C",
             reset=reset,
             y_numeric=not is_classifier(self),
@@ -311,7 +327,9 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         shuffling) receives each row's scores computed before the update on
         it: those of the averaged model when averaging (the model
         ``predict`` uses), else of the current iterate."""
-        adapter = _LinearEpochs(self, X, y, sample_weight, W, b, U, bu, scores_out)
+        adapter = self._epoch_adapter_class(
+            self, X, y, sample_weight, W, b, U, bu, scores_out
+        )
         # (fit hands over new accumulators, all zeros)
         adapter.averages_zero = stopping and U is not None
         validation = None
@@ -560,7 +578,7 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
             Initialises, prepares blocks for, runs bare epochs on, reads,
             publishes and mixes the learned state of this estimator.
         """
-        return LinearState(self, epochs=_LinearEpochs)
+        return LinearState(self, epochs=self._epoch_adapter_class)
 
     def __sklearn_tags__(self):
         """scikit-learn's tags: sparse input is accepted."""
@@ -569,7 +587,9 @@ class BaseOnlineLinear(AveragedPublicationMixin, LeanCallsMixin, BaseEstimator):
         return tags
 
 
-class OnlineLinearClassifierMixin(GrowingClassesMixin, LeanLabelsMixin):
+class OnlineLinearClassifierMixin(
+    ClassifierPartialFitMixin, GrowingClassesMixin, LeanLabelsMixin
+):
     """Classes, class weights and label encoding for the classifiers.
 
     The form of the targets is one strategy object of :mod:`._targets`

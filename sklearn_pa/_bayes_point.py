@@ -92,6 +92,9 @@ class OnlineBayesPointClassifier(
     memory before anything is allocated, and refused with a ``MemoryError``
     that says what to change when it does not fit.
 
+    Float32 input is converted to float64: the Bayes point kernel reads
+    float64 rows (its base learners alone read float32 rows as they are).
+
     Parameters
     ----------
     estimator : PassiveAggressiveClassifier, default=None

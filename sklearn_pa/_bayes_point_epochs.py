@@ -17,6 +17,7 @@ from ._engine import EpochAdapter, EpochStats
 from ._kernels import _bayes_point
 from ._kernels._rules import Rule
 from ._linear_epochs import _RowView
+from ._rule_specs import kernel_values, spec
 from ._unlabeled import _unlabeled_mask
 from ._validation import current_journal, touched_rows, validation_split
 
@@ -27,8 +28,8 @@ __all__ = [
     "prepare_classes",
 ]
 
-#: The first-order step rules the copies implement.
-_SUPPORTED_RULES = (Rule.BINARY, Rule.OVR, Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT)
+#: The first-order step rules the copies implement (``_rule_specs.py``).
+_SUPPORTED_RULES = kernel_values("bayes_point", "rule")
 
 
 def _available_memory():
@@ -61,7 +62,7 @@ class _BayesPointEpochs(EpochAdapter):
         n_columns = estimator._W.shape[1] // estimator.n_estimators
         weight_pos, weight_neg, margins = base._kernel_extras(n_columns)
         params = base._kernel_params()
-        if params["rule"] in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
+        if spec(params["rule"]).margins:
             margins = np.ascontiguousarray(margins[:n_columns, :n_columns])
         else:
             margins = np.ones((1, 1))

@@ -77,12 +77,10 @@ _ATTRIBUTES_DOC = """
     covariance_ : ndarray
         The covariance of the weights (see the property's docstring for its
         layout).
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(classes_)s
     %(n_features_in_)s
     %(feature_names_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(n_iter_)s
     %(loss_curve_)s
     %(validation_scores_)s

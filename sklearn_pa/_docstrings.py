@@ -52,6 +52,15 @@ new_classes : {"error", "add"}, default="error"
     ``+w/2`` (``-w``, ``+w`` for one-vs-rest), which predict what it
     predicted.  See the user guide, "Streams whose labels are not known in
     advance".  ``fit`` is not affected.""",
+    "warm_start": """\
+warm_start : bool, default=False
+    Whether ``fit`` starts from the previous solution.""",
+    "classes_": """\
+classes_ : ndarray of shape (n_classes,)
+    The class labels.""",
+    "intercept_scaling_": """\
+intercept_scaling_ : float
+    The constant feature behind the intercept.""",
     "n_features_in_": """\
 n_features_in_ : int
     Number of features seen during ``fit``.""",

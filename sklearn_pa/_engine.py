@@ -339,8 +339,9 @@ def run_epochs(
     scores = [] if early else None
     run = EpochRun(n_iter=0, t=int(t_start), history=history, validation_scores=scores)
 
-    best = np.full(n_loss, np.inf)
-    no_improve = np.zeros(n_loss, dtype=np.int64)
+    if stopping:
+        best = np.full(n_loss, np.inf)
+        no_improve = np.zeros(n_loss, dtype=np.int64)
     best_score, score_no_improve = -np.inf, 0
     per_column = n_loss > 1 and not early
     tic = time.perf_counter()

@@ -12,15 +12,14 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
 from ._exponentiated import _SplitWeightsMixin
-from ._gradient import _COMMON, _OnlineRegressorMixin, _rate_params
+from ._gradient import _COMMON, _OnlineRegressorMixin
 from ._kernels._rules import Rule
-from ._validation import atomic_update
+from ._rule_specs import linear_params
 from .utils._deprecation import renamed_parameter
 
 __all__ = ["ErrorProportionalRegressor"]
@@ -58,6 +57,10 @@ class ErrorProportionalRegressor(
 
     Read more in the :ref:`User Guide <gradient>`.
 
+    With ``update="multiplicative"`` (DPMU) float32 input is converted to
+    float64, since the multiplicative kernel reads float64 rows; the additive
+    update (DPAU) reads float32 rows as they are.
+
     Parameters
     ----------
     C : float, default=0.5
@@ -92,8 +95,7 @@ class ErrorProportionalRegressor(
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the updates and the norms.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
 
     Attributes
     ----------
@@ -142,6 +144,26 @@ class ErrorProportionalRegressor(
         "update": [StrOptions({"additive", "multiplicative"})],
     }
 
+    _fit_doc = {
+        "coef_init": """\
+        coef_init : ndarray, default=None
+            Initial weights.  DPAU(s, c): shape (n_features,), any real
+            values (zero by default).  DPMU(s+-, c): shape (2, n_features),
+            the pair ``(w+, w-)``, strictly positive (all ones by default).""",
+        "intercept_init": """\
+        intercept_init : ndarray, default=None
+            Initial intercept: shape (1,) for DPAU; the pair ``(b+, b-)``,
+            shape (2,) and positive, for DPMU (``(1, 1)`` by default).""",
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.""",
+        "partial_sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample (a zero weight skips the sample).""",
+    }
+
     average = False  # the multiplicative rule cannot be averaged lazily
 
     def __init__(
@@ -178,16 +200,12 @@ class ErrorProportionalRegressor(
     def _multiplicative(self):
         return self.update == "multiplicative"
 
-    def _rule(self):
-        if self._multiplicative():
-            return Rule.ERROR_PROPORTIONAL_MULT
-        return Rule.NORMALIZED_GRADIENT
-
     def _kernel_params(self):
         # DPAU is normalised GD with eta = C / 2; DPMU reads c = C itself
         C = float(renamed_parameter(self, "C", "c", 0.5))
-        rate = C if self._multiplicative() else 0.5 * C
-        return {**_rate_params(self._rule()), "learning_rate": rate}
+        if self._multiplicative():
+            return linear_params(Rule.ERROR_PROPORTIONAL_MULT, learning_rate=C)
+        return linear_params(Rule.NORMALIZED_GRADIENT, learning_rate=0.5 * C)
 
     def _initial_weight(self, n_active):
         return 1.0
@@ -211,33 +229,3 @@ class ErrorProportionalRegressor(
                     "sklearn.preprocessing.Binarizer) or use update='additive'."
                 )
         return True
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target values.
-        coef_init : ndarray, default=None
-            Initial weights.  DPAU(s, c): shape (n_features,), any real
-            values (zero by default).  DPMU(s+-, c): shape (2, n_features),
-            the pair ``(w+, w-)``, strictly positive (all ones by default).
-        intercept_init : ndarray, default=None
-            Initial intercept: shape (1,) for DPAU; the pair ``(b+, b-)``,
-            shape (2,) and positive, for DPMU (``(1, 1)`` by default).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        coef_init, intercept_init = self._check_split_init(coef_init, intercept_init)
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)

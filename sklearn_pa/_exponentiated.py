@@ -13,15 +13,15 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
-from ._gradient import _COMMON, _OnlineRegressorMixin, _rate_params
+from ._gradient import _COMMON, _OnlineRegressorMixin
 from ._kernels import _multiplicative
 from ._kernels._rules import Rule
-from ._validation import atomic_update, check_state_array
+from ._rule_specs import linear_params
+from ._validation import check_state_array
 
 __all__ = ["ExponentiatedGradientRegressor"]
 
@@ -38,6 +38,13 @@ class _SplitWeightsMixin:
 
     def _multiplicative(self):
         return True
+
+    def _input_dtypes(self):
+        # the multiplicative kernel reads float64 rows only: float32 input is
+        # converted (the additive rules keep it, as the first-order kernel)
+        if self._multiplicative():
+            return [np.float64]
+        return super()._input_dtypes()
 
     def _n_columns(self):
         return 2 if self._multiplicative() else 1
@@ -62,7 +69,7 @@ class _SplitWeightsMixin:
                 )
         self.intercept_scaling_ = 1.0
 
-    def _check_split_init(self, coef_init, intercept_init):
+    def _check_init(self, coef_init, intercept_init):
         """The user's initial weight pair ``(s+, s-)``, checked before any
         weight moves: shape (2, n_features), finite and positive (a
         multiplicative update never moves a zero weight), and for EG+- a
@@ -294,6 +301,9 @@ class ExponentiatedGradientRegressor(
 
     Read more in the :ref:`User Guide <gradient>`.
 
+    Float32 input is converted to float64: the multiplicative kernel reads
+    float64 rows (the additive rules read float32 rows as they are).
+
     Parameters
     ----------
     eta : float, default=0.05
@@ -323,8 +333,7 @@ class ExponentiatedGradientRegressor(
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the updates and the norms.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
 
     Attributes
     ----------
@@ -373,6 +382,28 @@ class ExponentiatedGradientRegressor(
         "total_weight": [Interval(Real, 0, None, closed="neither")],
     }
 
+    _fit_doc = {
+        "coef_init": """\
+        coef_init : ndarray of shape (2, n_features), default=None
+            The initial weight pair ``s+-`` of EG+-(s+-, eta): row 0 is
+            ``w+``, row 1 is ``w-``, all strictly positive.  With the
+            intercept, ``coef_init.sum() + intercept_init.sum()`` must equal
+            ``total_weight`` (the seed's ``U = ||s+-||_1``).  ``None``: every
+            weight at ``total_weight / (2 (n_features + fit_intercept))``.""",
+        "intercept_init": """\
+        intercept_init : ndarray of shape (2,), default=None
+            The initial pair ``(b+, b-)`` of the intercept's weights
+            (required with ``coef_init`` when ``fit_intercept``).""",
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.""",
+        "partial_sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample (a zero weight skips the sample).""",
+    }
+
     average = False  # the multiplicative rules are not averaged
 
     def __init__(
@@ -404,50 +435,13 @@ class ExponentiatedGradientRegressor(
         self.random_state = random_state
         self.warm_start = warm_start
 
-    def _rule(self):
-        return Rule.EXPONENTIATED
-
     def _kernel_params(self):
-        return {
-            **_rate_params(self._rule()),
-            "learning_rate": float(self.eta),
-            "total_weight": float(self.total_weight),
-        }
+        return linear_params(
+            Rule.EXPONENTIATED, learning_rate=self.eta, total_weight=self.total_weight
+        )
 
     def _total(self):
         return float(self.total_weight)
 
     def _initial_weight(self, n_active):
         return float(self.total_weight) / (2.0 * n_active)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target values.
-        coef_init : ndarray of shape (2, n_features), default=None
-            The initial weight pair ``s+-`` of EG+-(s+-, eta): row 0 is
-            ``w+``, row 1 is ``w-``, all strictly positive.  With the
-            intercept, ``coef_init.sum() + intercept_init.sum()`` must equal
-            ``total_weight`` (the seed's ``U = ||s+-||_1``).  ``None``: every
-            weight at ``total_weight / (2 (n_features + fit_intercept))``.
-        intercept_init : ndarray of shape (2,), default=None
-            The initial pair ``(b+, b-)`` of the intercept's weights
-            (required with ``coef_init`` when ``fit_intercept``).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        coef_init, intercept_init = self._check_split_init(coef_init, intercept_init)
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)

@@ -6,9 +6,9 @@ epoch (``_kernels/_first_order.pyx``): ``w += 2 eta (y - yhat) x`` with a
 constant or a normalised (``eta / ||x||^2``) rate.
 
 This module also holds what the square-loss regressors share: the parameter
-constraints (``_COMMON``), the kernel parameters of a learning-rate rule
-(``_rate_params``) and ``fit`` / ``partial_fit`` / ``predict``
-(``_OnlineRegressorMixin``).  The multiplicative regressors live beside it:
+constraints (``_COMMON``) and the targets and ``predict``
+(``_OnlineRegressorMixin``, which the confidence-weighted regressors use
+too).  The multiplicative regressors live beside it:
 EG+- in :mod:`sklearn_pa._exponentiated`, DPAU / DPMU in
 :mod:`sklearn_pa._error_proportional`.
 """
@@ -16,43 +16,30 @@ EG+- in :mod:`sklearn_pa._exponentiated`, DPAU / DPMU in
 from numbers import Real
 
 import numpy as np
-from sklearn.base import RegressorMixin, _fit_context
+import scipy.sparse as sp
+from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
-from ._kernels._rules import Rule, Slack
-from ._validation import atomic_update, check_csr_structure
+from ._kernels._rules import Rule
+from ._rule_specs import linear_params
+from ._validation import check_csr_structure
 
 __all__ = ["GradientDescentRegressor"]
 
 # every base constraint except C (these rules have a rate instead) and the
 # ones a subclass does not take
-_COMMON = {
-    key: value
-    for key, value in BaseOnlineLinear._parameter_constraints.items()
-    if key not in ("C", "intercept_scaling", "average")
-}
-
-
-def _rate_params(rule):
-    """The kernel parameters of a learning-rate rule: no step bound, no
-    slack, no margin (``_kernel_params`` adds the learning rate)."""
-    return {
-        "rule": int(rule),
-        "slack": int(Slack.HINGE),
-        "C": 0.0,
-        "epsilon": 0.0,
-        "margin": 0.0,
-        "learning_rate": 0.0,
-        "total_weight": 0.0,
-    }
+_COMMON = BaseOnlineLinear._constraints("C", "intercept_scaling", "average")
 
 
 class _OnlineRegressorMixin(RegressorMixin):
-    """fit / partial_fit / predict of the square-loss regressors."""
+    """The targets and ``predict`` of the one-column regressors: the
+    square-loss ones and the confidence-weighted ones
+    (``_confidence_weighted_regression.py``, whose ``coef_`` ``sparsify``
+    may make sparse); ``fit`` and ``partial_fit`` are the base class's."""
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         pass
@@ -62,31 +49,6 @@ class _OnlineRegressorMixin(RegressorMixin):
 
     def _shape_coef(self, coef):
         return coef.reshape(-1)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, sample_weight=None):
-        """Make one pass over a batch, continuing from the current weights.
-
-        The whole batch is validated before any weight moves: on an error the
-        estimator is left exactly as it was.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,)
-            Its targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample (a zero weight skips the sample).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._partial_fit(X, y, None, sample_weight)
 
     def predict(self, X):
         """Predict targets.
@@ -108,6 +70,11 @@ class _OnlineRegressorMixin(RegressorMixin):
         X = validate_data(
             self, check_csr_structure(X), accept_sparse="csr", reset=False
         )
+        if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)
+            scores = X @ self.coef_.T
+            if sp.issparse(scores):
+                scores = scores.toarray()
+            return np.asarray(scores).ravel() + self.intercept_
         return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_
 
 
@@ -168,8 +135,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the updates and the norms.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     %(average)s
 
     Attributes
@@ -179,8 +145,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
     intercept_ : ndarray of shape (1,)
         Intercept (averaged if ``average``).
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     n_iter_ : int
         Number of epochs run by the last ``fit``.
@@ -224,6 +189,17 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
         "average": BaseOnlineLinear._parameter_constraints["average"],
     }
 
+    _fit_doc = {
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.""",
+        "partial_sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample (a zero weight skips the sample).""",
+    }
+
     def __init__(
         self,
         *,
@@ -257,36 +233,9 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
         self.warm_start = warm_start
         self.average = average
 
-    def _rule(self):
-        if self.eta_scaling == "constant":
-            return Rule.GRADIENT
-        return Rule.NORMALIZED_GRADIENT
-
     def _kernel_params(self):
-        return {**_rate_params(self._rule()), "learning_rate": float(self.eta)}
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target values.
-        coef_init : ndarray of shape (n_features,), default=None
-            Initial weights (zero by default).
-        intercept_init : ndarray of shape (1,), default=None
-            Initial intercept.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)
+        if self.eta_scaling == "constant":
+            rule = Rule.GRADIENT
+        else:
+            rule = Rule.NORMALIZED_GRADIENT
+        return linear_params(rule, learning_rate=self.eta)

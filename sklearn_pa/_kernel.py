@@ -105,6 +105,9 @@ class KernelPassiveAggressiveClassifier(
     written in its dual form.  There is no separate intercept: use a kernel
     with a constant term (``"poly"`` with ``coef0``) or centre the data.
 
+    Float32 input is converted to float64: the kernel PA kernel reads float64
+    rows (the linear learners read float32 rows as they are).
+
     Parameters
     ----------
     C : float, default=1.0
@@ -126,8 +129,7 @@ class KernelPassiveAggressiveClassifier(
     dual_coef_ : ndarray of shape (1, n_SV) if n_classes == 2 else \
             (n_classes, n_SV)
         Their coefficients ``alpha``.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(classes_)s
     %(n_features_in_)s
     %(feature_names_in_)s
     %(n_iter_)s
@@ -409,6 +411,9 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
     (PA-I) or :math:`\\tau = \\ell / (K(x, x) + 1 / (2C))` (PA-II).  With
     ``kernel="linear"`` it is exactly
     ``PassiveAggressiveRegressor(fit_intercept=False)`` in dual form.
+
+    Float32 input is converted to float64: the kernel PA kernel reads float64
+    rows (the linear learners read float32 rows as they are).
 
     Parameters
     ----------

@@ -38,7 +38,7 @@ from sklearn.utils.validation import (
 
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernels import _kernel_pa
-from ._kernels._rules import Rule
+from ._rule_specs import spec
 from ._validation import (
     MAX_SAMPLE_COUNT,
     atomic_update,
@@ -238,7 +238,7 @@ class _KernelEpochs(EpochAdapter):
                 self.scores_out[first:start] = np.where(finite[:, None], F_rows, np.nan)
             mistakes, updates = mistakes + m, updates + u
             skipped, removed = skipped + s, removed + r
-        if params["rule"] == Rule.REGRESSION:
+        if spec(params["rule"]).y == "values":
             mistakes = -1
         self.last = (mistakes, updates, removed)
         self.t_end = int(t) + n
@@ -370,7 +370,7 @@ class _BaseKernelPA(BaseEstimator):
 
     def _kernel_params(self):
         """The step rule and its parameters, as the kernel reads them
-        (``RuleParams`` in ``_kernels/_rules.pxd``)."""
+        (``RuleParams`` in ``_kernels/_rules_linear.pxd``)."""
         return {
             "rule": int(self._rule()),
             "slack": int(self._slack()),

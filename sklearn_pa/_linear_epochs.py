@@ -1,13 +1,14 @@
 """The validated ``X`` as the kernels read it, and the epoch adapter of the
 first-order linear learners.
 
-:class:`_RowView` holds a float64 dense or CSR matrix as the arrays every
-kernel takes (one loop serves both layouts).  :class:`_LinearEpochs` makes one
-pass of the PA family, MIRA, multilabel ranking and the gradient regressors
-over the rows the epoch driver (:func:`sklearn_pa._engine.run_epochs`) gives
-it: one call of ``_first_order.epoch`` (or the estimator's
-``_kernel_epoch``), one-vs-rest columns that stop one by one, column blocks in
-threads.  The estimators that use it are in :mod:`sklearn_pa._base`.
+:class:`_RowView` holds a float64 (or float32) dense or CSR matrix as the
+arrays every kernel takes (one loop serves both layouts).
+:class:`_LinearEpochs` makes one pass of the PA family, MIRA, multilabel
+ranking and the gradient regressors over the rows the epoch driver
+(:func:`sklearn_pa._engine.run_epochs`) gives it: one call of
+``_first_order.epoch`` (or the estimator's ``_kernel_epoch``), one-vs-rest
+columns that stop one by one, column blocks in threads.  The estimators
+that use it are in :mod:`sklearn_pa._base`.
 """
 
 import numpy as np
@@ -15,48 +16,55 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 
 from ._engine import EpochAdapter, EpochStats
-from ._kernels._rules import Rule
+from ._rule_specs import spec
 from ._validation import touched_rows
 
 __all__ = ["_LinearEpochs", "_RowView"]
 
 
 class _RowView:
-    """The kernel's view of a validated float64 dense or CSR matrix.
+    """The kernel's view of a validated float64 or float32 dense or CSR
+    matrix.
 
     The compiled kernels take one row layout for both kinds of input:
-    ``data`` (float64, C-contiguous), ``indices`` and ``indptr`` (int32, or
-    int64 when the CSR arrays need it), ``dense`` and ``n_features``.  A CSR
-    matrix lends its own arrays (copied only when their dtype or layout must
-    change); a dense ``X`` is flattened row-major, with ``indices =
+    ``data`` (float64, or float32 for float32 input, C-contiguous),
+    ``indices`` and ``indptr`` (int32, or int64 when the CSR arrays need it),
+    ``dense`` and ``n_features``.  A CSR matrix lends its own arrays (copied
+    only when their dtype or layout must change); float32 values stay
+    float32 (the first-order, second-order and scoring kernels read them as
+    doubles; the other kernels refuse them, and their estimators validate
+    ``X`` as float64 first); a dense ``X`` is flattened row-major, with ``indices =
     arange(n_features)`` shared by every row and a placeholder one-element
     ``indptr``.  An empty ``data`` is replaced by one zero,
     since the kernels take the address of element 0.  Each kernel reads these
     attributes once per call into its row struct (``Rows32`` or ``Rows64``,
-    after the index dtype; ``make_rows`` in ``_kernels/_dataset.pxd``).
+    after the index dtype, ``Rows32F`` or ``Rows64F`` for float32 values;
+    ``make_rows`` in ``_kernels/_dataset.pxd``).
 
     Parameters
     ----------
     X : ndarray or sparse matrix of shape (n_samples, n_features)
-        Validated float64 input (other sparse formats are converted to CSR).
+        Validated float64 or float32 input (other sparse formats are
+        converted to CSR, other dtypes to float64).
     """
 
     __slots__ = ("checked_csr", "data", "dense", "indices", "indptr", "n_features")
 
     def __init__(self, X):
+        dtype = np.float32 if X.dtype == np.float32 else np.float64
         if sp.issparse(X):
             X = X.tocsr() if X.format != "csr" else X
             idx_dtype = np.int64 if X.indices.dtype == np.int64 else np.int32
             if X.indptr.dtype != X.indices.dtype:
                 idx_dtype = np.int64
-            self.data = np.ascontiguousarray(X.data, dtype=np.float64)
+            self.data = np.ascontiguousarray(X.data, dtype=dtype)
             self.indices = np.ascontiguousarray(X.indices, dtype=idx_dtype)
             self.indptr = np.ascontiguousarray(X.indptr, dtype=idx_dtype)
             self.dense = False
         else:
             n_features = X.shape[1]
             idx_dtype = np.int32 if n_features < np.iinfo(np.int32).max else np.int64
-            self.data = np.ascontiguousarray(X, dtype=np.float64).reshape(-1)
+            self.data = np.ascontiguousarray(X, dtype=dtype).reshape(-1)
             self.indices = np.arange(max(n_features, 1), dtype=idx_dtype)
             self.indptr = np.zeros(1, dtype=idx_dtype)
             self.dense = True
@@ -66,7 +74,7 @@ class _RowView:
         self.checked_csr = False
         if self.data.shape[0] == 0:
             # the kernels take the address of element 0
-            self.data = np.zeros(1)
+            self.data = np.zeros(1, dtype=dtype)
             self.indices = np.zeros(1, dtype=self.indptr.dtype)
 
 
@@ -147,7 +155,7 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
             label_arrays = dict(label_arrays, weight_step=True)
         self.label_arrays = label_arrays
         self.params = est._kernel_params()
-        self.ovr = self.params["rule"] == Rule.OVR
+        self.ovr = spec(self.params["rule"]).one_vs_rest
         self.n_loss = n_columns if self.ovr else 1
         self.active = np.ones(n_columns, dtype=np.uint8)
         self.t_stop = np.full(n_columns, -1, dtype=np.int64)  # when a column froze
@@ -254,8 +262,8 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         accumulator so that ``W - U / (t - start + 1)`` gives that average
         (with ``average="epoch"``, the average of its own last epoch)."""
         U, bu = self.U, self.bu
-        if U is None:
-            return
+        if U is None or self.active.all():
+            return  # (no column froze: each has the common average)
         t_stop, avg_start = self.t_stop, self.avg_start
         n_avg = t - avg_start + 1
         for k in np.flatnonzero((t_stop >= 0) & (t_stop < t)):

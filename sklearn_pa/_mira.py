@@ -9,14 +9,13 @@ compiled kernel of the Passive-Aggressive classifier, with its own rule
 
 from numbers import Real
 
-from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._docstrings import fill_doc
-from ._kernels._rules import Rule, Slack
-from ._validation import atomic_update
+from ._kernels._rules import Rule
+from ._rule_specs import linear_params
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["MIRAClassifier"]
@@ -93,8 +92,7 @@ class MIRAClassifier(
         call n``).  From 2 on the line adds the online mistakes, updates
         and norms.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     class_weight : dict, "balanced" or None, default=None
         Weights per class; the bound 1 on the true class's step becomes the
         class weight (times the sample weight).
@@ -109,11 +107,9 @@ class MIRAClassifier(
         ``average``.
     intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
         Intercepts.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(classes_)s
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     %(n_iter_)s
     %(loss_curve_)s
@@ -142,13 +138,24 @@ class MIRAClassifier(
     (10, 64)
     """
 
-    _parameter_constraints: dict = {
-        **{
-            k: v for k, v in BaseOnlineLinear._parameter_constraints.items() if k != "C"
-        },
-        "margin": [Interval(Real, 0, None, closed="left")],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "new_classes": [StrOptions({"error", "add"})],
+    _parameter_constraints: dict = BaseOnlineLinear._constraints(
+        "C",
+        margin=[Interval(Real, 0, None, closed="left")],
+        class_weight=[StrOptions({"balanced"}), dict, None],
+        new_classes=[StrOptions({"error", "add"})],
+    )
+
+    _fit_doc = {
+        "coef_init": """\
+        coef_init : ndarray of shape (n_classes, n_features), default=None
+            Initial prototypes (``(1, n_features)`` for two classes).""",
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each scales the bound on its sample's step (a
+            zero weight skips the sample).""",
+        "partial_sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights scaling the bound on each step.""",
     }
 
     def __init__(
@@ -186,75 +193,7 @@ class MIRAClassifier(
         self.average = average
         self.new_classes = new_classes
 
-    def _rule(self):
-        return Rule.MIRA
-
     def _kernel_params(self):
         # the paper's MIRA: margin beta, the true class's step bounded by 1
         # (times the sample and class weights); MIRA has no slack parameter
-        return {
-            "rule": int(Rule.MIRA),
-            "slack": int(Slack.HINGE),
-            "C": 1.0,
-            "epsilon": 0.0,
-            "margin": float(self.margin),
-            "learning_rate": 0.0,
-            "total_weight": 0.0,
-        }
-
-    def _slack(self):
-        return Slack.HINGE
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target labels.
-        coef_init : ndarray of shape (n_classes, n_features), default=None
-            Initial prototypes (``(1, n_features)`` for two classes).
-        intercept_init : ndarray of shape (n_classes,), default=None
-            Initial intercepts.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each scales the bound on its sample's step (a
-            zero weight skips the sample).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one pass over a batch, continuing from the current weights.
-
-        The whole batch is validated before any weight moves: on an error the
-        estimator is left exactly as it was.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,)
-            Its labels, all in ``classes``.
-        classes : array-like of shape (n_classes,), default=None
-            Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.  With ``new_classes="add"``:
-            optional, labels to add.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights scaling the bound on each step.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._partial_fit_batch(X, y, classes, sample_weight)
+        return linear_params(Rule.MIRA, C=1.0, margin=self.margin)

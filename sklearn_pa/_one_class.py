@@ -138,6 +138,9 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     Both dense and CSR input run in one compiled pass per epoch; a CSR row
     costs O(its non-zeros), the centre being kept as a scalar times a vector.
 
+    Float32 input is converted to float64: the uniclass kernel reads float64
+    rows (the linear learners read float32 rows as they are).
+
     Parameters
     ----------
     C : float, default=1.0

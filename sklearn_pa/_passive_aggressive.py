@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import RegressorMixin, _fit_context
+from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -17,8 +17,9 @@ from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._docstrings import fill_doc
 from ._kernels._rules import Rule, Slack
 from ._mira import MIRAClassifier  # noqa: F401 (where older pickles find it)
+from ._rule_specs import linear_params
 from ._targets import BinaryTargets, MultilabelTargets
-from ._validation import atomic_update, check_csr_structure
+from ._validation import check_csr_structure
 from .utils._probability import NoProbabilityMixin
 
 __all__ = [
@@ -137,8 +138,7 @@ class PassiveAggressiveClassifier(
         every step and run in one thread.  ``None`` means 1 unless in a
         :func:`joblib.parallel_backend` context; ``-1`` means all processors.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     class_weight : dict, "balanced" or None, default=None
         Weights per class; they multiply ``C`` for the examples of that class
         (or the step, with ``weight_scaling="step"``).
@@ -216,8 +216,7 @@ class PassiveAggressiveClassifier(
         Weights (averaged if ``average``).
     intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
         Intercepts (averaged if ``average``).
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(classes_)s
     %(n_features_in_)s
     intercept_scaling_ : float
         The constant feature behind the intercept (see ``intercept_scaling``).
@@ -281,6 +280,34 @@ class PassiveAggressiveClassifier(
         "weight_scaling": [StrOptions({"C", "step"})],
     }
 
+    _fit_doc = {
+        "y": """\
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Target labels.
+            A 2-D indicator matrix (dense or sparse) trains the multilabel
+            ranking rule (see Notes).""",
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies ``C`` for its sample (the
+            step, with ``weight_scaling="step"``; a zero weight skips the
+            sample).""",
+        "partial_y": """\
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Its labels, all in ``classes``.
+            A 2-D indicator matrix (dense or sparse) trains the multilabel
+            ranking rule (see Notes).""",
+        "classes": """\
+        classes : array-like of shape (n_classes,), default=None
+            Every label the stream may contain.  Required on the first call,
+            optional (but checked) afterwards.  For a multilabel ``y``, the
+            label column indices ``np.arange(n_labels)``.  With
+            ``new_classes="add"``: optional, labels to add.""",
+        "partial_sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights multiplying ``C`` (the step, with
+            ``weight_scaling="step"``).""",
+    }
+
     # a 2-D indicator y trains the multilabel ranking rules
     _target_kinds = (MultilabelTargets,)
 
@@ -334,7 +361,12 @@ class PassiveAggressiveClassifier(
     def _kernel_weight_step(self):
         return self.weight_scaling == "step"
 
-    def _rule(self):
+    def _kernel_params(self):
+        return linear_params(self._pa_rule(), slack=self._slack(), C=self.C)
+
+    def _pa_rule(self):
+        """The rule of the target strategy: binary, one of ``multiclass``
+        or one of ``multilabel``."""
         strategy = self._target_strategy
         if isinstance(strategy, MultilabelTargets):
             return _MULTILABEL_RULES[self.multilabel]
@@ -427,67 +459,6 @@ class PassiveAggressiveClassifier(
     def _slack(self):
         return Slack.HINGE if self.loss == "hinge" else Slack.SQUARED_HINGE
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,) or (n_samples, n_labels)
-            Target labels.
-            A 2-D indicator matrix (dense or sparse) trains the multilabel
-            ranking rule (see Notes).
-        coef_init : ndarray of shape (n_classes, n_features), default=None
-            Initial weights (``(1, n_features)`` for two classes).
-        intercept_init : ndarray of shape (n_classes,), default=None
-            Initial intercepts.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies ``C`` for its sample (the
-            step, with ``weight_scaling="step"``; a zero weight skips the
-            sample).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one pass over a batch, continuing from the current weights.
-
-        The whole batch is validated before any weight moves: on an error the
-        estimator is left exactly as it was.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,) or (n_samples, n_labels)
-            Its labels, all in ``classes``.
-            A 2-D indicator matrix (dense or sparse) trains the multilabel
-            ranking rule (see Notes).
-        classes : array-like of shape (n_classes,), default=None
-            Every label the stream may contain.  Required on the first call,
-            optional (but checked) afterwards.  For a multilabel ``y``, the
-            label column indices ``np.arange(n_labels)``.  With
-            ``new_classes="add"``: optional, labels to add.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C`` (the step, with
-            ``weight_scaling="step"``).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._partial_fit_batch(X, y, classes, sample_weight)
-
 
 @fill_doc
 class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinear):
@@ -532,8 +503,7 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
     epsilon : float, default=0.1
         Width of the insensitive zone: errors smaller than this are ignored.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     %(average)s
     weight_scaling : {"C", "step"}, default="C"
         What ``sample_weight`` multiplies: ``"C"``, the bound of the step
@@ -584,6 +554,16 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
         "weight_scaling": [StrOptions({"C", "step"})],
     }
 
+    _fit_doc = {
+        "coef_init": """\
+        coef_init : ndarray of shape (n_features,), default=None
+            Initial weights.""",
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights multiplying ``C`` (the step, with
+            ``weight_scaling="step"``).""",
+    }
+
     def __init__(
         self,
         *,
@@ -624,11 +604,10 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
     def _kernel_weight_step(self):
         return self.weight_scaling == "step"
 
-    def _rule(self):
-        return Rule.REGRESSION
-
     def _kernel_params(self):
-        return {**super()._kernel_params(), "epsilon": float(self.epsilon)}
+        return linear_params(
+            Rule.REGRESSION, slack=self._slack(), C=self.C, epsilon=self.epsilon
+        )
 
     def _slack(self):
         return (
@@ -643,54 +622,6 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
 
     def _shape_coef(self, coef):
         return coef.reshape(-1)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the model with up to ``max_iter`` passes over the data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target values.
-        coef_init : ndarray of shape (n_features,), default=None
-            Initial weights.
-        intercept_init : ndarray of shape (1,), default=None
-            Initial intercept.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C`` (the step, with
-            ``weight_scaling="step"``).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._fit(X, y, coef_init, intercept_init, sample_weight)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, sample_weight=None):
-        """Make one pass over a batch, continuing from the current weights.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,)
-            Its targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C`` (the step, with
-            ``weight_scaling="step"``).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        with atomic_update(self):
-            return self._partial_fit(X, y, None, sample_weight)
 
     def predict(self, X):
         """Predict targets.

@@ -16,14 +16,19 @@ estimator between calls.
 """
 
 import copy
+import functools
 import weakref
+from itertools import repeat
+from operator import is_
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import _fit_context
 
 from ._kernels import _scores
 from ._kernels._scores import csr_is_canonical as _csr_is_canonical
 from ._linear_epochs import _RowView
+from ._validation import KERNEL_DTYPES
 
 __all__ = [
     "CallCache",
@@ -36,10 +41,59 @@ __all__ = [
     "lean_targets",
     "params_snapshot",
     "params_unchanged",
+    "partial_fit_context",
 ]
 
 # no averaging accumulators, as score_rows reads them
 _NO_ACCUMULATORS = (np.zeros((0, 1)), np.zeros(0))
+
+
+try:  # scikit-learn's configuration of this thread (the dict config_context sets)
+    from sklearn._config import _get_threadlocal_config
+except ImportError:  # pragma: no cover - another layout: the full wrapper only
+    _get_threadlocal_config = None
+
+
+def partial_fit_context(partial_fit):
+    """scikit-learn's ``_fit_context(prefer_skip_nested_validation=True)``
+    for a ``partial_fit`` method, at O(1) cost on a fitted estimator.
+
+    scikit-learn's wrapper finds whether the estimator is fitted by listing
+    its attributes, and enters two generator-based context managers (the
+    configuration and the callbacks), a fixed cost that dominates a call on
+    one row.  When the estimator holds its learned weights (``coef_``, or
+    an average left to be computed when read), has no callbacks and the
+    package's configuration layout is the known one, this wrapper does what
+    scikit-learn's does in that case: it does not validate the parameters
+    again (``_is_fitted`` would be true; the call validates them itself
+    whenever they changed), runs the method with
+    ``skip_parameter_validation`` set for the nested calls and puts the
+    previous value back afterwards, even on an error.  Any other call goes
+    through scikit-learn's wrapper."""
+    full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
+
+    @functools.wraps(partial_fit)
+    def wrapper(estimator, *args, **kwargs):
+        values = estimator.__dict__
+        if (
+            _get_threadlocal_config is None
+            or not ("coef_" in values or "_average_pending" in values)
+            or "_skl_callbacks" in values
+            or "_callback_fit_ctx" in values
+        ):
+            return full(estimator, *args, **kwargs)
+        config = _get_threadlocal_config()
+        previous = config.get("skip_parameter_validation")
+        if previous is True:
+            return partial_fit(estimator, *args, **kwargs)
+        config["skip_parameter_validation"] = True
+        try:
+            return partial_fit(estimator, *args, **kwargs)
+        finally:
+            config["skip_parameter_validation"] = previous
+
+    wrapper.__wrapped__ = partial_fit
+    return wrapper
 
 
 class LeanCallsMixin:
@@ -142,7 +196,7 @@ class LeanCallsMixin:
             or not params_unchanged(self, record[0])
         ):
             return None
-        X = lean_rows(X, self.n_features_in_)
+        X = lean_rows(X, self.n_features_in_, self._input_dtypes())
         if X is None:
             return None
         n_samples = X.shape[0]
@@ -245,10 +299,14 @@ def params_snapshot(estimator):
     """The estimator's parameter values as they are now: each object, and a
     copy of the mutable ones (see :func:`params_unchanged`)."""
     values = estimator.__dict__
-    return tuple(
-        (values.get(name, _MISSING), _frozen(values.get(name)))
-        for name in _param_names(type(estimator))
+    names = _param_names(type(estimator))
+    objects = tuple(values.get(name, _MISSING) for name in names)
+    mutable = tuple(
+        (i, frozen)
+        for i, frozen in enumerate(_frozen(value) for value in objects)
+        if frozen is not None
     )
+    return names, objects, mutable
 
 
 _MISSING = object()
@@ -261,29 +319,33 @@ def params_unchanged(estimator, snapshot):
     O(number of parameters)."""
     if snapshot is None:
         return False
-    values = estimator.__dict__
-    for name, (value, frozen) in zip(_param_names(type(estimator)), snapshot):
-        current = values.get(name, _MISSING)
-        if current is not value or not _same_param(current, frozen):
-            return False
-    return True
+    names, objects, mutable = snapshot
+    if names is not _param_names(type(estimator)):
+        return False  # (another class's snapshot)
+    get = estimator.__dict__.get
+    current = tuple(map(get, names, repeat(_MISSING, len(names))))
+    if not all(map(is_, current, objects)):
+        return False
+    return all(_same_param(current[i], frozen) for i, frozen in mutable)
 
 
 _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
 
 
-def lean_rows(X, n_features):
+def lean_rows(X, n_features, dtypes=KERNEL_DTYPES):
     """``X`` as the kernels read it, checked in O(its size), or None.
 
     Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
     float64 CSR matrix or array in canonical form (sorted, unique indices)
     with a consistent structure (``indptr`` from 0 to the data length,
     non-decreasing, every index in ``[0, n_features)``); at least one row,
-    ``n_features`` columns and finite values.  Anything else is None."""
+    ``n_features`` columns and finite values; float32 in place of float64
+    where ``dtypes`` (those the kernel reads, ``KERNEL_DTYPES``) has it.
+    Anything else is None."""
     if type(X) is np.ndarray:
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
             return None
-        if X.dtype != np.float64:
+        if X.dtype not in dtypes:
             if X.dtype.kind not in "iu":
                 return None
             X = X.astype(np.float64)
@@ -292,7 +354,7 @@ def lean_rows(X, n_features):
         if not np.isfinite(X).all():
             return None
         return X
-    if type(X) not in _CSR_TYPES or X.dtype != np.float64:
+    if type(X) not in _CSR_TYPES or X.dtype not in dtypes:
         return None
     n_rows, n_cols = X.shape
     if n_rows == 0 or n_cols != n_features:

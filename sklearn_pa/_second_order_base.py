@@ -5,11 +5,13 @@ shrinks the covariance along the example, less where the model is already
 confident.  ``coef_`` and ``intercept_`` are the mean; the covariance is kept
 in the compiled kernel's layout (see ``covariance_``).
 
-This module holds ``_BaseSecondOrder`` (the covariance, its memory limit
-``FULL_COVARIANCE_MAX_BYTES``, the ``fit`` / ``partial_fit`` driver, the
-Gaussian margins and the calibrated ``predict_proba``, whose fit is in
-``_calibration.py``); ``_SecondOrderEpochs``, the epoch adapter of the
-engine, is in ``_second_order_epochs.py``.  The public
+This module holds ``_GaussianWeightsMixin`` (the covariance, its memory limit
+``FULL_COVARIANCE_MAX_BYTES`` and the epochs, shared with the regressors of
+``_confidence_weighted_regression.py``) and ``_BaseSecondOrder`` (the
+classifiers' ``fit`` / ``partial_fit``, the Gaussian margins and the
+calibrated ``predict_proba``, whose fit is in ``_calibration.py``);
+``_SecondOrderEpochs``, the epoch adapter of the engine, is in
+``_second_order_epochs.py``.  The public
 estimators ``ConfidenceWeightedClassifier``, ``AROWClassifier`` and
 ``SCWClassifier``, with their step rules and docstrings, live in
 ``sklearn_pa/_confidence_weighted.py``.
@@ -40,10 +42,12 @@ from ._growth import grow_second_order_state, refuse_growing_proba
 from ._kernels import _scores
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _RowView
-from ._per_call import _NO_ACCUMULATORS, lean_rows
+from ._per_call import _NO_ACCUMULATORS, lean_rows, partial_fit_context
+from ._rule_specs import second_order_kernel_params, spec
 from ._second_order_epochs import _SecondOrderEpochs
 from ._state import SecondOrderState
 from ._validation import (
+    KERNEL_DTYPES,
     atomic_update,
     canonical_csr,
     check_csr_structure,
@@ -64,53 +68,30 @@ def _physical_memory():
 
 
 def _base_constraints():
-    constraints = dict(BaseOnlineLinear._parameter_constraints)
-    del constraints["C"]
-    constraints["covariance"] = [StrOptions({"diagonal", "full"})]
-    constraints["class_weight"] = [StrOptions({"balanced"}), dict, None]
-    constraints["new_classes"] = [StrOptions({"error", "add"})]
-    return constraints
+    return BaseOnlineLinear._constraints(
+        "C",
+        covariance=[StrOptions({"diagonal", "full"})],
+        class_weight=[StrOptions({"balanced"}), dict, None],
+        new_classes=[StrOptions({"error", "add"})],
+    )
 
 
-class _BaseSecondOrder(
-    OnlineLinearClassifierMixin,
-    LinearClassifierMixin,
-    SparseCoefMixin,
-    BaseOnlineLinear,
-):
-    """Shared machinery of the second-order classifiers.
+class _GaussianWeightsMixin:
+    """The Gaussian weights of the second-order learners, classifiers and
+    regressors alike: the covariance (its blocks, its layout, its memory
+    limit), its part in the state protocol and the epochs of the compiled
+    kernel (``_second_order.pyx``) that move it with the mean.  Listed
+    before the other bases."""
 
-    Subclasses provide ``_rule()`` (the multiclass ``SecondOrderRule``
-    constraint rule) and ``_kernel_params()`` (the step rule and its
-    parameters, through :meth:`_second_order_params`).  The covariance is
-    extra state beside (W, b): it is created on the first pass, carried over
-    by ``partial_fit`` and ``warm_start``, and restored with the mean if a
-    pass fails.
-    """
-
-    _parameter_constraints: dict = _base_constraints()
-
-    # ------------------------------------------------------------ hooks
-    def _second_order_params(self, step, *, phi=0.0, param=0.0):
-        """The kernel parameters (``SecondOrderParams`` in
-        ``_kernels/_rules.pxd``): the constraint rule (binary with two
-        classes, else ``_rule()``), the step rule ``step``, ``phi`` =
-        Phi^-1(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW)."""
-        rule = R.SO_BINARY if self.classes_.shape[0] <= 2 else self._rule()
-        return {
-            "rule": int(rule),
-            "step": int(step),
-            "phi": float(phi),
-            "param": float(param),
-        }
-
+    # ------------------------------------------------------------ blocks
     def _n_groups(self, rule, n_classes=None):
-        n_classes = self.classes_.shape[0] if n_classes is None else n_classes
-        return n_classes if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL) else 1
-
-    def _grow_extra_state(self, growth):
-        """Grow the covariance (:func:`._growth.grow_second_order_state`)."""
-        grow_second_order_state(self, growth, self._rule())
+        """The covariance blocks of the constraint rule ``rule``: one per
+        class (``n_classes``, by default the fitted classes) for
+        ``SO_SINGLE`` and ``SO_SEQUENTIAL``; one shared block for
+        ``SO_BINARY``, ``SO_SUPPORT`` and ``SO_REGRESSION``."""
+        if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL):
+            return self.classes_.shape[0] if n_classes is None else n_classes
+        return 1
 
     # ------------------------------------------------------- covariance
     def _sigma_shape(self, n_features, n_groups):
@@ -196,7 +177,7 @@ class _BaseSecondOrder(
         # too (see _partial_fit_scores)
         want_variances = self.__dict__.pop("_record_variances", False)
         rows = _RowView(X)
-        labels, _ = self._targets(y)
+        labels, targets = self._targets(y)
         params = self._kernel_params()
         n_groups = self._n_groups(params["rule"])
         sigma = self.__dict__.pop("_sigma_work", None)
@@ -231,6 +212,8 @@ class _BaseSecondOrder(
             params=params,
             scores_out=scores_out,
             var_out=var_out,
+            # the targets a regression rule reads instead of labels
+            targets=targets if spec(params["rule"], R).y == "values" else None,
         )
         adapter.averages_zero = stopping and U is not None  # (fit's new ones)
         validation = None
@@ -252,6 +235,62 @@ class _BaseSecondOrder(
         if U is not None:
             self._average_from = adapter.avg_start
         return run.n_iter, run.t
+
+    def _variance(self, X, block=0):
+        """``x~^T Sigma x~`` per row, with the covariance of ``block``."""
+        sigma = self._sigma
+        a = self.intercept_scaling_ if self.fit_intercept else 0.0
+        n_features = X.shape[1]
+        if sigma.ndim == 2:
+            diag = sigma[:, block]
+            sq = X.multiply(X) if sp.issparse(X) else X * X
+            var = np.asarray(sq @ diag[:n_features]).ravel()
+            return var + a * a * diag[n_features]
+        upper = np.triu(sigma[block])  # the kernel keeps the upper triangle
+        S = upper + np.triu(upper, 1).T
+        M = np.asarray(X @ S[:n_features])
+        if self.fit_intercept:
+            M = M + a * S[n_features]
+        if sp.issparse(X):
+            var = np.asarray(X.multiply(M[:, :n_features]).sum(axis=1)).ravel()
+        else:
+            var = np.einsum("ij,ij->i", X, M[:, :n_features])
+        if self.fit_intercept:
+            var = var + a * M[:, n_features]
+        return var
+
+
+class _BaseSecondOrder(
+    _GaussianWeightsMixin,
+    OnlineLinearClassifierMixin,
+    LinearClassifierMixin,
+    SparseCoefMixin,
+    BaseOnlineLinear,
+):
+    """Shared machinery of the second-order classifiers.
+
+    Subclasses provide ``_rule()`` (the multiclass ``SecondOrderRule``
+    constraint rule) and ``_kernel_params()`` (the step rule and its
+    parameters, through :meth:`_second_order_params`).  The covariance is
+    extra state beside (W, b): it is created on the first pass, carried over
+    by ``partial_fit`` and ``warm_start``, and restored with the mean if a
+    pass fails.
+    """
+
+    _parameter_constraints: dict = _base_constraints()
+
+    # ------------------------------------------------------------ hooks
+    def _second_order_params(self, step, *, phi=0.0, param=0.0):
+        """The kernel parameters (``SecondOrderParams`` in
+        ``_kernels/_rules_second_order.pxd``): the constraint rule (binary with two
+        classes, else ``_rule()``), the step rule ``step``, ``phi`` =
+        Phi^-1(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW)."""
+        rule = R.SO_BINARY if self.classes_.shape[0] <= 2 else self._rule()
+        return second_order_kernel_params(rule, step, phi=phi, param=param)
+
+    def _grow_extra_state(self, growth):
+        """Grow the covariance (:func:`._growth.grow_second_order_state`)."""
+        grow_second_order_state(self, growth, self._rule())
 
     # ------------------------------------------------------------ public
     @_fit_context(prefer_skip_nested_validation=True)
@@ -314,7 +353,7 @@ class _BaseSecondOrder(
                 stacklevel=4,
             )
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over a batch, continuing from the current mean and
         covariance.
@@ -427,29 +466,6 @@ class _BaseSecondOrder(
         )
         return out
 
-    def _variance(self, X, block=0):
-        """``x~^T Sigma x~`` per row, with the covariance of ``block``."""
-        sigma = self._sigma
-        a = self.intercept_scaling_ if self.fit_intercept else 0.0
-        n_features = X.shape[1]
-        if sigma.ndim == 2:
-            diag = sigma[:, block]
-            sq = X.multiply(X) if sp.issparse(X) else X * X
-            var = np.asarray(sq @ diag[:n_features]).ravel()
-            return var + a * a * diag[n_features]
-        upper = np.triu(sigma[block])  # the kernel keeps the upper triangle
-        S = upper + np.triu(upper, 1).T
-        M = np.asarray(X @ S[:n_features])
-        if self.fit_intercept:
-            M = M + a * S[n_features]
-        if sp.issparse(X):
-            var = np.asarray(X.multiply(M[:, :n_features]).sum(axis=1)).ravel()
-        else:
-            var = np.einsum("ij,ij->i", X, M[:, :n_features])
-        if self.fit_intercept:
-            var = var + a * M[:, n_features]
-        return var
-
     # ------------------------------------------------------ probabilities
     def _margins(self, X):
         """(scores, variances) of validated rows: scores of shape (n,) for
@@ -459,6 +475,10 @@ class _BaseSecondOrder(
         # decision_function would after validating it again (which would warn
         # that a validated array has no feature names); from the weights of
         # the rows' features only when the model is the one it published
+        if X.dtype == np.float32:
+            # (a sample of at most CALIBRATION_SIZE rows, or predict_proba's
+            # float64 rows): the variances are summed in float64
+            X = X.astype(np.float64)
         scores = self._lean_scores(X)
         if scores is None:
             scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
@@ -503,8 +523,10 @@ class _BaseSecondOrder(
             y = np.asarray(y)
             if y.shape[0] != X.shape[0]:
                 return None
-            # only the latest rows are kept
-            X, y = X[-CALIBRATION_SIZE:], y[-CALIBRATION_SIZE:]
+            # only the latest rows are kept (a batch that has no more is
+            # read as it is: slicing a sparse matrix copies it)
+            if X.shape[0] > CALIBRATION_SIZE:
+                X, y = X[-CALIBRATION_SIZE:], y[-CALIBRATION_SIZE:]
             idx = np.searchsorted(self.classes_, y)
             if np.any(idx >= len(self.classes_)):
                 return None
@@ -517,9 +539,10 @@ class _BaseSecondOrder(
 
     def _record_training_margins(self, X, y):
         """Calibrate on the training margins of the model ``fit`` returns
-        (at most ``CALIBRATION_SIZE`` rows, drawn with a fixed seed)."""
+        (at most ``CALIBRATION_SIZE`` rows, drawn with a fixed seed; float32
+        ``X`` is not copied, only those rows are converted)."""
         X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
+            self, X, accept_sparse="csr", dtype=KERNEL_DTYPES, order="C", reset=False
         )
         rows = np.arange(X.shape[0])
         if rows.shape[0] > CALIBRATION_SIZE:
@@ -536,11 +559,16 @@ class _BaseSecondOrder(
         """Keep the latest ``CALIBRATION_SIZE`` (score, variance, class) of
         the samples seen."""
         old = getattr(self, "_calibration", None)
-        if old is not None and old[0].ndim == scores.ndim:
+        new = (scores, var, idx)
+        n_old = CALIBRATION_SIZE - min(scores.shape[0], CALIBRATION_SIZE)
+        if old is not None and old[0].ndim == scores.ndim and n_old > 0:
+            # one copy of the entries kept: the newest old ones, then the new
             scores, var, idx = (
-                np.concatenate([o, n]) for o, n in zip(old, (scores, var, idx))
+                np.concatenate([o[o.shape[0] - min(n_old, o.shape[0]) :], n])
+                for o, n in zip(old, new)
             )
-        scores, var, idx = (a[-CALIBRATION_SIZE:].copy() for a in (scores, var, idx))
+        else:
+            scores, var, idx = (a[-CALIBRATION_SIZE:].copy() for a in new)
         self._calibration = (scores, var, idx)
         self._calibration_held_out = True
 

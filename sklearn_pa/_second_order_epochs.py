@@ -15,6 +15,8 @@ from ._validation import touched_rows
 
 __all__ = ["_SecondOrderEpochs", "_variances"]
 
+_NO_WEIGHTS = np.ones(0)
+
 
 class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
     """The epoch adapter of CW, AROW, SCW and SCCW: one pass is one call of
@@ -47,12 +49,14 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         params,
         scores_out=None,
         var_out=None,
+        targets=None,
     ):
         est = self.estimator = estimator
         self.scores_out, self.var_out = scores_out, var_out
         self.sample_weight = sample_weight
         self.W, self.b, self.U, self.bu = W, b, U, bu
         self.sigma, self.rows, self.labels, self.params = sigma, rows, labels, params
+        self.targets = targets  # (regression: SO_REGRESSION reads them)
         if sigma.ndim == 3:
             self.S_diag, self.S_full = np.zeros((0, 1)), sigma
         else:
@@ -110,7 +114,8 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
                 params=self.params,
                 labels=self.labels,
                 sample_weight=self.sample_weight,
-                class_weight=est._expanded_class_weight,
+                # (a regressor has no class weights)
+                class_weight=getattr(est, "_expanded_class_weight", _NO_WEIGHTS),
                 W=self.W,
                 b=self.b,
                 S_diag=self.S_diag,
@@ -123,6 +128,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
                 loss_out=loss,
                 scores_out=self.scores_out,
                 var_out=self.var_out,
+                targets=self.targets,
             )
         mistakes, n_updates, n_skipped, overflow = result
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))

@@ -36,7 +36,6 @@ from sklearn.base import is_classifier
 
 from . import _growth
 from ._engine import EpochAdapter, EpochStats, run_epochs
-from ._kernels._rules import SecondOrderRule
 from ._mixing import linear_mix, mix_second_order_gaussian
 
 __all__ = [
@@ -680,8 +679,8 @@ class SecondOrderState(LinearState):
     _summed = ("sigma",)  # (the Gaussian mix is not a weighted sum)
 
     def _initial_extra(self, est, n_features, state):
-        binary = est.classes_.shape[0] <= 2
-        rule = SecondOrderRule.SO_BINARY if binary else est._rule()
+        # the constraint rule the kernel runs (binary with two classes)
+        rule = est._kernel_params()["rule"]
         state["sigma"] = est._new_sigma(n_features, est._n_groups(rule))
         return state
 

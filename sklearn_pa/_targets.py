@@ -31,7 +31,7 @@ from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import validate_data
 
-from ._kernels._rules import Rule
+from ._rule_specs import spec
 
 __all__ = [
     "BinaryTargets",
@@ -110,7 +110,20 @@ class TargetStrategy:
     def encode(self, classes, y):
         """``(labels, targets)`` for the kernel: int32 label per row and the
         float64 regression targets (unused by classifiers)."""
-        labels = np.searchsorted(classes, y).astype(np.int32)
+        y = np.asarray(y)
+        n = classes.shape[0]
+        if (
+            y.dtype.kind in "iu"
+            and classes.dtype.kind in "iu"
+            and n > 0
+            and classes[0] == 0
+            and classes[n - 1] == n - 1
+        ):
+            # the classes are 0 .. n - 1 (sorted and distinct): each label of
+            # y (one of them, as validated) is its own index, no search
+            labels = y.astype(np.int32)
+        else:
+            labels = np.searchsorted(classes, y).astype(np.int32)
         return np.ascontiguousarray(labels), np.zeros(1)
 
     def label_arrays(self, y):
@@ -138,10 +151,12 @@ class _SingleLabelTargets(TargetStrategy):
 
     @classmethod
     def start(cls, estimator, y, *, classes, fitting):
-        _check_label_type(y)
+        met = integer_labels(y)
+        if met is None:
+            _check_label_type(y)
         growing = not fitting and grows_classes(estimator)
         if fitting:
-            classes_ = unique_labels(y)
+            classes_ = unique_labels(y) if met is None else met
         elif growing:
             # the labels met so far, and any announced in advance
             classes_ = (
@@ -164,11 +179,13 @@ class _SingleLabelTargets(TargetStrategy):
                     "sklearn.utils.compute_class_weight('balanced', ...) and pass "
                     "them as a dict."
                 )
-        cw = _single_label_weights(estimator, classes_, y, growing=growing)
+        cw = _single_label_weights(estimator, classes_, y, growing=growing, met=met)
         return single_label_targets(classes_), classes_, cw
 
     def check(self, estimator, y, *, classes):
-        _check_label_type(y)
+        met = integer_labels(y)
+        if met is None:
+            _check_label_type(y)
         classes_ = estimator.classes_
         growing = grows_classes(estimator)
         if growing:
@@ -180,7 +197,7 @@ class _SingleLabelTargets(TargetStrategy):
                 f"classes={classes!r} is not the same as on the first call to "
                 f"partial_fit, which was {classes_!r}."
             )
-        return _single_label_weights(estimator, classes_, y, growing=growing)
+        return _single_label_weights(estimator, classes_, y, growing=growing, met=met)
 
     def _form_mismatch(self, classes):
         return (
@@ -206,7 +223,7 @@ class MulticlassTargets(_SingleLabelTargets):
         weight_pos, weight_neg, margins = super().kernel_weights(
             class_weight, classes, n_columns, rule
         )
-        if rule == Rule.OVR:
+        if spec(rule).one_vs_rest:
             # scikit-learn's one-vs-rest: the class weight scales the positive
             # examples of its own column only
             weight_neg = _ones(n_columns)
@@ -375,7 +392,7 @@ class MultilabelTargets(TargetStrategy):
             X,
             y,
             accept_sparse="csr",
-            dtype=np.float64,
+            dtype=estimator._input_dtypes(),
             order="C",
             reset=reset,
             multi_output=True,
@@ -519,7 +536,36 @@ def _check_label_type(y):
         )
 
 
-def _single_label_weights(estimator, classes_, y, *, growing=False):
+def integer_labels(y):
+    """The sorted distinct labels of ``y`` (``np.unique``) when ``y`` is a
+    1-D integer ndarray of at least one label, else None.
+
+    Such a ``y`` is binary or multiclass to scikit-learn's
+    ``type_of_target``, and its ``unique_labels`` are these values, of its
+    dtype: one pass over the labels then stands for the type check, the
+    classes and the check that every label is a class (a ``fit`` on
+    millions of rows made each of them in turn).  Any other ``y`` takes
+    those checks."""
+    if (
+        type(y) is np.ndarray
+        and y.ndim == 1
+        and y.shape[0] > 0
+        and y.dtype.kind in "iu"
+    ):
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < min(y.shape[0], 1 << 20):
+            # labels of a small range: counted, not sorted (np.unique's
+            # sorted values, of y's dtype, in O(n))
+            if y.dtype == np.uint64:  # (beyond int64: in its own type)
+                counts = np.bincount((y - np.uint64(lo)).astype(np.intp))
+                return np.flatnonzero(counts).astype(np.uint64) + np.uint64(lo)
+            counts = np.bincount(y.astype(np.int64) - lo)
+            return (np.flatnonzero(counts) + lo).astype(y.dtype)
+        return np.unique(y)
+    return None
+
+
+def _single_label_weights(estimator, classes_, y, *, growing=False, met=None):
     if growing and classes_.shape[0] == 1:
         # no rival class: no row moves the model (the kernels read two
         # entries for one column)
@@ -529,7 +575,8 @@ def _single_label_weights(estimator, classes_, y, *, growing=False):
             "The number of classes has to be greater than one; got "
             f"{classes_.shape[0]} class."
         )
-    unknown = np.setdiff1d(np.unique(y), classes_)
+    # (``met``: the distinct labels of y, when integer_labels found them)
+    unknown = np.setdiff1d(np.unique(y) if met is None else met, classes_)
     if unknown.size:
         raise ValueError(
             f"y contains labels {unknown.tolist()!r} that are not in classes "

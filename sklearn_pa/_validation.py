@@ -24,11 +24,14 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import _check_sample_weight
 
+from ._kernels._scores import value_range
+
 __all__ = [
     "MAX_SAMPLE_COUNT",
     "Journal",
     "atomic_update",
     "canonical_csr",
+    "KERNEL_DTYPES",
     "check_batch_sample_weight",
     "check_csr_structure",
     "check_initial_scores",
@@ -43,6 +46,7 @@ __all__ = [
     "estimator_lock",
     "initial_weights",
     "sum_of_squares",
+    "sum_of_squares_f64",
     "touched_rows",
     "typical_feature_value",
     "validation_split",
@@ -289,6 +293,8 @@ def check_sample_count(estimator):
     """``estimator.t_`` (samples seen plus one) as an int, refused unless it
     is a whole number >= 1."""
     t = estimator.t_
+    if type(t) is float and 1.0 <= t <= MAX_SAMPLE_COUNT and t == int(t):
+        return int(t)  # (the counter as the estimator keeps it)
     if not (
         isinstance(t, Real)
         and np.isfinite(t)
@@ -428,9 +434,18 @@ def check_warm_start_classes(estimator, previous):
         )
 
 
+#: The dtypes of ``X`` the first-order, second-order and scoring kernels
+#: read as they are (``check_array(dtype=KERNEL_DTYPES)`` keeps them and
+#: converts anything else to float64): float32 rows are read as doubles,
+#: value by value, so a model learned from float32 input is the one learned
+#: from its float64 conversion, without that conversion's copy of ``X``.
+KERNEL_DTYPES = (np.float64, np.float32)
+
+
 def canonical_csr(X):
     """``X`` with duplicate CSR entries summed, on a copy (dense and canonical
-    input are returned as they are).
+    input are returned as they are).  Float32 entries are summed in float64,
+    as on the float64 conversion of the matrix (the copy is then float64).
 
     Duplicate entries add up, as in scipy; summing them first makes each
     feature appear once in a row's squared norm and in the kernels' updates
@@ -438,7 +453,7 @@ def canonical_csr(X):
     alone but sum to infinity are refused.
     """
     if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()
+        X = X.astype(np.float64) if X.dtype == np.float32 else X.copy()
         with np.errstate(over="ignore", invalid="ignore"):
             X.sum_duplicates()
         if not np.all(np.isfinite(X.data)):
@@ -465,12 +480,23 @@ def typical_feature_value(X):
     the ``intercept_scaling="auto"`` constant, so that the intercept's feature
     is as large as a typical feature of the data."""
     data = X.data if sp.issparse(X) else np.asarray(X).reshape(-1)
-    n_nonzero = np.count_nonzero(data)
+    if data.dtype == np.float64:
+        # the count and the extremes in one compiled pass (max |x| without
+        # an |data| copy: three passes were a noticeable part of a fit's
+        # set-up on large sparse data)
+        n_nonzero, largest, smallest = value_range(np.ascontiguousarray(data))
+    else:
+        n_nonzero = np.count_nonzero(data)
+        largest = smallest = 0.0
+        if n_nonzero:
+            largest, smallest = np.max(data), np.min(data)
     if n_nonzero == 0:
         return 1.0
-    # max |x| without an |data| copy: it is the costliest part of a fit's
-    # set-up on large sparse data
-    scale = max(float(np.max(data)), -float(np.min(data)))
+    scale = max(float(largest), -float(smallest))
+    if data.dtype == np.float32:
+        # squares summed in float64, as on the float64 conversion of X (a
+        # float32 |x| is below 1e39, its square finite in float64)
+        return float(np.sqrt(sum_of_squares_f64(data) / n_nonzero))
     if 1e-100 < scale < 1e100:  # the squares neither overflow nor underflow
         return float(np.sqrt(sum_of_squares(data) / n_nonzero))
     return float(scale * np.sqrt(sum_of_squares(data / scale) / n_nonzero))
@@ -484,6 +510,13 @@ def sum_of_squares(a):
     cores share their execution units that slowed a fit on 20 Newsgroups by
     a sixth.  ``einsum`` sums in one thread, without a temporary array."""
     return float(np.einsum("i,i->", a, a))
+
+
+def sum_of_squares_f64(a):
+    """:func:`sum_of_squares` of a float32 array in float64: the sum of the
+    float64 conversion of ``a``, to the last bit, from einsum's buffered
+    casts (no float64 copy of ``a``)."""
+    return float(np.einsum("i,i->", a, a, dtype=np.float64))
 
 
 def initial_weights(n_features, n_columns, coef_init, intercept_init, *, coef_shape):
@@ -530,9 +563,16 @@ def check_initial_scores(X, W, b):
     the training data are not finite (finite but huge entries such as
     1e308 overflow in ``w . x``): the model would start, and stay,
     non-finite.  ``W`` is feature-major, ``(n_features, n_columns)``."""
+    # float32 rows: a block at a time, so that the product's float64
+    # conversion of X is at most a block
+    step = X.shape[0] if X.dtype != np.float32 else 4096
+    finite = True
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = safe_sparse_dot(X, W) + b
-    if not np.all(np.isfinite(scores)):
+        for start in range(0, X.shape[0], max(step, 1)):
+            block = X if step >= X.shape[0] else X[start : start + step]
+            scores = safe_sparse_dot(block, W) + b
+            finite = finite and bool(np.all(np.isfinite(scores)))
+    if not finite:
         raise ValueError(
             "coef_init and intercept_init give non-finite decision values "
             "on X (their products with the samples overflow); pass smaller "

@@ -16,6 +16,11 @@ from ._confidence_weighted import (
     ConfidenceWeightedClassifier,
     SCWClassifier,
 )
+from ._confidence_weighted_regression import (
+    AROWRegressor,
+    ConfidenceWeightedRegressor,
+    NHERDRegressor,
+)
 from ._error_proportional import ErrorProportionalRegressor
 from ._exponentiated import ExponentiatedGradientRegressor
 from ._gradient import GradientDescentRegressor
@@ -44,6 +49,9 @@ REGRESSORS = (
     GradientDescentRegressor,
     ExponentiatedGradientRegressor,
     ErrorProportionalRegressor,
+    AROWRegressor,
+    ConfidenceWeightedRegressor,
+    NHERDRegressor,
 )
 
 

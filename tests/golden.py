@@ -6,25 +6,31 @@ rows as CSR) and records its public fitted arrays (``coef_``,
 scores on fixed test rows (``decision_function``, else ``predict``).
 ``tests/test_golden.py`` compares a fresh fit with the stored outputs, so a
 change of the engine that moves what a model learns fails, and the change
-has to be made on purpose: regenerate with
+has to be made on purpose: re-record the cases that moved, by name,
 
-    python tests/golden.py
+    python tests/golden.py NAME [NAME ...]
 
-and say in the commit which cases moved and why.  A new case is recorded
-alone, leaving the stored arrays of the others as they are:
-
-    python tests/golden.py NEW_CASE [NEW_CASE ...]
+which rewrites their arrays and copies every other stored array as it was
+(``python tests/golden.py`` alone lists the cases; ``--all`` re-records
+every one), and say in the commit which cases moved and why.
 """
 
+import argparse
+import io
 import os
+import sys
 import warnings
+import zipfile
 
 import numpy as np
 import scipy.sparse as sp
 
 from sklearn_pa import (
+    ALMAClassifier,
     AROWClassifier,
+    AROWRegressor,
     ConfidenceWeightedClassifier,
+    ConfidenceWeightedRegressor,
     ErrorProportionalRegressor,
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
@@ -34,10 +40,14 @@ from sklearn_pa import (
     MIRAClassifier,
     NAROWClassifier,
     NHERDClassifier,
+    NHERDRegressor,
     OnlineBayesPointClassifier,
+    OnlineGradientDescentClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveOneClass,
     PassiveAggressiveRegressor,
+    PerceptronClassifier,
+    ROMMAClassifier,
     SCWClassifier,
     SOPClassifier,
     StructuredPassiveAggressive,
@@ -233,6 +243,23 @@ CASES = {
         )
         for rule in ("exact", "drop")
     },
+    # second-order regression
+    **{
+        f"{name}_{cov}": (
+            "regression",
+            lambda cls=cls, cov=cov: cls(covariance=cov, **EPOCHS),
+        )
+        for name, cls in (
+            ("arowr", AROWRegressor),
+            ("cwr", ConfidenceWeightedRegressor),
+            ("nherdr", NHERDRegressor),
+        )
+        for cov in ("diagonal", "full")
+    },
+    "arowr_avg_eps0": (
+        "regression",
+        lambda: AROWRegressor(epsilon=0.0, average=True, **EPOCHS),
+    ),
     # Bayes point machine
     "obpm_multi": (
         "multiclass",
@@ -269,6 +296,39 @@ CASES = {
             lambda u=u: StructuredPerceptron(beam_width=2, update=u, **SEQ_EPOCHS),
         )
         for u in ("standard", "early", "max_violation")
+    },
+    # classical margin learners (perceptron, OGD, ROMMA, ALMA)
+    **{
+        f"perceptron_{task}_{m}": (
+            task,
+            lambda m=m: PerceptronClassifier(multiclass=m, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+        for m in ("max", "uniform", "score")
+        if task == "multiclass" or m == "max"
+    },
+    "perceptron_multiclass_avg": (
+        "multiclass",
+        lambda: PerceptronClassifier(average=True, **EPOCHS),
+    ),
+    **{
+        f"ogd_{task}": (
+            task,
+            lambda: OnlineGradientDescentClassifier(eta=0.5, average=True, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+    },
+    **{
+        f"romma_{task}_{'aggressive' if a else 'mistakes'}": (
+            task,
+            lambda a=a: ROMMAClassifier(aggressive=a, **EPOCHS),
+        )
+        for task in ("binary", "multiclass")
+        for a in (False, True)
+    },
+    **{
+        f"alma_{task}": (task, lambda: ALMAClassifier(alpha=0.5, **EPOCHS))
+        for task in ("binary", "multiclass")
     },
     "spa_k1": ("sequence", lambda: StructuredPassiveAggressive(**SEQ_EPOCHS)),
     "spa_k3": (
@@ -315,29 +375,80 @@ def outputs(name, sparse=False):
     return out
 
 
-def main(names=()):
-    """Record every case, or only ``names`` (the stored arrays of the other
-    cases are kept as they are)."""
+def _npy(value):
+    """The bytes ``np.savez`` stores for one array."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, np.asanyarray(value), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def record(names):
+    """Re-record the cases ``names`` in the stored outputs: their arrays are
+    replaced, every other member of the archive is copied as it was (its
+    bytes and its zip entry); a case not stored yet is added."""
+    fresh = {
+        f"{name}/{key}.npy": _npy(value)
+        for name in names
+        for key, value in outputs(name).items()
+    }
+    prefixes = tuple(f"{name}/" for name in names)
+    kept = []
+    if os.path.exists(PATH):
+        with zipfile.ZipFile(PATH) as old:
+            kept = [
+                (info, old.read(info))
+                for info in old.infolist()
+                if not info.filename.startswith(prefixes)
+            ]
+    os.makedirs(os.path.dirname(PATH), exist_ok=True)
+    tmp = PATH + ".tmp"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as new:
+        for info, data in kept:
+            new.writestr(info, data)
+        for member, data in fresh.items():
+            new.writestr(member, data)
+    os.replace(tmp, PATH)
+    return len(fresh)
+
+
+def record_all():
+    """Re-record every case: the archive is written anew."""
     arrays = {}
-    if names:
-        unknown = sorted(set(names) - set(CASES))
-        if unknown:
-            raise SystemExit(f"unknown cases: {unknown}")
-        with np.load(PATH) as stored:
-            arrays = {
-                key: stored[key]
-                for key in stored.files
-                if key.split("/", 1)[0] not in names
-            }
-    for name in names or CASES:
+    for name in CASES:
         for key, value in outputs(name).items():
             arrays[f"{name}/{key}"] = value
     os.makedirs(os.path.dirname(PATH), exist_ok=True)
     np.savez_compressed(PATH, **arrays)
-    print(f"wrote {len(arrays)} arrays of {len(CASES)} cases to {PATH}")
+    return len(arrays)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description="Record the golden outputs of the cases named (the others "
+        "are kept as they are stored); with no name, list the cases."
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="a case of CASES")
+    parser.add_argument(
+        "--all", action="store_true", help="re-record every case (rewrites all)"
+    )
+    args = parser.parse_args(argv)
+    if args.all:
+        if args.names:
+            parser.error("--all takes no case names")
+        n = record_all()
+        print(f"wrote {n} arrays of {len(CASES)} cases to {PATH}")
+        return 0
+    if not args.names:
+        print("the cases (record some with NAME..., every one with --all):")
+        print("\n".join(f"  {name}" for name in CASES))
+        return 2
+    unknown = [name for name in args.names if name not in CASES]
+    if unknown:
+        parser.error(f"no case named {', '.join(unknown)}")
+    n = record(args.names)
+    print(f"wrote {n} arrays of {len(args.names)} case(s) to {PATH}")
+    return 0
 
 
 if __name__ == "__main__":
-    import sys
-
-    main(sys.argv[1:])
+    sys.exit(main())

@@ -9,8 +9,6 @@ its row view, its state arrays and the ``RuleParams`` dict.
 
 from types import SimpleNamespace
 
-from sklearn_pa._kernels._rules import Rule
-
 from sklearn_pa._kernels import (
     _first_order,
     _kernel_pa,
@@ -19,6 +17,8 @@ from sklearn_pa._kernels import (
     _sequence,
     _uniclass,
 )
+from sklearn_pa._kernels._rules import Rule
+from sklearn_pa._rule_specs import linear_params, spec
 
 
 def row_view(data, indices, indptr, dense, n_features):
@@ -29,22 +29,19 @@ def row_view(data, indices, indptr, dense, n_features):
 
 
 def rule_params(rule, slack, C, epsilon, total_weight=0.0):
-    """The kernel parameters of a rule given as ``(rule, slack, C, epsilon)``."""
-    rate_rules = (
-        Rule.GRADIENT,
-        Rule.NORMALIZED_GRADIENT,
-        Rule.EXPONENTIATED,
-        Rule.ERROR_PROPORTIONAL_MULT,
+    """The kernel parameters of a rule given as ``(rule, slack, C, epsilon)``
+    (``linear_params``: a key added to ``RuleParams`` comes with its default);
+    a number that is no ``Rule`` passes as it is, for the kernels to refuse."""
+    uses_rate = int(rule) in {int(r) for r in Rule} and spec(rule).learning_rate
+    return linear_params(
+        rule,
+        slack=slack,
+        C=C,
+        epsilon=epsilon,
+        margin=epsilon if rule == Rule.MIRA else 0.0,
+        learning_rate=C if uses_rate else 0.0,
+        total_weight=total_weight,
     )
-    return {
-        "rule": int(rule),
-        "slack": int(slack),
-        "C": float(C),
-        "epsilon": float(epsilon),
-        "margin": float(epsilon) if rule == Rule.MIRA else 0.0,
-        "learning_rate": float(C) if rule in rate_rules else 0.0,
-        "total_weight": float(total_weight),
-    }
 
 
 def first_order_epoch(
@@ -176,6 +173,7 @@ def second_order_epoch(
             "step": int(step),
             "phi": float(phi),
             "param": float(param),
+            "epsilon": 0.0,
         },
         labels=labels,
         sample_weight=sample_weight,

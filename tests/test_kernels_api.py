@@ -14,25 +14,28 @@ import re
 import numpy as np
 import pytest
 from kernel_calls import row_view, rule_params
-from sklearn_pa._kernels._rules import Rule, SequenceLoss, SequenceUpdate, Slack
 
 from sklearn_pa import (
     AROWClassifier,
+    AROWRegressor,
     ConfidenceWeightedClassifier,
+    ConfidenceWeightedRegressor,
     ErrorProportionalRegressor,
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
     MIRAClassifier,
+    NHERDRegressor,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
     SCWClassifier,
 )
 from sklearn_pa._kernels import _first_order, _multiplicative, _rules, _second_order
+from sklearn_pa._kernels._rules import Rule, SequenceLoss, SequenceUpdate, Slack
 from sklearn_pa.sequence import _structured
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
 RULE_KEYS = {"rule", "slack", "C", "epsilon", "margin", "learning_rate", "total_weight"}
-SECOND_ORDER_KEYS = {"rule", "step", "phi", "param"}
+SECOND_ORDER_KEYS = {"rule", "step", "phi", "param", "epsilon"}
 
 
 def _binary_epoch(view, order, labels, params):
@@ -117,7 +120,7 @@ def test_second_order_kernel_refuses_a_missing_parameter():
                 np.ones(2), np.arange(2, dtype=np.int32), np.zeros(1, np.int32), True, 2
             ),
             np.zeros(1, dtype=np.int64),
-            params={"rule": 40, "step": 45, "phi": 1.0},
+            params={"rule": 40, "step": 45, "phi": 1.0, "epsilon": 0.0},
             labels=np.ones(1, dtype=np.int32),
             sample_weight=np.ones(1),
             class_weight=np.ones(2),
@@ -199,6 +202,9 @@ def test_classifier_kernel_parameters_follow_the_fitted_problem():
         (ConfidenceWeightedClassifier(), _rules.SecondOrderRule.STEP_CW),
         (AROWClassifier(regularization=2.0), _rules.SecondOrderRule.STEP_AROW),
         (SCWClassifier(variant=2, C=0.3), _rules.SecondOrderRule.STEP_SCW2),
+        (AROWRegressor(epsilon=0.2), _rules.SecondOrderRule.STEP_AROW_REGRESSION),
+        (ConfidenceWeightedRegressor(), _rules.SecondOrderRule.STEP_CW_REGRESSION),
+        (NHERDRegressor(C=0.5), _rules.SecondOrderRule.STEP_NHERD_REGRESSION),
     ],
 )
 def test_second_order_estimators_state_their_kernel_parameters(est, step):

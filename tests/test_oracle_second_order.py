@@ -33,6 +33,7 @@ from kernel_calls import second_order_epoch
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 from scipy.special import ndtri
+
 from sklearn_pa._kernels._rules import SecondOrderRule as R
 
 SOLVER_RTOL = 2e-4

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn_pa._kernels._rules import Rule
 
 from sklearn_pa import (
     AROWClassifier,
@@ -18,6 +17,7 @@ from sklearn_pa import (
     OnlineBayesPointClassifier,
     PassiveAggressiveClassifier,
 )
+from sklearn_pa._kernels._rules import Rule
 from sklearn_pa._targets import (
     BinaryTargets,
     MulticlassTargets,

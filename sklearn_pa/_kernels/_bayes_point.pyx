@@ -34,7 +34,9 @@ from libc.stdlib cimport malloc, free
 from ._dataset cimport (
     Rows32, Rows64, rows_t, get_row, make_rows, wide_rows, check_rows, check_length,
 )
-from ._rules cimport Rule, RuleParams, rule_params
+from ._rules_linear cimport Rule, RuleParams, rule_params
+
+from .._rule_specs import check_linear_rule
 from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._pa_rules cimport binary_step, ovr_step, multiclass_step
 
@@ -74,9 +76,13 @@ cdef inline Py_ssize_t copy_step(
     if rule == Rule.OVR:
         return ovr_step(scores, K, 0, K, y, sq, C_i, weight_pos, weight_neg, NULL,
                         slack, learn, delta, changed, offset, loss_sum, 0, mistake)
-    return multiclass_step(rule, scores, K, y, margins + y * K, sq,
-                           C_i * weight_pos[y], slack, learn, cand, tau_buf,
-                           delta, changed, offset, loss_sum, mistake)
+    if rule == Rule.MAX_LOSS or rule == Rule.PREDICTION or rule == Rule.SUPPORT:
+        return multiclass_step(rule, scores, K, y, margins + y * K, sq,
+                               C_i * weight_pos[y], slack, learn, cand, tau_buf,
+                               delta, changed, offset, loss_sum, mistake)
+    # no other rule reaches the copies: the entry refuses a rule without a
+    # branch here (``sklearn_pa/_rule_specs.py``)
+    return 0
 
 
 cdef inline void _record_mix(
@@ -141,7 +147,7 @@ def epoch(
     order : int64 row indices, in visiting order.
     params : dict
         The base learner's ``_kernel_params()`` (``RuleParams``,
-        ``_rules.pxd``): its rule, slack and C.
+        ``_rules_linear.pxd``): its rule, slack and C.
     labels : class index per row (BINARY uses 0/1); -1 marks an unlabeled row.
     sample_weight : per row; multiplies C on a labeled row and the unlabeled
         step (capped at 2) on an unlabeled one.  A zero weight skips the row.
@@ -227,18 +233,17 @@ cdef tuple _epoch(
     if M < 1 or MK % M != 0:
         raise ValueError(f"W has {MK} columns, not a multiple of {M} copies")
     cdef Py_ssize_t K = MK // M
+    # the rules the copies run: those ``sklearn_pa/_rule_specs.py`` lists
+    # for "bayes_point"
+    spec = check_linear_rule("bayes_point", rule, slack)
     cdef Py_ssize_t n_weights = 2 if rule == Rule.BINARY else K
     if weight_pos.shape[0] < n_weights or weight_neg.shape[0] < n_weights:
         raise ValueError(
             f"class weights need {n_weights} entries for this rule; got "
             f"{weight_pos.shape[0]} and {weight_neg.shape[0]}"
         )
-    if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT) and (
-        margins.shape[0] != K or margins.shape[1] != K
-    ):
+    if spec.margins and (margins.shape[0] != K or margins.shape[1] != K):
         raise ValueError(f"margins must be ({K}, {K})")
-    if rule not in (Rule.BINARY, Rule.OVR, Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT):
-        raise ValueError(f"rule {rule} is not a classification rule")
     if draws.shape[0] < n_rows or draws.shape[1] != M:
         raise ValueError(f"draws must be ({n_rows}, {M})")
     if mistakes.shape[0] != M or b.shape[0] != MK:

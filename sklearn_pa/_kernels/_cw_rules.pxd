@@ -10,7 +10,7 @@
 
 from libc.math cimport sqrt, M_SQRT2
 
-from ._rules cimport SecondOrderRule
+from ._rules_second_order cimport SecondOrderRule
 
 
 cdef struct Cand:
@@ -128,8 +128,12 @@ cdef inline void cw_pair_step(
         scw2_step(m, v, phi, param, w, alpha, beta)
     elif step == SecondOrderRule.STEP_CW:
         cw_step(m, v, phi, w, alpha, beta)
-    else:
+    elif step == SecondOrderRule.STEP_SCW1:
         scw1_step(m, v, phi, param, w, alpha, beta)
+    else:
+        # no other step passes the kernel's entry (``_rule_specs.py``)
+        alpha[0] = 0.0
+        beta[0] = 0.0
 
 
 cdef inline double cw_loss(int step, double m, double v, double phi) noexcept nogil:
@@ -138,8 +142,13 @@ cdef inline double cw_loss(int step, double m, double v, double phi) noexcept no
     cdef double l
     if step == SecondOrderRule.STEP_AROW:
         l = 1.0 - m
-    else:
+    elif (
+        step == SecondOrderRule.STEP_CW or step == SecondOrderRule.STEP_SCW1
+        or step == SecondOrderRule.STEP_SCW2
+    ):
         l = phi * sqrt(v) - m
+    else:
+        l = 0.0  # no other step passes the kernel's entry (``_rule_specs.py``)
     return l if l > 0.0 else 0.0
 
 

@@ -2,8 +2,16 @@
 #
 # The kernels see a matrix as one struct, ``Rows32`` or ``Rows64`` after the
 # dtype of its indices (``indices`` and ``indptr`` share it, as scipy
-# guarantees for CSR); ``rows_t`` is the fused type over the two, so a kernel
-# is written once and compiled for each width.  ``make_rows`` fills the struct
+# guarantees for CSR), with float64 values; ``Rows32F`` and ``Rows64F`` are
+# the same with float32 values.  ``rows_t`` is the fused type over the four,
+# so a kernel is written once and compiled for each width and value type.
+# A kernel that reads float32 rows declares its row pointer by inference
+# (``row_data = view.data``) and its helpers take ``const value_t *``; it
+# converts each value to a double as it reads it (``xj = row_data[j]``), so
+# every sum and product is the one of the float64 rows of the same values.
+# ``rows_kind`` says which struct a view needs; a kernel that only takes
+# float64 rows calls ``wide_rows`` and ``make_rows`` with ``Rows32`` or
+# ``Rows64``, which refuse float32 data.  ``make_rows`` fills the struct
 # from the Python row view (``_linear_epochs._RowView``, ``SequenceBatch``, or
 # any object with ``data``, ``indices``, ``indptr``, ``dense`` and
 # ``n_features``), the same way for every kernel.
@@ -31,6 +39,11 @@ ctypedef fused index_t:
     long long
 
 
+ctypedef fused value_t:
+    float
+    double
+
+
 ctypedef struct Rows32:
     const double *data       # the values (NULL when empty)
     const int *indices       # feature index of each value; dense: arange
@@ -55,9 +68,42 @@ ctypedef struct Rows64:
     bint checked
 
 
+ctypedef struct Rows32F:
+    const float *data        # float32 values; otherwise as Rows32
+    const int *indices
+    const int *indptr
+    bint dense
+    Py_ssize_t n_features
+    Py_ssize_t n_rows
+    Py_ssize_t n_data
+    Py_ssize_t n_indices
+    bint checked
+
+
+ctypedef struct Rows64F:
+    const float *data
+    const long long *indices
+    const long long *indptr
+    bint dense
+    Py_ssize_t n_features
+    Py_ssize_t n_rows
+    Py_ssize_t n_data
+    Py_ssize_t n_indices
+    bint checked
+
+
 ctypedef fused rows_t:
     Rows32
     Rows64
+    Rows32F
+    Rows64F
+
+
+cdef enum RowsKind:
+    ROWS32 = 0
+    ROWS64 = 1
+    ROWS32F = 2
+    ROWS64F = 3
 
 
 cdef inline bint wide_rows(object view) except -1:
@@ -65,27 +111,47 @@ cdef inline bint wide_rows(object view) except -1:
     return getattr(view.indices, "itemsize", 4) == 8
 
 
+cdef inline int rows_kind(object view) except -1:
+    """The struct the row view ``view`` needs (a ``RowsKind``): after the
+    width of its indices and whether its values are float32."""
+    cdef int kind = ROWS64 if wide_rows(view) else ROWS32
+    if getattr(view.data, "itemsize", 8) == 4:
+        kind += ROWS32F
+    return kind
+
+
 cdef inline object make_rows(object view, rows_t *rows):
     """Fill ``rows`` from the Python row view ``view``; return the
     memoryviews ``rows`` points into, which the caller holds as long as it
     uses ``rows``.  Raises ValueError or TypeError when an array does not
-    have the dtype of the struct (float64 data, int32 or int64 indices and
-    indptr of one dtype, all C-contiguous)."""
-    cdef const double[::1] data = view.data
+    have the dtype of the struct (float64 or float32 data, int32 or int64
+    indices and indptr of one dtype, all C-contiguous)."""
+    cdef const double[::1] data
+    cdef const float[::1] data32
     cdef const int[::1] indices32
     cdef const int[::1] indptr32
     cdef const long long[::1] indices64
     cdef const long long[::1] indptr64
     cdef Py_ssize_t n_indptr
     cdef object keep
-    if rows_t is Rows32:
+    if rows_t is Rows32 or rows_t is Rows64:
+        data = view.data
+        rows.data = &data[0] if data.shape[0] > 0 else NULL
+        rows.n_data = data.shape[0]
+        keep = <object> data
+    else:
+        data32 = view.data
+        rows.data = &data32[0] if data32.shape[0] > 0 else NULL
+        rows.n_data = data32.shape[0]
+        keep = <object> data32
+    if rows_t is Rows32 or rows_t is Rows32F:
         indices32 = view.indices
         indptr32 = view.indptr
         rows.indices = &indices32[0] if indices32.shape[0] > 0 else NULL
         rows.indptr = &indptr32[0] if indptr32.shape[0] > 0 else NULL
         rows.n_indices = indices32.shape[0]
         n_indptr = indptr32.shape[0]
-        keep = (<object> data, <object> indices32, <object> indptr32)
+        keep = (keep, <object> indices32, <object> indptr32)
     else:
         indices64 = view.indices
         indptr64 = view.indptr
@@ -93,9 +159,7 @@ cdef inline object make_rows(object view, rows_t *rows):
         rows.indptr = &indptr64[0] if indptr64.shape[0] > 0 else NULL
         rows.n_indices = indices64.shape[0]
         n_indptr = indptr64.shape[0]
-        keep = (<object> data, <object> indices64, <object> indptr64)
-    rows.data = &data[0] if data.shape[0] > 0 else NULL
-    rows.n_data = data.shape[0]
+        keep = (keep, <object> indices64, <object> indptr64)
     rows.dense = view.dense
     rows.n_features = view.n_features
     if not rows.dense:
@@ -122,16 +186,21 @@ cdef inline object make_rows(object view, rows_t *rows):
 cdef inline void get_row(
     const rows_t *rows,
     Py_ssize_t i,
-    const double **row_data,
+    const value_t **row_data,
     const index_t **row_ind,
     Py_ssize_t *nnz,
 ) noexcept nogil:
     """Point ``row_data``, ``row_ind`` at row ``i`` of ``rows`` and set its
-    number of entries ``nnz`` (``index_t`` is the index type of ``rows``)."""
+    number of entries ``nnz`` (``value_t`` and ``index_t`` are the value and
+    index types of ``rows``)."""
     cdef Py_ssize_t start
-    if (rows_t is Rows32 and index_t is int) or (
-        rows_t is Rows64 and index_t is "long long"
-    ):
+    if (value_t is double and (
+        (rows_t is Rows32 and index_t is int)
+        or (rows_t is Rows64 and index_t is "long long")
+    )) or (value_t is float and (
+        (rows_t is Rows32F and index_t is int)
+        or (rows_t is Rows64F and index_t is "long long")
+    )):
         if rows.dense:
             row_data[0] = rows.data + i * rows.n_features
             row_ind[0] = rows.indices
@@ -142,9 +211,9 @@ cdef inline void get_row(
             row_ind[0] = rows.indices + start
             nnz[0] = <Py_ssize_t> rows.indptr[i + 1] - start
     else:
-        # an index pointer of the other width: Cython specialises every pair
-        # of the two fused types, but no kernel calls these (its index pointer
-        # takes the struct's type); an empty row
+        # a pointer of the other width or value type: Cython specialises
+        # every combination of the fused types, but no kernel calls these
+        # (its pointers take the struct's types); an empty row
         row_data[0] = NULL
         row_ind[0] = NULL
         nnz[0] = 0

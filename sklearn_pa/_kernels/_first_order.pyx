@@ -29,29 +29,34 @@ from libc.math cimport fabs, isfinite, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 
 from ._dataset cimport (
-    Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
-    check_length, row_start,
+    Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
+    get_row, make_rows, rows_kind, check_rows, check_length, row_start,
 )
-from ._rules cimport Rule, RuleParams, rule_params
+from ._rules_linear cimport Rule, RuleParams, rule_params
+
+from .._rule_specs import check_linear_rule
 from ._score_rows cimport pa_simd_available, score_row
 from ._weighting cimport scale_step_by_weights, unit_weights
 from ._steps cimport (
     Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
 )
 
-# how many non-zeros ahead an update asks for the rows of U it writes, and
-# how many rows ahead of a sparse row's learning its non-zeros are asked for
+# how many non-zeros ahead an update asks for the rows of U it writes, how
+# many rows ahead of a sparse row's learning its non-zeros are asked for,
+# and how many rows ahead a row's label, target and weight are
 cdef enum:
     UPDATE_AHEAD = 16
-    ROW_AHEAD = 4
+    ROW_AHEAD = 8
+    LABEL_AHEAD = 8
 from ._pa_rules cimport (
     binary_step, ovr_step, multiclass_step, regression_step, gradient_step,
     multilabel_threshold_step, multilabel_ranking_step, mira_step,
 )
+from ._margin_rules cimport perceptron_step, ogd_step
 
 
 cdef bint _step_overflows(
-    const double *row_data,
+    const value_t *row_data,
     const index_t *row_ind,
     Py_ssize_t nnz,
     double *W0,
@@ -106,7 +111,7 @@ cdef bint _step_overflows(
 
 
 cdef inline void _prefetch_next(
-    const double *next_data, const index_t *next_ind, Py_ssize_t next_nnz,
+    const value_t *next_data, const index_t *next_ind, Py_ssize_t next_nnz,
 ) noexcept nogil:
     """Start fetching the first non-zeros of the next row (elsewhere in X in a
     shuffled order) while the current row is scored.
@@ -160,7 +165,7 @@ def _set_simd(bint enabled):
 
 
 cdef inline double _score_row(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
     Py_ssize_t c1, double intercept_sq, double *scores,
 ) noexcept nogil:
@@ -171,7 +176,7 @@ cdef inline double _score_row(
 
 
 cdef inline void _record_scores(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *scores, bint finite, bint averaged, double n_avg_before,
     const double *U0, const double *bu, Py_ssize_t K, Py_ssize_t c0,
     Py_ssize_t c1, double *out,
@@ -203,7 +208,7 @@ cdef inline void _prefetch_columns(
 
 
 cdef inline bint _apply_step(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
     Py_ssize_t c0, Py_ssize_t c1, const double *delta,
     const Py_ssize_t *changed, Py_ssize_t n_changed, double intercept_sq,
@@ -258,9 +263,11 @@ cdef inline Py_ssize_t _rule_step(
     const double *margins, Py_ssize_t margin_stride,
     const unsigned char *active, const unsigned char *relevant,
     Candidate *cand, double *tau_buf, double *delta, Py_ssize_t *changed,
-    double *loss_out, bint *mistake,
+    double *loss_out, bint *mistake, long long t,
 ) noexcept nogil:
-    """The step of ``p.rule`` on row ``i`` (rules in ``_pa_rules.pxd``)."""
+    """The step of ``p.rule`` on row ``i``, the ``t``-th sample (rules in
+    ``_pa_rules.pxd`` and ``_margin_rules.pxd``): one branch per rule that
+    ``sklearn_pa/_rule_specs.py`` lists for this kernel."""
     cdef Py_ssize_t y
     cdef bint learn = w_i > 0.0
     cdef int rule = p.rule, slack = p.slack
@@ -286,12 +293,27 @@ cdef inline Py_ssize_t _rule_step(
         return ovr_step(scores, K, c0, c1, y, sq, C * w_i, weight_pos, weight_neg,
                         active, slack, learn, delta, changed, 0, loss_out, 1,
                         mistake)
+    # -- classical margin learners (_margin_rules.pxd) --
+    if rule == Rule.OGD:
+        return ogd_step(scores, K, y, p.learning_rate / sqrt(<double> t) * w_i
+                        * weight_pos[y], delta, changed, loss_out, mistake)
+    if (
+        rule == Rule.PERCEPTRON_MAX or rule == Rule.PERCEPTRON_UNIFORM
+        or rule == Rule.PERCEPTRON_SCORE
+    ):
+        return perceptron_step(rule, scores, K, y, w_i * weight_pos[y], delta,
+                               changed, loss_out, mistake)
+    # -- end --
     if rule == Rule.MIRA:
         return mira_step(scores, K, y, p.margin, sq, C * w_i * weight_pos[y], cand,
                          tau_buf, delta, changed, loss_out, mistake)
-    return multiclass_step(rule, scores, K, y, margins + y * margin_stride, sq,
-                           C * w_i * weight_pos[y], slack, learn, cand, tau_buf,
-                           delta, changed, 0, loss_out, mistake)
+    if rule == Rule.MAX_LOSS or rule == Rule.PREDICTION or rule == Rule.SUPPORT:
+        return multiclass_step(rule, scores, K, y, margins + y * margin_stride, sq,
+                               C * w_i * weight_pos[y], slack, learn, cand, tau_buf,
+                               delta, changed, 0, loss_out, mistake)
+    # no other rule reaches the loop: the entry refuses a rule without a
+    # branch here (``_rule_specs.check_linear_rule``)
+    return 0
 
 
 def epoch(
@@ -327,10 +349,11 @@ def epoch(
     ----------------------------------------
     rows
         The row view: ``data``, ``indices``, ``indptr``, ``dense`` and
-        ``n_features`` (see ``_dataset.pxd`` and ``_linear_epochs._RowView``).
+        ``n_features`` (see ``_dataset.pxd`` and ``_linear_epochs._RowView``);
+        float64 or float32 values, read as doubles (the same model).
     order : int64 row indices, in visiting order.
     params : dict
-        The rule and its parameters (``RuleParams`` in ``_rules.pxd``: rule,
+        The rule and its parameters (``RuleParams`` in ``_rules_linear.pxd``: rule,
         slack, C, epsilon, margin, learning_rate, total_weight), as the
         estimator's ``_kernel_params()`` states them.  REGRESSION reads
         ``epsilon``, MIRA ``margin`` (its beta) and ``C`` (the bound of the
@@ -389,10 +412,29 @@ def epoch(
     """
     cdef Rows32 rows32
     cdef Rows64 rows64
-    if wide_rows(rows):
+    cdef Rows32F rows32f
+    cdef Rows64F rows64f
+    cdef int kind = rows_kind(rows)
+    if kind == RowsKind.ROWS64:
         arrays = make_rows(rows, &rows64)
         return _epoch[Rows64](
             &rows64, order, labels, targets, sample_weight, W, b, U, bu,
+            weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
+            average_start, loss_out, col_start, col_stop, scores_out,
+            label_indptr, label_indices, score_average, weight_step,
+        )
+    if kind == RowsKind.ROWS32F:
+        arrays = make_rows(rows, &rows32f)
+        return _epoch[Rows32F](
+            &rows32f, order, labels, targets, sample_weight, W, b, U, bu,
+            weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
+            average_start, loss_out, col_start, col_stop, scores_out,
+            label_indptr, label_indices, score_average, weight_step,
+        )
+    if kind == RowsKind.ROWS64F:
+        arrays = make_rows(rows, &rows64f)
+        return _epoch[Rows64F](
+            &rows64f, order, labels, targets, sample_weight, W, b, U, bu,
             weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
             average_start, loss_out, col_start, col_stop, scores_out,
             label_indptr, label_indices, score_average, weight_step,
@@ -407,7 +449,7 @@ def epoch(
 
 
 cdef int _check_epoch(
-    int rule,
+    object spec,
     const rows_t *rows,
     const long long[::1] order,
     const int[::1] labels,
@@ -433,22 +475,21 @@ cdef int _check_epoch(
     other (the estimators check the learned state first; the loop runs
     without bounds checks)."""
     cdef Py_ssize_t K = W.shape[1]
+    # what the rule reads is its entry in ``sklearn_pa/_rule_specs.py``
+    cdef bint labels_y = spec.y == "labels"
     # the only reads indexed by a label rather than a column: check them here,
-    # since the loop runs without bounds checks
-    cdef Py_ssize_t n_weights = 2 if rule == Rule.BINARY else K
+    # since the loop runs without bounds checks (a rule of class labels on one
+    # column, binary PA or binary MIRA, reads the weights of labels 0 and 1)
+    cdef Py_ssize_t n_weights = 2 if labels_y and K == 1 else K
     if weight_pos.shape[0] < n_weights or weight_neg.shape[0] < n_weights:
         raise ValueError(
             f"class weights need {n_weights} entries for this rule; got "
             f"{weight_pos.shape[0]} and {weight_neg.shape[0]}"
         )
-    if rule in (Rule.MAX_LOSS, Rule.PREDICTION, Rule.SUPPORT) and (
-        margins.shape[0] < K or margins.shape[1] < K
-    ):
+    if spec.margins and (margins.shape[0] < K or margins.shape[1] < K):
         raise ValueError(f"margins must be at least ({K}, {K})")
-    if rule == Rule.MIRA and K == 1 and (weight_pos.shape[0] < 2):
-        raise ValueError("class weights need 2 entries for binary MIRA")
     cdef Py_ssize_t max_row = 0, q
-    if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
+    if spec.y == "label_sets":
         if label_indptr is None or label_indices is None:
             raise ValueError("MULTILABEL needs label_indptr and label_indices")
         for q in range(order.shape[0]):
@@ -472,16 +513,19 @@ cdef int _check_epoch(
             raise ValueError("U must have the shape of W")
         check_length(bu.shape[0], K, "bu")
     check_length(sample_weight.shape[0], needed, "sample_weight")
-    check_length(loss_out.shape[0], K if rule == Rule.OVR else 1, "loss_out")
+    check_length(loss_out.shape[0], K if spec.one_vs_rest else 1, "loss_out")
     check_length(active.shape[0], K, "active")
     if col_start < 0 or col_stop > K:
         raise ValueError(f"the column range must lie in [0, {K}]")
     cdef Py_ssize_t n_labels = 2 if K == 1 else K
-    if rule in (Rule.REGRESSION, Rule.GRADIENT, Rule.NORMALIZED_GRADIENT):
+    if spec.y == "values":
         check_length(targets.shape[0], needed, "targets")
-    elif rule != Rule.MULTILABEL:
+    elif labels_y:
         check_length(labels.shape[0], needed, "labels")
         for q in range(order.shape[0]):
+            if q + LABEL_AHEAD < order.shape[0]:
+                # (a shuffled order reads the labels anywhere)
+                PA_PREFETCH(&labels[order[q + LABEL_AHEAD]])
             if labels[order[q]] < 0 or labels[order[q]] >= n_labels:
                 raise ValueError(f"labels must lie in [0, {n_labels})")
     if scores_out is not None and (
@@ -519,19 +563,21 @@ cdef tuple _epoch(
     bint weight_step,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
-    dtype)."""
+    and value dtype)."""
     cdef RuleParams p = rule_params(params)
     cdef int rule = p.rule
+    spec = check_linear_rule("first_order", p.rule, p.slack)
+    cdef bint label_sets = spec.y == "label_sets"
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
-    _check_epoch(rule, rows, order, labels, targets, sample_weight, W, b, U, bu,
+    _check_epoch(spec, rows, order, labels, targets, sample_weight, W, b, U, bu,
                  weight_pos, weight_neg, margins, active, loss_out, col_start,
                  col_stop, scores_out, label_indptr, label_indices)
     cdef bint averaging = U.shape[0] > 0
     cdef bint want_scores = scores_out is not None
     cdef const long long *lptr = NULL
     cdef const int *lind = NULL
-    if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
+    if label_sets:
         lptr = &label_indptr[0]
         if label_indices.shape[0] > 0:
             lind = &label_indices[0]
@@ -547,9 +593,9 @@ cdef tuple _epoch(
     # registers (through the pointer it would reload the fields after each
     # store that might alias them)
     cdef rows_t view = rows[0]
-    cdef const double *row_data
-    cdef const double *next_data
     cdef Py_ssize_t next_nnz
+    row_data = view.data         # const double * or const float *
+    next_data = view.data
     row_ind = view.indices
     next_ind = view.indices
     cdef double *W0 = &W[0, 0]
@@ -576,6 +622,16 @@ cdef tuple _epoch(
             i = order[n]
             t = t0 + n + 1
             get_row(&view, i, &row_data, &row_ind, &nnz)
+            if n + LABEL_AHEAD < n_rows:
+                # a row's label and weight lie where the order points (a
+                # shuffled order: anywhere in their arrays, a miss each that
+                # cost as much as the row's own non-zeros): asked for rows
+                # before they are read
+                if labels_p != NULL:
+                    PA_PREFETCH(labels_p + order[n + LABEL_AHEAD])
+                if targets_p != NULL and targets.shape[0] > 1:
+                    PA_PREFETCH(targets_p + order[n + LABEL_AHEAD])
+                PA_PREFETCH(&sample_weight[order[n + LABEL_AHEAD]])
             if not view.dense:
                 # rows in a shuffled order lie anywhere in X: ask for a row's
                 # non-zeros ROW_AHEAD rows before it is learned, and for the
@@ -608,7 +664,7 @@ cdef tuple _epoch(
                 skipped += 1
                 continue
 
-            if rule == Rule.MULTILABEL or rule == Rule.MULTILABEL_RANKING:
+            if label_sets:
                 for k in range(K):
                     relevant[k] = 0
                 for j in range(<Py_ssize_t> lptr[i], <Py_ssize_t> lptr[i + 1]):
@@ -618,7 +674,7 @@ cdef tuple _epoch(
                 &p, scores, K, c0, c1, i, labels_p, targets_p, sq,
                 (sample_weight[i] > 0.0) if weight_step else sample_weight[i],
                 w_pos, w_neg, &margins[0, 0], margins.shape[1], &active[0], relevant,
-                cand, tau_buf, delta, changed, &loss_out[0], &miss,
+                cand, tau_buf, delta, changed, &loss_out[0], &miss, t,
             )
             if weight_step:
                 scale_step_by_weights(rule, labels_p, i, sample_weight[i], &weight_pos[0],
@@ -648,11 +704,6 @@ cdef tuple _epoch(
     free(cand)
     free(relevant)
     free(ones)
-    if (
-        rule == Rule.REGRESSION
-        or rule == Rule.GRADIENT
-        or rule == Rule.NORMALIZED_GRADIENT
-        or (rule == Rule.OVR and not (c0 == 0 and c1 == K))
-    ):
+    if spec.y == "values" or (spec.one_vs_rest and not (c0 == 0 and c1 == K)):
         mistakes = -1
     return mistakes, updates, skipped, overflow

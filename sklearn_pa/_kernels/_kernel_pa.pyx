@@ -21,7 +21,9 @@ Python.
 from libc.math cimport isfinite, sqrt, INFINITY
 from libc.stdlib cimport malloc, free
 
-from ._rules cimport Rule, RuleParams, rule_params
+from ._rules_linear cimport Rule, RuleParams, rule_params
+
+from .._rule_specs import check_linear_rule
 from ._steps cimport Candidate
 from ._pa_rules cimport binary_step, multiclass_step, regression_step
 
@@ -173,7 +175,7 @@ def block(
     labels, targets, sample_weight : per training row (class index for the
         classification rules, target for REGRESSION, multiplier of C).
     params : dict, the estimator's ``_kernel_params()`` (``RuleParams`` in
-        ``_rules.pxd``): ``rule`` (BINARY, MAX_LOSS or REGRESSION),
+        ``_rules_linear.pxd``): ``rule`` (BINARY, MAX_LOSS or REGRESSION),
         ``slack``, ``C`` and ``epsilon`` (REGRESSION).
     alpha : (n_slots_max, n_cols) coefficient pool, updated in place.
     alive, kdiag, stamp, src_row : per slot: in the model, K(x, x), creation
@@ -204,6 +206,8 @@ def block(
     cdef double *alpha0 = &alpha[0, 0]
     if F.shape[0] < n_block or F.shape[1] < n_cols or K_RR.shape[0] < n_block:
         raise ValueError("F and K_RR must have a row per block row")
+    # BINARY, MAX_LOSS or REGRESSION, one branch each below; any other refused
+    check_linear_rule("kernel_pa", rule, slack)
     if rule == Rule.MAX_LOSS and n_cols < 2:
         raise ValueError("the max-loss rule needs one column per class")
     _check_block(K_RS, K_RR, rows, labels, targets, sample_weight, rule, n_cols,
@@ -239,12 +243,14 @@ def block(
                 n_changed = binary_step(scores[0], labels[i], sq, C * w_i, slack,
                                         w_i > 0.0, delta, changed, 0,
                                         &loss_out[0], &miss)
-            else:
+            elif rule == Rule.MAX_LOSS:
                 # margins of 1 (NULL): the max-loss rule of the linear kernel
                 n_changed = multiclass_step(Rule.MAX_LOSS, scores, n_cols, labels[i],
                                             NULL, sq, C * w_i, slack, w_i > 0.0,
                                             cand, tau_buf, delta, changed, 0,
                                             &loss_out[0], &miss)
+            else:
+                n_changed = 0  # no other rule passes the entry
             if miss:
                 mistakes += 1
             if n_changed == 0:

@@ -6,7 +6,7 @@ of the update differ: the model is a pair of positive weight vectors, every
 step multiplies weights instead of adding to them, and EG+- renormalises the
 pair to a fixed total after each step.
 
-Rules (``Rule`` in ``_rules.pxd``):
+Rules (``Rule`` in ``_rules_linear.pxd``):
 
 ``EXPONENTIATED`` (EG+-, Kivinen & Warmuth 1997)
     v+_i = w+_i exp(2 eta r U x_i),  v-_i = w-_i exp(-2 eta r U x_i),
@@ -39,7 +39,9 @@ from libc.stdlib cimport malloc, free
 from ._dataset cimport (
     Rows32, Rows64, rows_t, get_row, make_rows, wide_rows, check_rows, check_length,
 )
-from ._rules cimport Rule, RuleParams, rule_params
+from ._rules_linear cimport Rule, RuleParams, rule_params
+
+from .._rule_specs import check_kernel_rule
 
 # largest |exponent| applied incrementally (exp(50) ~ 5e21: weights stay far
 # from overflow while Z is kept within [1e-100, 1e100])
@@ -85,7 +87,7 @@ def epoch(
         ``n_features`` (see ``_dataset.pxd`` and ``_linear_epochs._RowView``).
     order : int64 row indices, in visiting order.
     params : dict
-        ``RuleParams`` (``_rules.pxd``) as the estimator's
+        ``RuleParams`` (``_rules_linear.pxd``) as the estimator's
         ``_kernel_params()`` states them: ``rule`` (EXPONENTIATED or
         ERROR_PROPORTIONAL_MULT), ``learning_rate`` (eta of EG+-, c of DPMU)
         and ``total_weight`` (U, EG+- only); the others are unused.
@@ -143,8 +145,9 @@ cdef tuple _epoch(
     cdef RuleParams prm = rule_params(params)
     cdef int rule = prm.rule
     cdef double rate = prm.learning_rate, total = prm.total_weight
-    if rule != Rule.EXPONENTIATED and rule != Rule.ERROR_PROPORTIONAL_MULT:
-        raise ValueError(f"unknown multiplicative rule {rule}")
+    # EXPONENTIATED or ERROR_PROPORTIONAL_MULT: the two rules this kernel
+    # runs (``eg`` below picks one), any other refused
+    check_kernel_rule("multiplicative", "rule", rule)
     cdef Py_ssize_t n_weights = n_features + 1
     if pos.shape[0] < n_weights or neg.shape[0] < n_weights:
         raise ValueError(f"pos and neg need {n_weights} entries")

@@ -21,7 +21,7 @@
 
 from libc.math cimport fabs, INFINITY
 
-from ._rules cimport Rule
+from ._rules_linear cimport Rule
 from ._steps cimport Candidate, single_step, support_steps, mira_steps
 
 
@@ -230,7 +230,11 @@ cdef inline Py_ssize_t multiclass_step(
     if rule == Rule.PREDICTION:
         return prediction_step(scores, K, y, margin_row, sq, C_y, slack,
                                delta, changed, offset)
-    return max_loss_step(best, r, sq, C_y, slack, y, delta, changed, offset)
+    if rule == Rule.MAX_LOSS:
+        return max_loss_step(best, r, sq, C_y, slack, y, delta, changed, offset)
+    # no other rule is called here: the kernels refuse, at entry, a rule they
+    # have no branch for (``sklearn_pa/_rule_specs.py``)
+    return 0
 
 
 cdef inline Py_ssize_t regression_step(

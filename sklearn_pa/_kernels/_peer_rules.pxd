@@ -18,8 +18,8 @@
 from libc.math cimport pow, sqrt, INFINITY
 from scipy.linalg.cython_blas cimport dsyr
 
-from ._dataset cimport index_t
-from ._rules cimport SecondOrderRule
+from ._dataset cimport index_t, value_t
+from ._rules_second_order cimport SecondOrderRule
 
 
 cdef struct PeerStep:
@@ -31,7 +31,7 @@ cdef struct PeerStep:
 
 
 cdef inline bint is_peer_step(int step) noexcept nogil:
-    """Whether ``step`` is one of this file's rules (SecondOrderRule 50-55)."""
+    """Whether ``step`` is one of this file's rules (SecondOrderRule 50-54, 58)."""
     return (step == SecondOrderRule.STEP_SOP or step == SecondOrderRule.STEP_IELLIP
             or step == SecondOrderRule.STEP_NHERD
             or step == SecondOrderRule.STEP_NAROW
@@ -157,15 +157,24 @@ cdef inline void peer_pair_step(
     """The step ``step`` on one constraint (binary, k = 1, each pair of
     k = inf).  ``param`` is SOP's ``a``, IELLIP's ``b``, NHERD's ``C`` or
     NAROW's ``b``; ``phi`` is IELLIP's ``c``; ``t`` the round (1-based).
-    The three NHERD steps differ only in their diagonal covariance."""
+    The three NHERD steps differ only in their diagonal covariance.  A step
+    with no branch here (refused at the kernel's entry) takes no step."""
     if step == SecondOrderRule.STEP_SOP:
         sop_step(m, v, param, w, s)
     elif step == SecondOrderRule.STEP_IELLIP:
         iellip_step(m, v, phi, param, w, t, s)
     elif step == SecondOrderRule.STEP_NAROW:
         narow_step(m, v, param, w, s)
-    else:
+    elif (step == SecondOrderRule.STEP_NHERD
+          or step == SecondOrderRule.STEP_NHERD_EXACT
+          or step == SecondOrderRule.STEP_NHERD_DROP):
         nherd_step(m, v, param, w, step, s)
+    else:
+        s.alpha = 0.0
+        s.beta = 0.0
+        s.kappa = 0.0
+        s.herd_c = 0.0
+        s.scale = 1.0
 
 
 cdef inline double peer_loss(int step, double m) noexcept nogil:
@@ -173,22 +182,26 @@ cdef inline double peer_loss(int step, double m) noexcept nogil:
     SOP and IELLIP, the hinge ``max(0, 1 - m)`` for NHERD and NAROW."""
     if step == SecondOrderRule.STEP_SOP or step == SecondOrderRule.STEP_IELLIP:
         return 1.0 if m <= 0.0 else 0.0
-    return 1.0 - m if m < 1.0 else 0.0
+    if (step == SecondOrderRule.STEP_NHERD or step == SecondOrderRule.STEP_NAROW
+            or step == SecondOrderRule.STEP_NHERD_EXACT
+            or step == SecondOrderRule.STEP_NHERD_DROP):
+        return 1.0 - m if m < 1.0 else 0.0
+    return 0.0
 
 
 cdef inline void peer_cov_block(
     bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
     int n_blas, char *uplo, const PeerStep *s, double *sx,
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     Py_ssize_t n_features, double intercept,
 ) noexcept nogil:
     """The covariance step of block ``g`` (``sx = Sigma_g x~`` as
-    ``_second_order._sigma_x`` fills it), before any ``scale``:
+    ``_second_order_blocks._sigma_x`` fills it), before any ``scale``:
     ``Sigma_g -= beta sx sx^T`` (its diagonal when diagonal), or NHERD's
     diagonal rules: "project" (``kappa > 0``) ``1 / Sigma_rr += kappa x_r^2``,
     "exact" (``herd_c > 0``) ``Sigma_rr /= (1 + herd_c x_r^2 Sigma_rr)^2``."""
     cdef Py_ssize_t p
-    cdef double neg_beta = -s.beta, d, d2
+    cdef double neg_beta = -s.beta, d, d2, xr
     cdef int one = 1
     if full:
         if s.beta != 0.0:
@@ -197,7 +210,8 @@ cdef inline void peer_cov_block(
     if s.herd_c > 0.0:
         for p in range(nnz):
             d = Sd[row_ind[p] * G + g]
-            d2 = 1.0 + s.herd_c * row_data[p] * row_data[p] * d
+            xr = row_data[p]
+            d2 = 1.0 + s.herd_c * xr * xr * d
             Sd[row_ind[p] * G + g] = d / (d2 * d2)
         if intercept != 0.0:
             d = Sd[n_features * G + g]
@@ -207,7 +221,8 @@ cdef inline void peer_cov_block(
     if s.kappa > 0.0:
         for p in range(nnz):
             d = Sd[row_ind[p] * G + g]
-            Sd[row_ind[p] * G + g] = d / (1.0 + s.kappa * d * row_data[p] * row_data[p])
+            xr = row_data[p]
+            Sd[row_ind[p] * G + g] = d / (1.0 + s.kappa * d * xr * xr)
         if intercept != 0.0:
             d = Sd[n_features * G + g]
             Sd[n_features * G + g] = d / (1.0 + s.kappa * d * intercept * intercept)

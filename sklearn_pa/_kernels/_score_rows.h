@@ -62,10 +62,13 @@ static inline void pa_prefetch_span(const double *first, const double *last)
 #endif
 }
 
-/* One definition per index width: int (int32 CSR) and long long (int64). */
-#define PA_DEFINE_SCORE_ROW(SUFFIX, INDEX_T)                                   \
+/* One definition per value type and index width: double or float values
+ * (float64 or float32 rows, each value converted to a double as it is read,
+ * so the sums are those of the float64 rows of the same values), int (int32
+ * CSR) or long long (int64) indices. */
+#define PA_DEFINE_SCORE_ROW(SUFFIX, VALUE_T, INDEX_T)                         \
 static double pa_score_row_plain_##SUFFIX(                                    \
-    const double *row_data, const INDEX_T *row_ind, ptrdiff_t nnz,            \
+    const VALUE_T *row_data, const INDEX_T *row_ind, ptrdiff_t nnz,           \
     const double *W0, const double *b, ptrdiff_t K, ptrdiff_t c0,             \
     ptrdiff_t c1, double intercept_sq, double *scores)                        \
 {                                                                             \
@@ -93,9 +96,9 @@ static double pa_score_row_plain_##SUFFIX(                                    \
     }                                                                         \
     return sq;                                                                \
 }                                                                             \
-PA_DEFINE_SCORE_ROW_AVX2(SUFFIX, INDEX_T)                                     \
+PA_DEFINE_SCORE_ROW_AVX2(SUFFIX, VALUE_T, INDEX_T)                            \
 static inline double pa_score_row_##SUFFIX(                                   \
-    const double *row_data, const INDEX_T *row_ind, ptrdiff_t nnz,            \
+    const VALUE_T *row_data, const INDEX_T *row_ind, ptrdiff_t nnz,           \
     const double *W0, const double *b, ptrdiff_t K, ptrdiff_t c0,             \
     ptrdiff_t c1, double intercept_sq, double *scores, int use_simd)          \
 {                                                                             \
@@ -137,10 +140,10 @@ static inline double pa_score_row_##SUFFIX(                                   \
             default: break;                                                   \
         }                                                                     \
     }
-#define PA_DEFINE_SCORE_ROW_AVX2(SUFFIX, INDEX_T)                              \
+#define PA_DEFINE_SCORE_ROW_AVX2(SUFFIX, VALUE_T, INDEX_T)                    \
 __attribute__((target("avx2")))                                               \
 static double pa_score_row_avx2_##SUFFIX(                                     \
-    const double *row_data, const INDEX_T *row_ind, ptrdiff_t nnz,            \
+    const VALUE_T *row_data, const INDEX_T *row_ind, ptrdiff_t nnz,           \
     const double *W0, const double *b, ptrdiff_t K, ptrdiff_t c0,             \
     ptrdiff_t c1, double intercept_sq, double *scores)                        \
 {                                                                             \
@@ -191,9 +194,9 @@ static double pa_score_row_avx2_##SUFFIX(                                     \
     return sq;                                                                \
 }
 #else
-#define PA_DEFINE_SCORE_ROW_AVX2(SUFFIX, INDEX_T)                              \
+#define PA_DEFINE_SCORE_ROW_AVX2(SUFFIX, VALUE_T, INDEX_T)                    \
 static double pa_score_row_avx2_##SUFFIX(                                     \
-    const double *row_data, const INDEX_T *row_ind, ptrdiff_t nnz,            \
+    const VALUE_T *row_data, const INDEX_T *row_ind, ptrdiff_t nnz,           \
     const double *W0, const double *b, ptrdiff_t K, ptrdiff_t c0,             \
     ptrdiff_t c1, double intercept_sq, double *scores)                        \
 {                                                                             \
@@ -202,7 +205,9 @@ static double pa_score_row_avx2_##SUFFIX(                                     \
 }
 #endif
 
-PA_DEFINE_SCORE_ROW(i32, int)
-PA_DEFINE_SCORE_ROW(i64, long long)
+PA_DEFINE_SCORE_ROW(i32, double, int)
+PA_DEFINE_SCORE_ROW(i64, double, long long)
+PA_DEFINE_SCORE_ROW(f32_i32, float, int)
+PA_DEFINE_SCORE_ROW(f32_i64, float, long long)
 
 #endif

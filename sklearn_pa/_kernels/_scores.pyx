@@ -8,15 +8,16 @@ CSR batch, for the lean path of a call on a few rows
 model; it sums as the first-order kernel scores a row (``_score_rows.h``,
 whose AVX2 version gives the same numbers as the plain one).
 ``csr_is_canonical`` tells, in one pass over the non-zeros, whether a batch
-is already in the form the kernels read.
+is already in the form the kernels read; ``value_range`` counts a matrix's
+non-zeros and finds its extremes in one pass (``typical_feature_value``).
 """
 
 from libc.math cimport isfinite
 from libc.stdlib cimport calloc, free
 
 from ._dataset cimport (
-    Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows,
-    check_length, check_view, all_rows_fit,
+    Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
+    get_row, make_rows, rows_kind, check_length, check_view, all_rows_fit,
 )
 from ._score_rows cimport pa_simd_available, score_row
 
@@ -25,7 +26,7 @@ cdef int _simd = pa_simd_available()
 
 
 cdef inline double _score_row(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *W0, const double *b, Py_ssize_t K, Py_ssize_t c0,
     Py_ssize_t c1, double intercept_sq, double *scores,
 ) noexcept nogil:
@@ -62,7 +63,8 @@ def score_rows(
     Parameters
     ----------
     rows
-        The row view (``_linear_epochs._RowView``); every CSR row is
+        The row view (``_linear_epochs._RowView``), float64 or float32
+        values (read as doubles); every CSR row is
         verified to lie inside its arrays, with feature indices in
         ``[0, n_features)``.
     W : (n_features, n_columns) weights, feature-major.
@@ -76,9 +78,18 @@ def score_rows(
     """
     cdef Rows32 rows32
     cdef Rows64 rows64
-    if wide_rows(rows):
+    cdef Rows32F rows32f
+    cdef Rows64F rows64f
+    cdef int kind = rows_kind(rows)
+    if kind == RowsKind.ROWS64:
         arrays = make_rows(rows, &rows64)
         _score_rows[Rows64](&rows64, W, b, U, bu, n_avg, out)
+    elif kind == RowsKind.ROWS32F:
+        arrays = make_rows(rows, &rows32f)
+        _score_rows[Rows32F](&rows32f, W, b, U, bu, n_avg, out)
+    elif kind == RowsKind.ROWS64F:
+        arrays = make_rows(rows, &rows64f)
+        _score_rows[Rows64F](&rows64f, W, b, U, bu, n_avg, out)
     else:
         arrays = make_rows(rows, &rows32)
         _score_rows[Rows32](&rows32, W, b, U, bu, n_avg, out)
@@ -117,7 +128,7 @@ cdef int _score_rows(
     if n_rows == 0 or K == 0:
         return 0
     cdef rows_t view = rows[0]
-    cdef const double *row_data
+    row_data = view.data         # const double * or const float *
     row_ind = view.indices
     cdef Py_ssize_t i, j, k, nnz
     cdef const double *W0 = &W[0, 0] if W.shape[0] > 0 else NULL
@@ -154,7 +165,7 @@ cdef int _score_rows(
 
 
 def csr_is_canonical(
-    const double[::1] data,
+    const value_t[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
     Py_ssize_t n_features,
@@ -163,7 +174,7 @@ def csr_is_canonical(
     they are, in one pass over the non-zeros: ``indptr`` from 0 to the
     length of ``data`` (and of ``indices``) and non-decreasing, each row's
     feature indices strictly increasing (sorted, no duplicate) inside
-    ``[0, n_features)``, every value finite.  (scikit-learn's and scipy's
+    ``[0, n_features)``, every value finite (float64 or float32).  (scikit-learn's and scipy's
     checks of a batch of a few rows cost several times that.)"""
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef Py_ssize_t nnz = data.shape[0]
@@ -190,3 +201,29 @@ def csr_is_canonical(
             if not ok:
                 break
     return ok
+
+
+def value_range(const double[::1] data):
+    """``(n_nonzero, largest, smallest)`` of ``data`` in one pass: the
+    counts and extremes ``np.count_nonzero``, ``np.max`` and ``np.min``
+    give (NaN extremes when a value is NaN; ``(0, 0.0, 0.0)`` when empty),
+    for ``typical_feature_value``, whose three passes over a large matrix's
+    values were a noticeable part of a fit's set-up."""
+    cdef Py_ssize_t j, n = data.shape[0], n_nonzero = 0
+    cdef double v, largest = 0.0, smallest = 0.0
+    cdef bint nan = False
+    if n == 0:
+        return 0, 0.0, 0.0
+    largest = smallest = data[0]
+    with nogil:
+        for j in range(n):
+            v = data[j]
+            n_nonzero += v != 0.0
+            if v > largest:
+                largest = v
+            if v < smallest:
+                smallest = v
+            nan |= v != v
+    if nan:
+        return n_nonzero, float("nan"), float("nan")
+    return n_nonzero, largest, smallest

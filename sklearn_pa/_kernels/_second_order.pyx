@@ -32,19 +32,25 @@ without intercept): ``b = a * w_a``, so ``b`` moves by ``a`` times the step of
 
 from libc.math cimport sqrt, isfinite, INFINITY, NAN
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset, memcpy
-from scipy.linalg.cython_blas cimport dsymv, dsyr
+from libc.string cimport memset
 
 from ._dataset cimport (
-    Rows32, Rows64, rows_t, index_t, get_row, make_rows, wide_rows, check_rows,
-    check_length,
+    Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
+    get_row, make_rows, rows_kind, check_rows, check_length,
 )
-from ._rules cimport SecondOrderParams, SecondOrderRule, second_order_params
+from ._rules_second_order cimport SecondOrderParams, SecondOrderRule, second_order_params
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
+from ._second_order_blocks cimport _avg, _clear_x, _cov, _fill_x, _mean, _sigma_x
 from ._peer_rules cimport (
     PeerStep, is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_scale_all,
 )
+from ._cw_regression_rules cimport (
+    diagonal_in_precision, is_regression_step, regression_loss, regression_step,
+)
+
+from .._rule_specs import check_kernel_rule, spec
+from ._rules import SecondOrderRule as PyRule  # the enum, for spec()
 
 
 def epoch(
@@ -67,18 +73,25 @@ def epoch(
     loss_out,
     scores_out=None,
     var_out=None,
+    targets=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b, Sigma (U, bu).
 
     Parameters (validated by the caller)
     ------------------------------------
     rows : the row view: ``data``, ``indices``, ``indptr``, ``dense`` and
-        ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``).
+        ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``);
+        float64 or float32 values, read as doubles (the same model).
     order : int64 row indices, in visiting order.
-    params : dict, ``SecondOrderParams`` (``_rules.pxd``): ``rule`` and
-        ``step`` (a ``SecondOrderRule`` of each kind), ``phi`` =
-        Phi^{-1}(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW).
-    labels : class index per row (SO_BINARY: 0 / 1).
+    params : dict, ``SecondOrderParams`` (``_rules_second_order.pxd``): ``rule`` and
+        ``step`` (a ``SecondOrderRule`` of each kind; ``SO_REGRESSION`` runs
+        the ``STEP_*_REGRESSION`` steps and no other rule does; the peer steps
+        of ``_peer_rules.pxd`` have no ``SO_SUPPORT`` form), ``phi`` =
+        Phi^{-1}(eta) (CW, SCW; CW regression's phi; IELLIP's c), ``param``,
+        r (AROW), C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW), and
+        ``epsilon`` (the regression steps' insensitive width).
+    labels : class index per row (SO_BINARY: 0 / 1); not read by a rule
+        whose row carries a value (``SO_REGRESSION``; may be empty).
     sample_weight : per row; scales the step (0 skips the row).
     W, b : means (n_features, n_columns) and intercepts, updated in place.
     S_diag : (n_features + 1, G) diagonal covariance, or shape (0, *) when full.
@@ -96,6 +109,9 @@ def epoch(
     var_out : None, or (len(order), G): row n receives ``x~^T Sigma_g x~``
         for each covariance block g before the row's update (NaN when the row
         is skipped), what ``predict_proba`` needs besides the scores.
+    targets : None, or the float64 target per row: read by a rule whose row
+        carries a value (``y="values"`` in ``_rule_specs.py``: SO_REGRESSION,
+        whose ``class_weight`` may be empty and whose ``mistakes`` are -1).
 
     Returns
     -------
@@ -103,18 +119,35 @@ def epoch(
     """
     cdef Rows32 rows32
     cdef Rows64 rows64
-    if wide_rows(rows):
+    cdef Rows32F rows32f
+    cdef Rows64F rows64f
+    cdef int kind = rows_kind(rows)
+    if kind == RowsKind.ROWS64:
         arrays = make_rows(rows, &rows64)
         return _epoch[Rows64](
             &rows64, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
             class_weight, params, intercept, t0, average_start, loss_out, scores_out,
-            var_out,
+            var_out, targets,
+        )
+    if kind == RowsKind.ROWS32F:
+        arrays = make_rows(rows, &rows32f)
+        return _epoch[Rows32F](
+            &rows32f, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+            var_out, targets,
+        )
+    if kind == RowsKind.ROWS64F:
+        arrays = make_rows(rows, &rows64f)
+        return _epoch[Rows64F](
+            &rows64f, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+            var_out, targets,
         )
     arrays = make_rows(rows, &rows32)
     return _epoch[Rows32](
         &rows32, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
         class_weight, params, intercept, t0, average_start, loss_out, scores_out,
-        var_out,
+        var_out, targets,
     )
 
 
@@ -137,9 +170,10 @@ cdef tuple _epoch(
     double[::1] loss_out,
     double[:, ::1] scores_out,
     double[:, ::1] var_out,
+    const double[::1] targets,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
-    dtype)."""
+    and value dtype)."""
     # the loop reads a local copy of the row view, which the compiler keeps in
     # registers (through the pointer it would reload the fields after each
     # store that might alias them)
@@ -148,6 +182,25 @@ cdef tuple _epoch(
     cdef Py_ssize_t n_features = view.n_features
     cdef SecondOrderParams prm = second_order_params(params)
     cdef int rule = prm.rule, step = prm.step
+    # one branch each in the loop below and in ``_cw_rules.pxd``
+    # (``cw_pair_step``, ``cw_loss``); any other refused
+    check_kernel_rule("second_order", "rule", rule)
+    check_kernel_rule("second_order", "step", step)
+    # a row carries a label or, for a regression rule, a value (``targets``)
+    cdef bint regression = spec(rule, PyRule).y == "values"
+    if regression != is_regression_step(step):
+        raise ValueError(
+            f"the second_order kernel has no step {step} for the rule {rule}: "
+            "the regression rule runs the regression steps, and only it does"
+        )
+    # the peer steps (``_peer_rules.pxd``) solve one constraint at a time
+    cdef bint peer = is_peer_step(step)
+    if peer and rule == SecondOrderRule.SO_SUPPORT:
+        raise ValueError(
+            f"the second_order kernel has no step {step} for the rule {rule}: "
+            "the peer steps have no support-class (SO_SUPPORT) form"
+        )
+    cdef PeerStep ps
     cdef double phi = prm.phi, param = prm.param
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
@@ -155,6 +208,10 @@ cdef tuple _epoch(
     cdef Py_ssize_t G = S_full.shape[0] if full else S_diag.shape[1]
     cdef Py_ssize_t Dp = n_features + (1 if intercept != 0.0 else 0)
     cdef Py_ssize_t n_classes = 2 if rule == SecondOrderRule.SO_BINARY else K
+    if regression:  # targets, no labels, no class weights
+        n_classes = 0
+        if targets is None:
+            raise ValueError("a regression rule needs targets")
     if class_weight.shape[0] < n_classes:
         raise ValueError(f"class_weight needs {n_classes} entries")
     if full:
@@ -164,15 +221,13 @@ cdef tuple _epoch(
         raise ValueError(f"S_diag needs {n_features + 1} rows")
     if rule in (SecondOrderRule.SO_SINGLE, SecondOrderRule.SO_SEQUENTIAL) and G != K:
         raise ValueError(f"this rule needs one covariance block per class ({K})")
-    if rule in (SecondOrderRule.SO_BINARY, SecondOrderRule.SO_SUPPORT) and G != 1:
+    if rule in (
+        SecondOrderRule.SO_BINARY, SecondOrderRule.SO_SUPPORT,
+        SecondOrderRule.SO_REGRESSION,
+    ) and G != 1:
         raise ValueError("this rule needs one shared covariance block")
-    if rule == SecondOrderRule.SO_BINARY and K != 1:
-        raise ValueError("the binary rule needs one weight column")
-    # (the peer rules: _peer_rules.pxd)
-    cdef bint peer = is_peer_step(step)
-    if peer and rule == SecondOrderRule.SO_SUPPORT:
-        raise ValueError("this step rule has no support-class (SO_SUPPORT) form")
-    cdef PeerStep ps
+    if rule in (SecondOrderRule.SO_BINARY, SecondOrderRule.SO_REGRESSION) and K != 1:
+        raise ValueError("this rule needs one weight column")
     # the rows, the weights and every per-row array must fit the data
     cdef Py_ssize_t needed = check_rows(rows, order)
     cdef Py_ssize_t q
@@ -184,7 +239,10 @@ cdef tuple _epoch(
             raise ValueError("U must have the shape of W")
         check_length(bu.shape[0], K, "bu")
     check_length(sample_weight.shape[0], needed, "sample_weight")
-    check_length(labels.shape[0], needed, "labels")
+    if regression:
+        check_length(targets.shape[0], needed, "targets")
+    else:
+        check_length(labels.shape[0], needed, "labels")
     check_length(loss_out.shape[0], 1, "loss_out")
     cdef bint want_scores = scores_out is not None
     cdef bint want_var = var_out is not None
@@ -192,7 +250,7 @@ cdef tuple _epoch(
         raise ValueError(f"scores_out must be at least ({n_rows}, {K})")
     if want_var and (var_out.shape[0] < n_rows or var_out.shape[1] < G):
         raise ValueError(f"var_out must be at least ({n_rows}, {G})")
-    for q in range(order.shape[0]):
+    for q in range(0 if regression else order.shape[0]):
         if labels[order[q]] < 0 or labels[order[q]] >= n_classes:
             raise ValueError(f"labels must lie in [0, {n_classes})")
     cdef bint averaging = U.shape[0] > 0
@@ -202,9 +260,9 @@ cdef tuple _epoch(
     cdef long long t
     cdef double w_i, m, v, vy, vr, alpha, beta, ysign, best, xj, avg_coef, A, loss
     cdef double Kd = <double> K
-    cdef const double *row_data
+    row_data = view.data         # const double * or const float *
     row_ind = view.indices
-    cdef const double *next_data
+    next_data = view.data
     next_ind = view.indices
     cdef Py_ssize_t next_nnz
     cdef double *wrow
@@ -220,6 +278,7 @@ cdef tuple _epoch(
     cdef double *scores = <double *> malloc(K * sizeof(double))
     cdef double *alphas = <double *> malloc(K * sizeof(double))
     cdef Cand *cand = <Cand *> malloc(K * sizeof(Cand))
+    cdef const double *tgt = &targets[0] if regression and needed > 0 else NULL
     cdef double *xbuf = <double *> malloc(n_buf * sizeof(double))
     cdef double *sx_a = <double *> malloc(n_buf * sizeof(double))
     cdef double *sx_b = <double *> malloc(n_buf * sizeof(double))
@@ -253,6 +312,7 @@ cdef tuple _epoch(
     ctx.step = step
     ctx.phi = phi
     ctx.param = param
+    ctx.epsilon = prm.epsilon
 
     with nogil:
         for n in range(n_rows):
@@ -299,6 +359,13 @@ cdef tuple _epoch(
                 skipped += 1
                 continue
             w_i = sample_weight[i]
+            if rule == SecondOrderRule.SO_REGRESSION:
+                # a target, not a label: the row's own routine
+                if _regression_row(&ctx, &view, row_data, row_ind, nnz, scores[0],
+                                   tgt[i], w_i, t, &loss, &overflow):
+                    updates += 1
+                loss_out[0] += loss
+                continue
             y = labels[i]
             if rule == SecondOrderRule.SO_BINARY:
                 ysign = 1.0 if y == 1 else -1.0
@@ -375,7 +442,7 @@ cdef tuple _epoch(
                     _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
                          row_ind, nnz, n_features, intercept)
 
-            else:
+            elif rule == SecondOrderRule.SO_SINGLE or rule == SecondOrderRule.SO_SEQUENTIAL:
                 # pairs (y, r): SO_SINGLE takes the top-scoring wrong class,
                 # SO_SEQUENTIAL every wrong class, highest score first
                 n_cand = 0
@@ -402,11 +469,13 @@ cdef tuple _epoch(
     free(xbuf)
     free(sx_a)
     free(sx_b)
+    if regression:  # no mistakes, as in the first-order kernel
+        mistakes = -1
     return mistakes, updates, skipped, overflow
 
 
 cdef inline void _record_scores(
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     const double *scores, bint finite, bint averaged, double n_avg_before,
     const double *U0, const double *bu, Py_ssize_t K, double *out,
 ) noexcept nogil:
@@ -444,7 +513,7 @@ cdef inline void _record_variances(
     cleared again."""
     cdef Py_ssize_t g, p, nnz
     cdef Py_ssize_t n_features = rows.n_features
-    cdef const double *row_data
+    row_data = rows.data
     row_ind = rows.indices
     if not finite:
         for g in range(G):
@@ -458,118 +527,6 @@ cdef inline void _record_variances(
                           row_data, row_ind, nnz, n_features, intercept)
     if full and not rows.dense:
         _clear_x(xbuf, row_ind, nnz)
-
-
-cdef inline void _fill_x(
-    double *xbuf, const rows_t *rows, const double *row_data,
-    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t D, double intercept,
-) noexcept nogil:
-    """The dense ``x~ = [x, a]`` of one row of ``rows`` into ``xbuf`` (of
-    length ``D``: ``n_features``, plus one with an intercept), whose other
-    entries are 0; a sparse row is cleared again with :func:`_clear_x`."""
-    cdef Py_ssize_t p, n_features = rows.n_features
-    if rows.dense:
-        memcpy(xbuf, row_data, n_features * sizeof(double))
-    else:
-        for p in range(nnz):
-            xbuf[row_ind[p]] = row_data[p]
-    if D > n_features:
-        xbuf[n_features] = intercept
-
-
-cdef inline void _clear_x(
-    double *xbuf, const index_t *row_ind, Py_ssize_t nnz
-) noexcept nogil:
-    """Zero the entries :func:`_fill_x` wrote for a sparse row."""
-    cdef Py_ssize_t p
-    for p in range(nnz):
-        xbuf[row_ind[p]] = 0.0
-
-
-cdef inline double _avg(bint averaging, long long t, long long start) noexcept nogil:
-    if averaging and t >= start:
-        return <double> (t - start)
-    return 0.0
-
-
-cdef inline double _sigma_x(
-    bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
-    int n_blas, char *uplo, double *xbuf, double *sx,
-    const double *row_data, const index_t *row_ind, Py_ssize_t nnz,
-    Py_ssize_t n_features, double intercept,
-) noexcept nogil:
-    """Fill ``sx = Sigma_g x~`` and return ``v = x~^T Sigma_g x~``.
-
-    Full: dense over D' entries.  Diagonal: aligned with the row's non-zeros,
-    then the intercept's entry at position nnz."""
-    cdef Py_ssize_t p
-    cdef double v = 0.0, d_one = 1.0, d_zero = 0.0
-    cdef int one = 1
-    if full:
-        dsymv(uplo, &n_blas, &d_one, Sf + g * blk, &n_blas, xbuf, &one,
-              &d_zero, sx, &one)
-        for p in range(n_blas):
-            v += xbuf[p] * sx[p]
-        return v
-    for p in range(nnz):
-        sx[p] = Sd[row_ind[p] * G + g] * row_data[p]
-        v += row_data[p] * sx[p]
-    if intercept != 0.0:
-        sx[nnz] = Sd[n_features * G + g] * intercept
-        v += intercept * sx[nnz]
-    return v
-
-
-cdef inline bint _mean(
-    bint full, double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
-    Py_ssize_t c, double coef, double avg_coef, const double *sx,
-    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t n_features, double intercept,
-) noexcept nogil:
-    """``mu_c += coef * Sigma x~`` (and the lazy average); True on overflow."""
-    cdef Py_ssize_t p, j
-    cdef double d
-    cdef bint overflow = False
-    cdef Py_ssize_t n = n_features if full else nnz
-    for p in range(n):
-        d = coef * sx[p]
-        if d == 0.0:
-            continue
-        j = p if full else <Py_ssize_t> row_ind[p]
-        W0[j * K + c] += d
-        if not isfinite(W0[j * K + c]):
-            overflow = True
-        if avg_coef != 0.0:
-            U0[j * K + c] += avg_coef * d
-    if intercept != 0.0:
-        # b = a * w_a
-        d = intercept * coef * sx[n]
-        b[c] += d
-        if not isfinite(b[c]):
-            overflow = True
-        if avg_coef != 0.0:
-            bu[c] += avg_coef * d
-    return overflow
-
-
-cdef inline void _cov(
-    bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
-    int n_blas, char *uplo, double beta, double *sx,
-    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t n_features, double intercept,
-) noexcept nogil:
-    """``Sigma_g -= beta (Sigma_g x~)(Sigma_g x~)^T`` (its diagonal when
-    diagonal)."""
-    cdef Py_ssize_t p
-    cdef double neg_beta = -beta
-    cdef int one = 1
-    if beta == 0.0:
-        return
-    if full:
-        dsyr(uplo, &n_blas, &neg_beta, sx, &one, Sf + g * blk, &n_blas)
-        return
-    for p in range(nnz):
-        Sd[row_ind[p] * G + g] -= beta * sx[p] * sx[p]
-    if intercept != 0.0:
-        Sd[n_features * G + g] -= beta * sx[nnz] * sx[nnz]
 
 
 cdef struct PairCtx:
@@ -599,11 +556,12 @@ cdef struct PairCtx:
     int step
     double phi
     double param
+    double epsilon
 
 
 cdef inline bint cw_sequential_steps(
     PairCtx *c,
-    const double *row_data,
+    const value_t *row_data,
     const index_t *row_ind,
     Py_ssize_t nnz,
     double *scores,
@@ -704,4 +662,66 @@ cdef inline bint cw_sequential_steps(
                 vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo,
                               xbuf, sx_a, row_data, row_ind, nnz,
                               n_features, intercept)
+    return stepped
+
+
+cdef inline bint _regression_row(
+    PairCtx *c,
+    const rows_t *rows,
+    const value_t *row_data,
+    const index_t *row_ind,
+    Py_ssize_t nnz,
+    double score,
+    double target,
+    double w_i,
+    long long t,
+    double *loss_out,
+    bint *overflow,
+) noexcept nogil:
+    """One row of the regression rule (``SO_REGRESSION``): the residual
+    ``e = target - score`` and the variance ``v = x~^T Sigma x~`` give the
+    step of ``_cw_regression_rules.pxd``, ``mu += alpha Sigma x~`` and the
+    precision ``+= d x~ x~^T`` (full: ``Sigma -= d / (1 + d v) (Sigma x~)
+    (Sigma x~)^T``; diagonal: see ``diagonal_in_precision``).
+    ``loss_out[0]`` receives the epsilon-insensitive loss before the step (0
+    for a zero weight); returns whether the state moved."""
+    cdef Py_ssize_t p, j
+    cdef double e = target - score, v, alpha, prec, xj
+    cdef bint full = c.full, stepped
+    cdef double *Sd = c.Sd
+    cdef Py_ssize_t G = c.G
+    loss_out[0] = 0.0
+    if not w_i > 0.0:
+        return False
+    loss_out[0] = regression_loss(e, c.epsilon)
+    if full:
+        _fill_x(c.xbuf, rows, row_data, row_ind, nnz, c.Dp, c.intercept)
+    v = _sigma_x(full, c.Sf, Sd, 0, G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_a,
+                 row_data, row_ind, nnz, c.n_features, c.intercept)
+    regression_step(c.step, e, v, c.epsilon, c.phi, c.param, w_i, &alpha, &prec)
+    # (a collapsed covariance, v near 0, can make CW's multiplier overflow,
+    # or its product with the intercept's feature: no step then, the model
+    # stays finite)
+    stepped = ((alpha != 0.0 or prec > 0.0) and isfinite(prec)
+               and isfinite(alpha * (1.0 if c.intercept == 0.0 else c.intercept)))
+    if stepped:
+        overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, 1, 0, alpha,
+                             _avg(c.averaging, t, c.average_start), c.sx_a,
+                             row_ind, nnz, c.n_features, c.intercept)
+        if full or not diagonal_in_precision(c.step):
+            _cov(full, c.Sf, Sd, 0, G, c.blk, c.n_blas, c.uplo,
+                 prec / (1.0 + prec * v), c.sx_a, row_ind, nnz, c.n_features,
+                 c.intercept)
+        else:
+            # 1 / Sigma_jj += d x_j^2
+            for p in range(nnz):
+                j = row_ind[p] * G
+                xj = row_data[p]
+                Sd[j] = Sd[j] / (1.0 + prec * Sd[j] * xj * xj)
+            if c.intercept != 0.0:
+                j = c.n_features * G
+                xj = c.intercept
+                Sd[j] = Sd[j] / (1.0 + prec * Sd[j] * xj * xj)
+    if full and not rows.dense:
+        _clear_x(c.xbuf, row_ind, nnz)
     return stepped

@@ -42,7 +42,7 @@ Nothing here calls back into Python; loops over sentences run without the GIL.
 The search lives in ``_sequence_search.pxd``, the k-best dual in
 ``_sequence_qp.pxd``, the entry checks in ``_sequence_checks.pxd``; the
 options are the ``SequenceUpdate`` and ``SequenceLoss`` enums of
-``_rules.pxd``.
+``_rules_sequence.pxd``.
 """
 
 from libc.math cimport INFINITY, fabs, sqrt
@@ -53,10 +53,12 @@ from types import SimpleNamespace
 from ._dataset cimport (
     Rows32, Rows64, check_length, get_row, make_rows, rows_t, wide_rows,
 )
-from ._rules cimport SequenceUpdate
+from ._rules_sequence cimport SequenceUpdate
 from ._sequence_search cimport backtrace, beam_search, emissions, kbest_viterbi
 from ._sequence_qp cimport solve_duals
 from ._sequence_checks cimport check_sentences, check_training
+
+from .._rule_specs import check_kernel_rule
 
 
 # ----------------------------------------------------------------- updates
@@ -305,8 +307,9 @@ cdef tuple _perceptron_epoch(
                                     break
                             if upd_t < 0:
                                 upd_t = T - 1
-                        else:
+                        elif update == SequenceUpdate.UPDATE_STANDARD:
                             upd_t = T - 1
+                        # no other update passes the entry (``_rule_specs.py``)
                 if upd_t < 0:
                     continue
                 best_lab = beam[upd_t * L]
@@ -708,8 +711,9 @@ def perceptron_epoch(
     beam_width, record, rec_margin, rec_length, rec_pred,
 ):
     """One structured-perceptron epoch over the sentences ``order``:
-    ``update`` a ``SequenceUpdate`` (``_rules.pxd``); see
+    ``update`` a ``SequenceUpdate`` (``_rules_sequence.pxd``); see
     :func:`_perceptron_epoch`."""
+    check_kernel_rule("sequence_perceptron", "update", update)
     cdef Rows32 rows32
     cdef Rows64 rows64
     if wide_rows(rows):
@@ -731,7 +735,8 @@ def pa_epoch(
     sqrt_margin=False, max_loss=False,
 ):
     """One structured PA / k-best MIRA epoch over the sentences ``order``:
-    ``loss`` a ``SequenceLoss`` (``_rules.pxd``); see :func:`_pa_epoch`."""
+    ``loss`` a ``SequenceLoss`` (``_rules_sequence.pxd``); see :func:`_pa_epoch`."""
+    check_kernel_rule("sequence_pa", "loss", loss)
     cdef Rows32 rows32
     cdef Rows64 rows64
     if wide_rows(rows):

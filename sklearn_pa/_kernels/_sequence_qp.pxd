@@ -10,7 +10,7 @@
 
 from libc.math cimport INFINITY, fabs, sqrt
 
-from ._rules cimport SequenceLoss
+from ._rules_sequence cimport SequenceLoss
 
 cdef inline Py_ssize_t solve_duals(
     const double *G,

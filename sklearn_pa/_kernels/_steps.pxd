@@ -5,7 +5,7 @@
 
 from libc.stdlib cimport qsort
 
-from ._rules cimport Slack
+from ._rules_linear cimport Slack
 
 
 cdef extern from *:
@@ -60,7 +60,9 @@ cdef inline double single_step(double loss, double sq, double C, int slack) noex
         return 0.0
     if slack == Slack.HINGE:
         return min(C, loss / sq)
-    return loss / (sq + 0.5 / C)
+    if slack == Slack.SQUARED_HINGE:
+        return loss / (sq + 0.5 / C)
+    return 0.0  # no other slack passes a kernel's entry (``_rule_specs.py``)
 
 
 cdef inline void sort_candidates(Candidate *cand, Py_ssize_t n) noexcept nogil:

@@ -47,7 +47,10 @@ from libc.math cimport hypot, isfinite, sqrt
 from ._dataset cimport (
     Rows32, Rows64, rows_t, get_row, make_rows, wide_rows, check_rows, check_length,
 )
-from ._rules cimport Slack, check_param_names
+from ._params cimport check_param_names
+from ._rules_linear cimport Slack
+
+from .._rule_specs import check_kernel_rule
 
 
 cdef inline double _step(double loss, double C, int slack) noexcept nogil:
@@ -55,7 +58,9 @@ cdef inline double _step(double loss, double C, int slack) noexcept nogil:
         return 0.0
     if slack == Slack.HINGE:
         return min(C, loss)
-    return loss / (1.0 + 0.5 / C)
+    if slack == Slack.SQUARED_HINGE:
+        return loss / (1.0 + 0.5 / C)
+    return 0.0  # no other slack passes the entry (``_rule_specs.py``)
 
 
 cdef struct UniclassParams:
@@ -109,6 +114,7 @@ def epoch(
     """
     check_param_names(params, ("slack", "C", "epsilon", "learn", "bound"))
     cdef UniclassParams p = params
+    check_kernel_rule("uniclass", "slack", p.slack)
     cdef Rows32 rows32
     cdef Rows64 rows64
     if wide_rows(rows):

@@ -7,7 +7,7 @@
 
 from libc.stdlib cimport malloc
 
-from ._rules cimport Rule
+from ._rules_linear cimport Rule
 
 
 cdef inline void scale_step_by_weights(
@@ -20,22 +20,32 @@ cdef inline void scale_step_by_weights(
     own weight (``weight_pos[k]`` on its positive rows, ``weight_neg[k]`` on
     the others), the other classification rules by ``weight_pos[y]``, the
     regression and multilabel rules by ``w_i`` alone."""
-    cdef Py_ssize_t r, k, y = -1
-    cdef double factor = w_i
-    if not (
+    cdef Py_ssize_t r, k, y
+    cdef double factor
+    if rule == Rule.OVR:
+        y = labels[i]
+        for r in range(n_changed):
+            k = changed[r]
+            delta[k] *= w_i * (weight_pos[k] if k == y else weight_neg[k])
+        return
+    if (
+        rule == Rule.BINARY or rule == Rule.MAX_LOSS or rule == Rule.PREDICTION
+        or rule == Rule.SUPPORT or rule == Rule.MIRA
+        or rule == Rule.PERCEPTRON_MAX or rule == Rule.PERCEPTRON_UNIFORM
+        or rule == Rule.PERCEPTRON_SCORE or rule == Rule.OGD
+    ):
+        factor = w_i * weight_pos[labels[i]]
+    elif (
         rule == Rule.REGRESSION or rule == Rule.GRADIENT
         or rule == Rule.NORMALIZED_GRADIENT or rule == Rule.MULTILABEL
         or rule == Rule.MULTILABEL_RANKING
     ):
-        y = labels[i]
-        if rule != Rule.OVR:
-            factor = w_i * weight_pos[y]
+        factor = w_i
+    else:
+        # no other rule reaches the kernel (``sklearn_pa/_rule_specs.py``)
+        return
     for r in range(n_changed):
-        k = changed[r]
-        if rule == Rule.OVR:
-            delta[k] *= w_i * (weight_pos[k] if k == y else weight_neg[k])
-        else:
-            delta[k] *= factor
+        delta[changed[r]] *= factor
 
 
 cdef inline double *unit_weights(Py_ssize_t K) noexcept nogil:

@@ -21,6 +21,7 @@ from ._registry import (
     DEFAULT_ESTIMATORS,
     DEFAULT_ESTIMATORS_BY_DATASET,
     REGISTRY,
+    every_classifier,
 )
 from ._report import format_table, plot_results, write_output
 
@@ -32,6 +33,7 @@ PROTOCOLS = {
     "usps": "cross-validation",
     "usps-libsvm": "cross-validation",
     "20newsgroups": "train/test",
+    "20newsgroups-cv": "cross-validation",
     "20newsgroups-multilabel": "multilabel",
     "20newsgroups-semi": "semi-supervised",
     "conll2000": "sequence",
@@ -41,6 +43,8 @@ PROTOCOLS = {
     "stream-latency": "stream-latency",
     "stream-2m": "stream-dask",
     "stream-file": "stream-file",
+    "20newsgroups-dtype": "input-dtype",
+    "stream-4m-dtype": "input-dtype",
 }
 
 _TABLE = {"estimators", "epochs", "params", "random_state", "output", "plot"}
@@ -59,6 +63,7 @@ OPTIONS = {
     "stream-latency": {"estimators", "output", "plot", "data_home"},
     "stream-dask": _TABLE | {"rows", "nnz", "workers", "scheduler", "threads"},
     "stream-file": _TABLE | {"rows"},
+    "input-dtype": _TABLE | {"data_home", "rows", "nnz"},
 }
 
 #: Data sets that read no data folder.
@@ -68,6 +73,7 @@ _NO_DATA = {
     "stream-memory",
     "stream-2m",
     "stream-file",
+    "stream-4m-dtype",
 }
 
 #: protocol -> the task of the estimators it runs.
@@ -81,6 +87,7 @@ TASKS = {
     "sequence": "sequence",
     "stream-dask": "classification",
     "stream-file": "classification",
+    "input-dtype": "classification",
 }
 
 
@@ -130,8 +137,10 @@ def build_parser():
             "semi-supervised OBPM (20newsgroups-semi), sequence tagging "
             "(conll2000), progressive validation (preference, "
             "preference-synthetic), memory on a long stream (stream-memory), "
-            "parameter mixing on Dask (stream-2m) and a svmlight file streamed "
-            "against loaded (stream-file). An option that does not "
+            "parameter mixing on Dask (stream-2m), a svmlight file streamed "
+            "against loaded (stream-file) and fit time and memory of float32 "
+            "against float64 input (20newsgroups-dtype, stream-4m-dtype). An "
+            "option that does not "
             "apply to the protocol is refused."
         ),
         epilog=(
@@ -157,7 +166,8 @@ def build_parser():
         nargs="+",
         metavar="NAME",
         default=None,
-        help="registry names of the estimators to run (default: the data "
+        help="registry names of the estimators to run, or 'all' for every "
+        "classification learner of the package (default: the data "
         f"set's own list, see --list; digits runs "
         f"{' '.join(DEFAULT_ESTIMATORS_BY_DATASET['digits'])})",
     )
@@ -274,19 +284,21 @@ def build_parser():
         default=None,
         help="use only the first sentences (default: all 8936)",
     )
-    group = parser.add_argument_group("stream-memory, stream-2m, stream-file")
+    group = parser.add_argument_group(
+        "stream-memory, stream-2m, stream-file, stream-4m-dtype"
+    )
     group.add_argument(
         "--rows",
         type=int,
         default=None,
         help="rows of the stream (default: 1000000 for stream-memory and "
-        "stream-file, 2000000 for stream-2m)",
+        "stream-file, 2000000 for stream-2m, 4000000 for stream-4m-dtype)",
     )
     group.add_argument(
         "--nnz",
         type=int,
         default=None,
-        help="non-zeros per row (stream-2m; default: 20)",
+        help="non-zeros per row (stream-2m, stream-4m-dtype; default: 20)",
     )
     group.add_argument(
         "--workers",
@@ -465,7 +477,7 @@ def _check(parser, args, protocol):
             if bad:
                 raise ValueError(
                     f"{', '.join(bad)}: 20newsgroups-semi runs Online Bayes Point "
-                    "Machines only (OBPM-PA, OBPM-SPA)."
+                    "Machines only (OBPM-PA, OBPM-PA-maxloss, OBPM-SPA)."
                 )
             unknown = [s for s in args.subsets or [] if s not in SUBSETS]
             if unknown:
@@ -505,6 +517,8 @@ def main(argv=None):
     """
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+    if args.estimators == ["all"]:
+        args.estimators = every_classifier(args.dataset)
     if args.list:
         print(list_text())
         return 0
@@ -644,6 +658,20 @@ def _run(parser, args, protocol, params):
             )
         except ValueError as exc:
             parser.error(str(exc))
+    if protocol == "input-dtype":
+        from ._input_dtype import load_stream, run_input_dtype
+
+        if args.dataset == "stream-4m-dtype":
+            data = load_stream(_or(args.rows, 4_000_000), _or(args.nnz, 20))
+        else:
+            if _given(args, "rows") or _given(args, "nnz"):
+                parser.error("--rows and --nnz apply to stream-4m-dtype only")
+            data = load_dataset("20newsgroups", args.data_home)
+            data.name = args.dataset
+        names = args.estimators or _default_estimators(args.dataset)
+        return run_input_dtype(
+            data, names, epochs=epochs, random_state=random_state, **common
+        )
     if protocol == "stream-file":
         from ._stream_file import run_stream_file
 

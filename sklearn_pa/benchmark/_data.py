@@ -35,6 +35,7 @@ DATASETS = {
     "usps": "USPS usps_esl training images (7291 x 256), CV",
     "usps-libsvm": "LIBSVM's usps.t (2007 x 256, the paper's pixels), CV",
     "20newsgroups": "20 Newsgroups vectorized, train/test split",
+    "20newsgroups-cv": "20 Newsgroups vectorized, train and test together, CV",
     "20newsgroups-multilabel": "20 Newsgroups with super-category labels, ranking",
     "20newsgroups-semi": "20 Newsgroups subsets, semi-supervised OBPM (ss-PA)",
     "conll2000": "CoNLL-2000 chunking (NLTK's conll2000.zip), sequence tagging",
@@ -44,6 +45,8 @@ DATASETS = {
     "stream-latency": "20 Newsgroups a few rows at a time, time per call",
     "stream-2m": "synthetic sparse stream, parameter mixing on Dask",
     "stream-file": "a svmlight file it writes, streamed against loaded",
+    "20newsgroups-dtype": "20 Newsgroups, fit time and memory of float32 input",
+    "stream-4m-dtype": "stream-2m's rows (4M), fit time and memory of float32",
 }
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")
@@ -160,6 +163,20 @@ def _load_20newsgroups(data_home):
         X_test=test.data.tocsr(),
         y_test=np.asarray(test.target),
         protocol="holdout",
+    )
+
+
+def _load_20newsgroups_cv(data_home):
+    """All 18846 documents of the ``bydate`` split in one set, for the
+    cross-validation protocol of the published news20 column."""
+    import scipy.sparse as sp
+
+    data = _load_20newsgroups(data_home)
+    return Bunch(
+        name="20newsgroups-cv",
+        X=sp.vstack([data.X, data.X_test], format="csr"),
+        y=np.concatenate([data.y, data.y_test]),
+        protocol="cv",
     )
 
 
@@ -442,6 +459,8 @@ def load_dataset(name, data_home=None, **kwargs):
         return _load_usps_libsvm(data_home)
     if name == "20newsgroups":
         return _load_20newsgroups(data_home)
+    if name == "20newsgroups-cv":
+        return _load_20newsgroups_cv(data_home)
     if name == "20newsgroups-multilabel":
         return load_20newsgroups_multilabel(data_home)
     if name == "conll2000":

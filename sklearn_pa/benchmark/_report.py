@@ -4,7 +4,7 @@ Every protocol returns a list of dicts ("rows"), one per estimator (per
 estimator and setting for some), whose ``task`` key says how to lay them out:
 ``classification`` (the cross-validated and train/test tables), ``timing``,
 ``regression``, ``multilabel``, ``semi-supervised``, ``sequence``,
-``stream-memory`` and ``stream-dask``.  :func:`format_table`,
+``stream-memory``, ``stream-dask`` and ``input-dtype``.  :func:`format_table`,
 :func:`format_markdown`, :func:`write_output` and :func:`plot_results` take
 the rows of any of them.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._input_dtype import input_dtype_cells, input_dtype_title
 from ._registry import PUBLISHED_SOURCE, REGISTRY
 from ._stream_latency import plot_latency, stream_latency_cells
 
@@ -143,6 +144,8 @@ def _title(rows):
             f"file of {first['file_mib']:.0f} MiB, {first['epochs']} epoch(s), "
             f"accuracy on {first['n_test']} held-out rows"
         )
+    if task == "input-dtype":
+        return input_dtype_title(rows)
     raise ValueError(f"Unknown kind of rows {task!r}.")
 
 
@@ -364,6 +367,7 @@ _CELLS = {
     "stream-latency": stream_latency_cells,
     "stream-dask": _stream_dask_cells,
     "stream-file": _stream_file_cells,
+    "input-dtype": input_dtype_cells,
 }
 
 
@@ -644,6 +648,10 @@ def _plot_values(rows):
     elif task == "stream-memory":
         values = [row["max_peak_mib"] for row in rows]
         xlabel = "max peak traced memory of partial_fit (MiB)"
+    elif task == "input-dtype":
+        labels = [f"{row['estimator']} {row['dtype']}" for row in rows]
+        values, xlabel = [row["peak_mib"] for row in rows], "peak beyond X (MiB)"
+        notes = [f"fit {row['fit_time']:.2f} s" for row in rows]
     elif task == "stream-file":
         labels = [f"{row['estimator']} {row['training']}" for row in rows]
         values = [row["peak_rss_mib"] for row in rows]

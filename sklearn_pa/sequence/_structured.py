@@ -90,6 +90,9 @@ class StructuredPerceptron(_BaseSequenceTagger):
 
     Read more in the :ref:`User Guide <sequence>`.
 
+    Float32 feature arrays are converted to float64: the sequence kernel
+    reads float64 rows.
+
     Parameters
     ----------
     update : {"standard", "early", "max_violation"}, default="standard"
@@ -301,6 +304,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     loss-augmented Viterbi (or beam) search.
 
     Read more in the :ref:`User Guide <sequence>`.
+
+    Float32 feature arrays are converted to float64: the sequence kernel
+    reads float64 rows.
 
     Parameters
     ----------

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
+from .._kernels import _feature_dicts
 from .._validation import canonical_csr, check_csr_structure
 
 __all__ = ["FeatureDictMapper", "SequenceBatch", "stack_sequences"]
@@ -36,49 +37,74 @@ class FeatureDictMapper:
 
     def _transform(self, tokens, grow):
         vocab = self.vocabulary_
-        indices, values = [], []
-        indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
-        append_i, append_v = indices.append, values.append
-        for n, tok in enumerate(tokens):
-            for f, v in tok.items():
-                if isinstance(v, str):  # numpy's str_ too, as DictVectorizer
-                    f = f"{f}={v}"
-                    v = 1.0
-                j = vocab.get(f)
-                if j is None:
-                    if not grow:
-                        continue
-                    j = vocab[f] = len(vocab)
-                append_i(j)
-                append_v(v)
-            indptr[n + 1] = len(indices)
-        if any(isinstance(v, (complex, np.complexfloating)) for v in values):
-            raise ValueError(
-                "Complex data not supported: a feature dict holds a complex "
-                "value. Pass real feature values."
-            )
-        raw = values
-        try:
-            values = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise ValueError(
-                "Feature dict values must be numbers or strings (a string "
-                f"value becomes a one-hot 'name=value' feature): {exc}"
-            ) from exc
-        if values.size and not np.all(np.isfinite(values)):
-            bad = int(np.flatnonzero(~np.isfinite(values))[0])
-            name = next(f for f, j in vocab.items() if j == indices[bad])
-            raise ValueError(
-                f"Feature {name!r} has the value {raw[bad]!r}; feature values "
-                "must be finite numbers or strings (leave a missing feature "
-                "out of its dict)."
-            )
-        X = sp.csr_matrix(
-            (values, np.asarray(indices, dtype=np.int64), indptr),
-            shape=(len(tokens), len(vocab)),
+        tokens = list(tokens)
+        total = sum(map(len, tokens))
+        indices = np.empty(total, dtype=np.int64)
+        values = np.empty(total, dtype=np.float64)
+        lengths = np.empty(len(tokens), dtype=np.int64)
+        # (compiled: one lookup a feature; a value that is not a float or a
+        # string is handed back, to be converted and checked here)
+        n, others = _feature_dicts.map_tokens(
+            tokens, vocab, grow, indices, values, lengths
         )
+        indices, values = indices[:n], values[:n]
+        raw = None
+        if others:
+            raw = values.tolist()
+            for position, value in others:
+                raw[position] = value
+        values = _feature_values(values if raw is None else raw, indices, vocab)
+        indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        X = sp.csr_matrix((values, indices, indptr), shape=(len(tokens), len(vocab)))
         X.sum_duplicates()
         return X
+
+
+def _feature_values(raw, indices, vocab):
+    """The float64 array of the feature values ``raw`` (a float64 array, or
+    a list of the values as given; column ``indices`` of ``vocab``),
+    refused when one is complex, not a number or not finite.
+
+    A list of real numbers is one conversion; anything else takes the
+    check of each value, which says what is wrong."""
+    if isinstance(raw, np.ndarray):
+        values = raw
+    else:
+        try:
+            values = np.asarray(raw)
+        except (TypeError, ValueError, OverflowError):
+            values = None
+        if values is not None and values.dtype.kind == "c":
+            raise ValueError(_COMPLEX_VALUES)
+        if values is None or values.ndim != 1 or values.dtype.kind not in "biuf":
+            if any(isinstance(v, (complex, np.complexfloating)) for v in raw):
+                raise ValueError(_COMPLEX_VALUES)
+            try:
+                values = np.asarray(raw, dtype=np.float64)
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise ValueError(
+                    "Feature dict values must be numbers or strings (a string "
+                    f"value becomes a one-hot 'name=value' feature): {exc}"
+                ) from exc
+        else:
+            values = values.astype(np.float64, copy=False)
+    if values.size and not np.all(np.isfinite(values)):
+        bad = int(np.flatnonzero(~np.isfinite(values))[0])
+        name = next(f for f, j in vocab.items() if j == indices[bad])
+        shown = raw[bad] if not isinstance(raw, np.ndarray) else float(raw[bad])
+        raise ValueError(
+            f"Feature {name!r} has the value {shown!r}; feature values "
+            "must be finite numbers or strings (leave a missing feature "
+            "out of its dict)."
+        )
+    return values
+
+
+_COMPLEX_VALUES = (
+    "Complex data not supported: a feature dict holds a complex "
+    "value. Pass real feature values."
+)
 
 
 class SequenceBatch:

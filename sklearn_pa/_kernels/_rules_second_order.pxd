@@ -1,0 +1,45 @@
+# The rules of the second-order kernel (``_second_order.pyx``): which
+# constraints a row imposes (40-44) and which step solves them (45-48; the
+# regression steps 55-57, ``_cw_regression_rules.pxd``; the peer-library
+# steps 50-54 and 58, ``_peer_rules.pxd``).
+# What the package knows of each is its entry in ``sklearn_pa/_rule_specs.py``;
+# the kernel refuses a rule or a step that has none.
+
+from ._params cimport check_param_names
+
+cpdef enum SecondOrderRule:
+    SO_BINARY = 40      # one weight column, labels +1 / -1
+    SO_SINGLE = 41      # multiclass, one constraint against the top wrong class (k = 1)
+    SO_SEQUENTIAL = 42  # multiclass, every wrong class in turn, one at a time (k = inf)
+    SO_SUPPORT = 43     # multiclass, all K-1 constraints at once, matrix-Gaussian (SCCW)
+    SO_REGRESSION = 44  # a real target per row: one weight column, one block
+    STEP_CW = 45        # exact CW: Pr[margin >= 0] >= eta
+    STEP_AROW = 46      # AROW: squared hinge + variance, regularizer r
+    STEP_SCW1 = 47      # SCW-I: CW loss, multiplier capped at C
+    STEP_SCW2 = 48      # SCW-II: squared CW loss weighted by C
+    STEP_AROW_REGRESSION = 55   # AROW(e) regression: r, epsilon
+    STEP_CW_REGRESSION = 56     # CW regression (Jubatus): phi, epsilon
+    STEP_NHERD_REGRESSION = 57  # NHERD regression (Jubatus): C, epsilon
+    # peer-library steps (_peer_rules.pxd; SO_BINARY, SO_SINGLE, SO_SEQUENTIAL)
+    STEP_SOP = 50       # second-order perceptron, param = a
+    STEP_IELLIP = 51    # ellipsoid method, param = b, phi = c
+    STEP_NHERD = 52     # normal herding, param = C (diagonal: "project")
+    STEP_NAROW = 53     # narrow adaptive regularisation, param = b
+    STEP_NHERD_EXACT = 54  # NHERD, the diagonal "exact" rule (as 52 when full)
+    STEP_NHERD_DROP = 58   # NHERD, the diagonal "drop" rule (as 52 when full)
+
+# The parameters of a second-order rule, as an estimator's ``_kernel_params()``
+# states them (``sklearn_pa._rule_specs.second_order_kernel_params``).
+cdef struct SecondOrderParams:
+    int rule       # a SecondOrderRule constraint rule (SO_*)
+    int step       # a SecondOrderRule step rule (STEP_*)
+    double phi     # Phi^-1(eta) (CW, SCW); phi (CW regression); c (IELLIP)
+    double param   # r (AROW), C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW)
+    double epsilon # the insensitive width of the regression steps (0 otherwise)
+
+
+cdef inline SecondOrderParams second_order_params(dict params) except *:
+    """The struct of a parameter dict; ValueError on a missing or unknown key."""
+    check_param_names(params, ("rule", "step", "phi", "param", "epsilon"))
+    cdef SecondOrderParams p = params
+    return p

@@ -1,0 +1,408 @@
+"""ROMMA and ALMA: the margin learners whose update rescales the whole model.
+
+:class:`ROMMAClassifier` (Li & Long 2002, with its aggressive variant) and
+:class:`ALMAClassifier` (Gentile 2001) move the weights to ``c W + d phi``.
+They share the first-order estimators' machinery
+(:class:`~sklearn_pa._base.BaseOnlineLinear`) with their own kernel,
+``_kernels/_scaled.pyx``, which holds the weights as a scale times a vector
+so that an update costs the row's non-zeros (the coefficients in
+``_kernels/_margin_rules.pxd``), and their own epoch adapter
+(:class:`_ScaledEpochs`), whose rollback journal keeps the whole model since
+every update moves every weight.
+"""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._base import BaseOnlineLinear
+from ._docstrings import fill_doc
+from ._kernels import _scaled
+from ._kernels._rules import Rule
+from ._linear_epochs import _LinearEpochs
+from ._margin_learners import _MarginClassifier
+from ._rule_specs import scaled_params
+
+__all__ = ["ALMAClassifier", "ROMMAClassifier"]
+
+
+class _ScaledEpochs(_LinearEpochs):
+    """The epoch adapter of the scaled rules: one ``_scaled.epoch`` call per
+    pass (through the estimator's ``_kernel_epoch``); a ``partial_fit``
+    saves the whole of ``W`` and ``b`` for its rollback, since an update
+    rescales every weight."""
+
+    def journal(self, journal, order):
+        journal.save(self.W)
+        journal.save(self.b)
+
+
+class _ScaledClassifier(_MarginClassifier):
+    """Shared state of ROMMA and ALMA: no averaging (the rules define none),
+    the update count ``n_updates_`` (ALMA's ``k - 1``), the scaled kernel."""
+
+    _epoch_adapter_class = _ScaledEpochs
+    # read by the shared machinery: these rules publish their last iterate
+    # and have no step a class weight could scale
+    average = False
+    class_weight = None
+
+    _parameter_constraints: dict = BaseOnlineLinear._constraints(
+        "C",
+        "average",
+        "class_weight",
+        new_classes=[StrOptions({"error", "add"})],
+    )
+
+    _fit_doc = {
+        "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights (see the class description: a zero weight
+            skips the sample).""",
+        "partial_sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights (a zero weight skips the sample).""",
+    }
+
+    def _allocate(self, n_features, n_columns, coef_init, intercept_init):
+        self.n_updates_ = 0
+        return super()._allocate(n_features, n_columns, coef_init, intercept_init)
+
+    def _kernel_epoch(self, rows, order, W, b, U, bu, **kwargs):
+        counter = np.array([getattr(self, "n_updates_", 0) + 1], dtype=np.int64)
+        stats = _scaled.epoch(rows, order, W, b, U, bu, counter=counter, **kwargs)
+        if self._rule() == Rule.ALMA:
+            self.n_updates_ = int(counter[0]) - 1
+        else:
+            self.n_updates_ = getattr(self, "n_updates_", 0) + int(stats[1])
+        return stats
+
+
+@fill_doc
+class ROMMAClassifier(_ScaledClassifier):
+    """ROMMA, the Relaxed Online Maximum Margin Algorithm (Li & Long 2002).
+
+    On an update the new weights are the smallest vector that satisfies the
+    new example's constraint and lies in the half-space the old weights
+    stand for (the relaxation of all the constraints seen so far):
+
+    .. math::
+
+        w_{t+1} = \\arg\\min_v \\|v\\|^2 \\quad \\text{s.t.} \\quad
+        v \\cdot w_t \\ge \\|w_t\\|^2, \\quad y_t \\, v \\cdot x_t \\ge 1,
+
+    which is :math:`w_{t+1} = c \\, w_t + d \\, y_t x_t` with
+
+    .. math::
+
+        c = \\frac{\\|x\\|^2 \\|w\\|^2 - y \\, w \\cdot x}
+                 {\\|x\\|^2 \\|w\\|^2 - (w \\cdot x)^2}, \\qquad
+        d = \\frac{\\|w\\|^2 (1 - y \\, w \\cdot x)}
+                 {\\|x\\|^2 \\|w\\|^2 - (w \\cdot x)^2}
+
+    (and :math:`w_{t+1} = y x / \\|x\\|^2` when the half-space is not
+    binding, as from :math:`w = 0`).  ROMMA updates on a prediction mistake
+    (:math:`y \\, w \\cdot x \\le 0`); the aggressive variant whenever the
+    margin is below 1.  Multiclass, as LIBOL's ``M_ROMMA`` / ``M_aROMMA``:
+    the same step on the Kesler construction, the prototypes of the true
+    class and of the highest-scoring wrong class moving by :math:`\\pm d x`
+    and every prototype scaled by :math:`c` (the norm is the Frobenius norm,
+    and :math:`\\|x\\|^2` counts twice).
+
+    An update moves every weight; the compiled kernel holds the weights as a
+    scale times a vector, so it costs the row's non-zeros (plus one pass
+    over the model per call).  An example whose constraint contradicts the
+    half-space (:math:`y x` pointing exactly against :math:`w`) leaves the
+    model alone, as in LIBOL.  The rule has no step size: a sample weight
+    only counts as zero (skip the sample) or not, and there are no class
+    weights.
+
+    Parameters
+    ----------
+    aggressive : bool, default=False
+        Update whenever the margin :math:`y \\, w \\cdot x` is below 1 (the
+        aggressive ROMMA), not only on mistakes.
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, the weight of a constant feature
+        ``intercept_scaling`` appended to every sample (it counts in the
+        norm of the weights).
+    intercept_scaling : float or "auto", default="auto"
+        Value of that constant feature; ``"auto"`` uses the root mean square
+        of the non-zero entries of the first batch (``intercept_scaling_``).
+    max_iter : int, default=1000
+        Maximum number of passes over the training data (epochs) in ``fit``.
+    tol : float or None, default=1e-3
+        Stop when the average hinge loss ``[1 - m]_+`` of the margins ``m``
+        (binary: ``y s``; multiclass: ``s_y`` minus the top wrong score) of
+        an epoch is not below ``best_loss - tol`` for ``n_iter_no_change``
+        epochs (validation accuracy with ``early_stopping``).  ``None`` runs
+        ``max_iter`` epochs.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the training data and
+        stop when its accuracy stops improving.
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(shuffle)s
+    verbose : int, default=0
+        If positive, print one line per epoch; from 2 on the line adds the
+        online mistakes, updates and norms.
+    %(random_state)s
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous solution.
+    %(new_classes)s
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) if n_classes == 2 else \
+            (n_classes, n_features)
+        Weights (the prototypes).
+    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
+        Intercepts.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_updates_ : int
+        Number of updates since the model was started.
+    %(n_features_in_)s
+    intercept_scaling_ : float
+        The constant feature behind the intercept.
+    %(feature_names_in_)s
+    %(n_iter_)s
+    %(loss_curve_)s
+    %(validation_scores_)s
+    %(t_)s
+
+    See Also
+    --------
+    ALMAClassifier : Approximate maximal margin with a decreasing target.
+    PerceptronClassifier : Additive updates of size 1.
+
+    References
+    ----------
+    .. [1] Y. Li and P. M. Long, "The Relaxed Online Maximum Margin
+       Algorithm", Machine Learning 46(1-3), 2002, pp. 361-387.
+    .. [2] S. C. H. Hoi, J. Wang and P. Zhao, "LIBOL: A Library for Online
+       Learning Algorithms", JMLR 15, 2014, pp. 495-499.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn_pa import ROMMAClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = ROMMAClassifier(aggressive=True, max_iter=5, tol=None,
+    ...                       random_state=0)
+    >>> clf.fit(X[:1500], y[:1500]).score(X[1500:], y[1500:]) > 0.85
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_ScaledClassifier._parameter_constraints,
+        "aggressive": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        aggressive=False,
+        fit_intercept=True,
+        intercept_scaling="auto",
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+        new_classes="error",
+    ):
+        self.aggressive = aggressive
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.new_classes = new_classes
+
+    def _kernel_params(self):
+        # ROMMA's step has no size: the rule reads no parameter
+        return scaled_params(Rule.AGGRESSIVE_ROMMA if self.aggressive else Rule.ROMMA)
+
+
+@fill_doc
+class ALMAClassifier(_ScaledClassifier):
+    """ALMA_2, the Approximate Large Margin Algorithm (Gentile 2001).
+
+    The :math:`p = 2` ALMA as LIBOL implements it: with :math:`k` the
+    number of updates so far plus one, the target margin
+    :math:`\\gamma_k = B / \\sqrt{k}` and the step
+    :math:`\\eta_k = C / \\sqrt{k}`, an example whose margin is not above
+    :math:`(1 - \\alpha) \\gamma_k` moves the weights and projects them back
+    onto the unit ball:
+
+    .. math::
+
+        \\text{if } y \\, w \\cdot x \\le (1 - \\alpha) \\gamma_k: \\quad
+        w \\leftarrow \\frac{w + \\eta_k \\, y \\, x}
+                          {\\max(1, \\|w + \\eta_k \\, y \\, x\\|)}, \\quad
+        k \\leftarrow k + 1
+
+    (Gentile 2001, Figure 1).  A sample weight multiplies the step
+    :math:`\\eta_k` (zero skips the sample).  With ``normalize`` (the
+    default) it learns from the unit row :math:`x / \\|x\\|` as the paper
+    writes it (the intercept's constant feature counted in the norm);
+    ``normalize=False`` takes the rows as they come, as LIBOL does (it
+    expects rows of norm about 1).  Multiclass is the package's extension by the Kesler
+    construction, as LIBOL's ``M_ROMMA`` extends ROMMA: the margin is the
+    true class's score minus the top wrong score, the two prototypes move by
+    :math:`\\pm \\eta_k x` and the whole matrix is projected on the unit
+    ball.  Since a projection rescales every weight, the compiled kernel
+    holds the weights as a scale times a vector (an update costs the row's
+    non-zeros, plus one pass over the model per call).
+
+    Parameters
+    ----------
+    alpha : float, default=0.9
+        Approximation parameter :math:`\\alpha \\in (0, 1]`: ALMA aims at
+        a :math:`(1 - \\alpha)` fraction of the best margin.
+    B : float or None, default=None
+        Margin scale; ``None`` is the paper's :math:`B = 1 / \\alpha`.
+    C : float, default=1.4142135623730951
+        Step scale :math:`C` of :math:`\\eta_k = C / \\sqrt{k}` (the paper's
+        :math:`\\sqrt{2}`), times the sample weight.
+    normalize : bool, default=True
+        Learn from the unit rows :math:`x / \\|x\\|` (Gentile 2001);
+        ``False`` learns from the rows as given (LIBOL's ``ALMA``).  The
+        predictions are those of the weights on the rows as given either way.
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, the weight of a constant feature
+        ``intercept_scaling`` appended to every sample (it counts in the
+        norm of the weights).
+    intercept_scaling : float or "auto", default="auto"
+        Value of that constant feature; ``"auto"`` uses the root mean square
+        of the non-zero entries of the first batch (``intercept_scaling_``).
+    max_iter : int, default=1000
+        Maximum number of passes over the training data (epochs) in ``fit``.
+    tol : float or None, default=1e-3
+        Stop when the average hinge loss ``[1 - m]_+`` of the margins ``m``
+        (binary: ``y s``; multiclass: ``s_y`` minus the top wrong score) of
+        an epoch is not below ``best_loss - tol`` for ``n_iter_no_change``
+        epochs (validation accuracy with ``early_stopping``).  ``None`` runs
+        ``max_iter`` epochs.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the training data and
+        stop when its accuracy stops improving.
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(shuffle)s
+    verbose : int, default=0
+        If positive, print one line per epoch; from 2 on the line adds the
+        online mistakes, updates and norms.
+    %(random_state)s
+    warm_start : bool, default=False
+        Whether ``fit`` starts from the previous solution (the update count
+        :math:`k` continues with it).
+    %(new_classes)s
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) if n_classes == 2 else \
+            (n_classes, n_features)
+        Weights (the prototypes), of norm at most 1 with the intercept's
+        weight.
+    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
+        Intercepts.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_updates_ : int
+        Number of updates since the model was started (:math:`k - 1`).
+    %(n_features_in_)s
+    intercept_scaling_ : float
+        The constant feature behind the intercept.
+    %(feature_names_in_)s
+    %(n_iter_)s
+    %(loss_curve_)s
+    %(validation_scores_)s
+    %(t_)s
+
+    See Also
+    --------
+    ROMMAClassifier : The relaxed maximum margin update.
+    PerceptronClassifier : Additive updates of size 1.
+
+    References
+    ----------
+    .. [1] C. Gentile, "A New Approximate Maximal Margin Classification
+       Algorithm", JMLR 2, 2001, pp. 213-242.
+    .. [2] S. C. H. Hoi, J. Wang and P. Zhao, "LIBOL: A Library for Online
+       Learning Algorithms", JMLR 15, 2014, pp. 495-499.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn_pa import ALMAClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = ALMAClassifier(alpha=0.5, max_iter=5, tol=None, random_state=0)
+    >>> clf.fit(X[:1500], y[:1500]).score(X[1500:], y[1500:]) > 0.85
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_ScaledClassifier._parameter_constraints,
+        "alpha": [Interval(Real, 0, 1, closed="right")],
+        "B": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "normalize": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        alpha=0.9,
+        B=None,
+        C=2.0**0.5,
+        normalize=True,
+        fit_intercept=True,
+        intercept_scaling="auto",
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+        new_classes="error",
+    ):
+        self.alpha = alpha
+        self.B = B
+        self.C = C
+        self.normalize = normalize
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.new_classes = new_classes
+
+    def _kernel_params(self):
+        # the target margin B / sqrt(k) (B = 1 / alpha by default), the step
+        # C / sqrt(k)
+        B = 1.0 / self.alpha if self.B is None else self.B
+        return scaled_params(
+            Rule.ALMA, alpha=self.alpha, B=B, C=self.C, normalize=self.normalize
+        )
