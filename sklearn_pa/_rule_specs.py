@@ -282,19 +282,22 @@ def linear_params(
     }
 
 
-def second_order_kernel_params(rule, step, *, phi=0.0, param=0.0, epsilon=0.0):
+def second_order_kernel_params(
+    rule, step, *, phi=0.0, param=0.0, epsilon=0.0, shrinkage=0.0
+):
     """The parameter dict of the second-order kernel (``SecondOrderParams``
     of ``_kernels/_rules_second_order.pxd``, every key): the constraint rule
     ``rule`` (``SO_*``), the step ``step`` (``STEP_*``), ``phi`` (Phi^-1(eta)
-    of CW and SCW, CW regression's phi, IELLIP's c), ``param`` (r of AROW, C
-    of SCW and NHERD, a of SOP, b of IELLIP and NAROW) and ``epsilon`` (the
-    insensitive width of the regression steps)."""
+    of CW and SCW, CW regression's phi), ``param`` (r of AROW, C of SCW and
+    NHERD, a of SOP, b of IELLIP and NAROW), ``epsilon`` (the insensitive
+    width of the regression steps) and ``shrinkage`` (IELLIP's c)."""
     return {
         "rule": int(rule),
         "step": int(step),
         "phi": float(phi),
         "param": float(param),
         "epsilon": float(epsilon),
+        "shrinkage": float(shrinkage),
     }
 
 

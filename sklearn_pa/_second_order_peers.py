@@ -299,7 +299,7 @@ class IELLIPClassifier(_PeerSecondOrder):
 
     def _kernel_params(self):
         return self._second_order_params(
-            R.STEP_IELLIP, phi=self.shrinkage, param=self.shrinkage_decay
+            R.STEP_IELLIP, param=self.shrinkage_decay, shrinkage=self.shrinkage
         )
 
 

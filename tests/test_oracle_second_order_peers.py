@@ -33,7 +33,6 @@ from hypothesis.extra import numpy as hnp
 from kernel_calls import second_order_epoch
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize
-from sklearn_pa._kernels._rules import SecondOrderRule as R
 
 from sklearn_pa import (
     IELLIPClassifier,
@@ -41,6 +40,7 @@ from sklearn_pa import (
     NHERDClassifier,
     SOPClassifier,
 )
+from sklearn_pa._kernels._rules import SecondOrderRule as R
 
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 entries = st.floats(-2.0, 2.0, allow_nan=False, allow_subnormal=False).map(
@@ -54,7 +54,7 @@ def spd(rng, d):
     return A @ A.T / d + 0.5 * np.eye(d)
 
 
-def one_step(step, x, y, mu0, S0, *, param, phi=0.0, t0=0):
+def one_step(step, x, y, mu0, S0, *, param, shrinkage=0.0, t0=0):
     """One binary kernel step with a full covariance: (mu, Sigma)."""
     d = x.shape[0]
     W = mu0.reshape(d, 1).copy()
@@ -77,12 +77,13 @@ def one_step(step, x, y, mu0, S0, *, param, phi=0.0, t0=0):
         np.ones(2),
         int(R.SO_BINARY),
         int(step),
-        phi,
+        0.0,
         param,
         0.0,
         t0,
         0,
         np.zeros(1),
+        shrinkage=shrinkage,
     )
     upper = np.triu(S[0])
     return W[:, 0], upper + np.triu(upper, 1).T
@@ -433,7 +434,7 @@ def test_sequential_kernel_rule_is_pair_steps_in_turn(name, covariance):
         "narow": R.STEP_NAROW,
     }[name]
     p = PARAMS[name]
-    phi, param = (p[0], p[1]) if name == "iellip" else (0.0, p)
+    shrinkage, param = (p[0], p[1]) if name == "iellip" else (0.0, p)
     for epoch in range(2):
         second_order_epoch(
             np.ascontiguousarray(X).ravel(),
@@ -453,12 +454,13 @@ def test_sequential_kernel_rule_is_pair_steps_in_turn(name, covariance):
             np.ones(4),
             int(R.SO_SEQUENTIAL),
             int(step),
-            phi,
+            0.0,
             param,
             0.0,
             epoch * n,
             0,
             np.zeros(1),
+            shrinkage=shrinkage,
         )
     W_ref, S_ref = pair_reference(X, y, 4, name, p, covariance, 2, sequential=True)
     assert_allclose(W.T, W_ref, rtol=1e-10, atol=1e-10)

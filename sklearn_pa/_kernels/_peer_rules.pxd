@@ -151,18 +151,19 @@ cdef inline void narow_step(
 
 
 cdef inline void peer_pair_step(
-    int step, double m, double v, double phi, double param, double w,
+    int step, double m, double v, double shrinkage, double param, double w,
     long long t, PeerStep *s,
 ) noexcept nogil:
     """The step ``step`` on one constraint (binary, k = 1, each pair of
     k = inf).  ``param`` is SOP's ``a``, IELLIP's ``b``, NHERD's ``C`` or
-    NAROW's ``b``; ``phi`` is IELLIP's ``c``; ``t`` the round (1-based).
+    NAROW's ``b``; ``shrinkage`` is IELLIP's ``c``; ``t`` the round
+    (1-based).
     The three NHERD steps differ only in their diagonal covariance.  A step
     with no branch here (refused at the kernel's entry) takes no step."""
     if step == SecondOrderRule.STEP_SOP:
         sop_step(m, v, param, w, s)
     elif step == SecondOrderRule.STEP_IELLIP:
-        iellip_step(m, v, phi, param, w, t, s)
+        iellip_step(m, v, shrinkage, param, w, t, s)
     elif step == SecondOrderRule.STEP_NAROW:
         narow_step(m, v, param, w, s)
     elif (step == SecondOrderRule.STEP_NHERD

@@ -33,13 +33,14 @@ cpdef enum SecondOrderRule:
 cdef struct SecondOrderParams:
     int rule       # a SecondOrderRule constraint rule (SO_*)
     int step       # a SecondOrderRule step rule (STEP_*)
-    double phi     # Phi^-1(eta) (CW, SCW); phi (CW regression); c (IELLIP)
+    double phi     # Phi^-1(eta) (CW, SCW); phi (CW regression)
     double param   # r (AROW), C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW)
     double epsilon # the insensitive width of the regression steps (0 otherwise)
+    double shrinkage  # IELLIP's c, the first covariance shrinkage (0 otherwise)
 
 
 cdef inline SecondOrderParams second_order_params(dict params) except *:
     """The struct of a parameter dict; ValueError on a missing or unknown key."""
-    check_param_names(params, ("rule", "step", "phi", "param", "epsilon"))
+    check_param_names(params, ("rule", "step", "phi", "param", "epsilon", "shrinkage"))
     cdef SecondOrderParams p = params
     return p

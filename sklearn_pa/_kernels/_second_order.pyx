@@ -87,9 +87,9 @@ def epoch(
         ``step`` (a ``SecondOrderRule`` of each kind; ``SO_REGRESSION`` runs
         the ``STEP_*_REGRESSION`` steps and no other rule does; the peer steps
         of ``_peer_rules.pxd`` have no ``SO_SUPPORT`` form), ``phi`` =
-        Phi^{-1}(eta) (CW, SCW; CW regression's phi; IELLIP's c), ``param``,
-        r (AROW), C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW), and
-        ``epsilon`` (the regression steps' insensitive width).
+        Phi^{-1}(eta) (CW, SCW; CW regression's phi), ``param``, r (AROW),
+        C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW), ``epsilon`` (the
+        regression steps' insensitive width) and ``shrinkage`` (IELLIP's c).
     labels : class index per row (SO_BINARY: 0 / 1); not read by a rule
         whose row carries a value (``SO_REGRESSION``; may be empty).
     sample_weight : per row; scales the step (0 skips the row).
@@ -313,6 +313,7 @@ cdef tuple _epoch(
     ctx.phi = phi
     ctx.param = param
     ctx.epsilon = prm.epsilon
+    ctx.shrinkage = prm.shrinkage
 
     with nogil:
         for n in range(n_rows):
@@ -389,7 +390,7 @@ cdef tuple _epoch(
                 m = ysign * scores[0]
                 if peer:
                     loss = peer_loss(step, m)
-                    peer_pair_step(step, m, v, phi, param, w_i, t, &ps)
+                    peer_pair_step(step, m, v, prm.shrinkage, param, w_i, t, &ps)
                     alpha = ps.alpha
                     beta = ps.beta
                 else:
@@ -557,6 +558,7 @@ cdef struct PairCtx:
     double phi
     double param
     double epsilon
+    double shrinkage
 
 
 cdef inline bint cw_sequential_steps(
@@ -621,7 +623,7 @@ cdef inline bint cw_sequential_steps(
         if peer:
             if j == 0:
                 loss_out[0] = peer_loss(step, m)
-            peer_pair_step(step, m, v, phi, param, w_i, t, &ps)
+            peer_pair_step(step, m, v, c.shrinkage, param, w_i, t, &ps)
             alpha = ps.alpha
             beta = ps.beta
         else:
