@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 
 from sklearn_pa import (
+    ALMAClassifier,
     AROWClassifier,
     AROWRegressor,
     ConfidenceWeightedClassifier,
@@ -26,8 +27,11 @@ from sklearn_pa import (
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
     MIRAClassifier,
+    OnlineGradientDescentClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
+    PerceptronClassifier,
+    ROMMAClassifier,
     SCWClassifier,
 )
 from sklearn_pa._kernels import _first_order
@@ -48,6 +52,10 @@ CLASSIFIERS = [
         ),
     ),
     ("MIRA", lambda: MIRAClassifier(random_state=0)),
+    ("Perceptron-avg", lambda: PerceptronClassifier(average=True, random_state=0)),
+    ("OGD", lambda: OnlineGradientDescentClassifier(random_state=0)),
+    ("ROMMA", lambda: ROMMAClassifier(aggressive=True, random_state=0)),
+    ("ALMA", lambda: ALMAClassifier(random_state=0)),
     ("CW", lambda: ConfidenceWeightedClassifier(random_state=0)),
     (
         "CW-full",
