@@ -28,6 +28,12 @@ from ._passive_aggressive import (
     PassiveAggressiveRegressor,
 )
 from ._scaled_epochs import ALMAClassifier, ROMMAClassifier
+from ._second_order_peers import (
+    IELLIPClassifier,
+    NAROWClassifier,
+    NHERDClassifier,
+    SOPClassifier,
+)
 from .sequence import StructuredPassiveAggressive, StructuredPerceptron
 
 __version__ = "0.1.0.dev0"
@@ -45,6 +51,10 @@ __all__ = [
     "NHERDRegressor",
     "ConfidenceWeightedClassifier",
     "SCWClassifier",
+    "IELLIPClassifier",
+    "NAROWClassifier",
+    "NHERDClassifier",
+    "SOPClassifier",
     "OnlineBayesPointClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveOneClass",

@@ -180,6 +180,15 @@ RULE_SPECS = (
     RuleSpec(
         SecondOrderRule.STEP_NHERD_REGRESSION, ("second_order",), key="step", y=None
     ),
+    # peer-library steps (SO_BINARY, SO_SINGLE, SO_SEQUENTIAL; not SO_SUPPORT,
+    # which the kernel's entry refuses): the switches of _peer_rules.pxd
+    # (peer_pair_step, peer_loss)
+    RuleSpec(SecondOrderRule.STEP_SOP, ("second_order",), key="step", y=None),
+    RuleSpec(SecondOrderRule.STEP_IELLIP, ("second_order",), key="step", y=None),
+    RuleSpec(SecondOrderRule.STEP_NHERD, ("second_order",), key="step", y=None),
+    RuleSpec(SecondOrderRule.STEP_NAROW, ("second_order",), key="step", y=None),
+    RuleSpec(SecondOrderRule.STEP_NHERD_EXACT, ("second_order",), key="step", y=None),
+    RuleSpec(SecondOrderRule.STEP_NHERD_DROP, ("second_order",), key="step", y=None),
     # --- sequences (SequenceUpdate, SequenceLoss, _rules_sequence.pxd) -------
     RuleSpec(
         SequenceUpdate.UPDATE_STANDARD, ("sequence_perceptron",), key="update", y=None
@@ -273,18 +282,22 @@ def linear_params(
     }
 
 
-def second_order_kernel_params(rule, step, *, phi=0.0, param=0.0, epsilon=0.0):
+def second_order_kernel_params(
+    rule, step, *, phi=0.0, param=0.0, epsilon=0.0, shrinkage=0.0
+):
     """The parameter dict of the second-order kernel (``SecondOrderParams``
     of ``_kernels/_rules_second_order.pxd``, every key): the constraint rule
     ``rule`` (``SO_*``), the step ``step`` (``STEP_*``), ``phi`` (Phi^-1(eta)
     of CW and SCW, CW regression's phi), ``param`` (r of AROW, C of SCW and
-    NHERD) and ``epsilon`` (the insensitive width of the regression steps)."""
+    NHERD, a of SOP, b of IELLIP and NAROW), ``epsilon`` (the insensitive
+    width of the regression steps) and ``shrinkage`` (IELLIP's c)."""
     return {
         "rule": int(rule),
         "step": int(step),
         "phi": float(phi),
         "param": float(param),
         "epsilon": float(epsilon),
+        "shrinkage": float(shrinkage),
     }
 
 

@@ -280,13 +280,16 @@ class _BaseSecondOrder(
     _parameter_constraints: dict = _base_constraints()
 
     # ------------------------------------------------------------ hooks
-    def _second_order_params(self, step, *, phi=0.0, param=0.0):
+    def _second_order_params(self, step, *, phi=0.0, param=0.0, shrinkage=0.0):
         """The kernel parameters (``SecondOrderParams`` in
         ``_kernels/_rules_second_order.pxd``): the constraint rule (binary with two
         classes, else ``_rule()``), the step rule ``step``, ``phi`` =
-        Phi^-1(eta) (CW, SCW) and ``param``, r (AROW) or C (SCW)."""
+        Phi^-1(eta) (CW, SCW), ``param``, r (AROW) or C (SCW), and
+        ``shrinkage``, IELLIP's c."""
         rule = R.SO_BINARY if self.classes_.shape[0] <= 2 else self._rule()
-        return second_order_kernel_params(rule, step, phi=phi, param=param)
+        return second_order_kernel_params(
+            rule, step, phi=phi, param=param, shrinkage=shrinkage
+        )
 
     def _grow_extra_state(self, growth):
         """Grow the covariance (:func:`._growth.grow_second_order_state`)."""

@@ -84,6 +84,9 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         n_features = self.W.shape[0]
         rows = touched_rows(self.rows)
         self.touched = touched_rows(self.rows, extra=n_features)
+        # a rule that rescales the whole covariance (IELLIP) writes every row
+        if getattr(self.estimator, "_rescales_covariance", False):
+            self.touched = None
         for array in (self.W, self.U_):
             journal.save(array, rows)
         journal.save(self.b)

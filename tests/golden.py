@@ -34,9 +34,12 @@ from sklearn_pa import (
     ErrorProportionalRegressor,
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
+    IELLIPClassifier,
     KernelPassiveAggressiveClassifier,
     KernelPassiveAggressiveRegressor,
     MIRAClassifier,
+    NAROWClassifier,
+    NHERDClassifier,
     NHERDRegressor,
     OnlineBayesPointClassifier,
     OnlineGradientDescentClassifier,
@@ -46,6 +49,7 @@ from sklearn_pa import (
     PerceptronClassifier,
     ROMMAClassifier,
     SCWClassifier,
+    SOPClassifier,
     StructuredPassiveAggressive,
     StructuredPerceptron,
 )
@@ -218,6 +222,27 @@ CASES = {
     ),
     "scw1_binary": ("binary", lambda: SCWClassifier(**EPOCHS)),
     "scw2_multi": ("multiclass", lambda: SCWClassifier(variant=2, **EPOCHS)),
+    # the peer-library second-order rules (SOP, IELLIP, NHERD, NAROW)
+    **{
+        f"{name}_{task}_{cov}": (
+            task,
+            lambda cls=cls, cov=cov: cls(covariance=cov, **EPOCHS),
+        )
+        for name, cls in (
+            ("sop", SOPClassifier),
+            ("iellip", IELLIPClassifier),
+            ("nherd", NHERDClassifier),
+            ("narow", NAROWClassifier),
+        )
+        for task, cov in (("binary", "diagonal"), ("multiclass", "full"))
+    },
+    **{
+        f"nherd_{rule}_multiclass": (
+            "multiclass",
+            lambda rule=rule: NHERDClassifier(diagonal_rule=rule, **EPOCHS),
+        )
+        for rule in ("exact", "drop")
+    },
     # second-order regression
     **{
         f"{name}_{cov}": (

@@ -163,6 +163,8 @@ def second_order_epoch(
     t0,
     average_start,
     loss_out,
+    *,
+    shrinkage=0.0,
 ):
     """``_second_order.epoch`` on these arrays and rule scalars."""
     return _second_order.epoch(
@@ -174,6 +176,7 @@ def second_order_epoch(
             "phi": float(phi),
             "param": float(param),
             "epsilon": 0.0,
+            "shrinkage": float(shrinkage),
         },
         labels=labels,
         sample_weight=sample_weight,

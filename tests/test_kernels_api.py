@@ -23,6 +23,7 @@ from sklearn_pa import (
     ErrorProportionalRegressor,
     ExponentiatedGradientRegressor,
     GradientDescentRegressor,
+    IELLIPClassifier,
     MIRAClassifier,
     NHERDRegressor,
     PassiveAggressiveClassifier,
@@ -35,7 +36,7 @@ from sklearn_pa.sequence import _structured
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
 RULE_KEYS = {"rule", "slack", "C", "epsilon", "margin", "learning_rate", "total_weight"}
-SECOND_ORDER_KEYS = {"rule", "step", "phi", "param", "epsilon"}
+SECOND_ORDER_KEYS = {"rule", "step", "phi", "param", "epsilon", "shrinkage"}
 
 
 def _binary_epoch(view, order, labels, params):
@@ -120,7 +121,13 @@ def test_second_order_kernel_refuses_a_missing_parameter():
                 np.ones(2), np.arange(2, dtype=np.int32), np.zeros(1, np.int32), True, 2
             ),
             np.zeros(1, dtype=np.int64),
-            params={"rule": 40, "step": 45, "phi": 1.0, "epsilon": 0.0},
+            params={
+                "rule": 40,
+                "step": 45,
+                "phi": 1.0,
+                "epsilon": 0.0,
+                "shrinkage": 0.0,
+            },
             labels=np.ones(1, dtype=np.int32),
             sample_weight=np.ones(1),
             class_weight=np.ones(2),
@@ -205,6 +212,7 @@ def test_classifier_kernel_parameters_follow_the_fitted_problem():
         (AROWRegressor(epsilon=0.2), _rules.SecondOrderRule.STEP_AROW_REGRESSION),
         (ConfidenceWeightedRegressor(), _rules.SecondOrderRule.STEP_CW_REGRESSION),
         (NHERDRegressor(C=0.5), _rules.SecondOrderRule.STEP_NHERD_REGRESSION),
+        (IELLIPClassifier(), _rules.SecondOrderRule.STEP_IELLIP),
     ],
 )
 def test_second_order_estimators_state_their_kernel_parameters(est, step):

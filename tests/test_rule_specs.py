@@ -9,6 +9,7 @@ from test_sequence import make_tagging_data
 from sklearn_pa import (
     AROWClassifier,
     AROWRegressor,
+    ConfidenceWeightedClassifier,
     ExponentiatedGradientRegressor,
     KernelPassiveAggressiveClassifier,
     KernelPassiveAggressiveRegressor,
@@ -166,6 +167,12 @@ def _fits():
             lambda: AROWClassifier(max_iter=1).fit(X, y),
             "params",
         ),
+        "second_order support": (
+            _second_order,
+            "epoch",
+            lambda: ConfidenceWeightedClassifier(max_iter=1).fit(X, y),
+            "params",
+        ),
         "second_order regression": (
             _second_order,
             "epoch",
@@ -221,6 +228,11 @@ REFUSED = [
     ("second_order", "step", int(SecondOrderRule.SO_SINGLE)),
     # a regression step under a classification rule, and the other way round
     ("second_order", "step", int(SecondOrderRule.STEP_AROW_REGRESSION)),
+    # a peer step (_peer_rules.pxd) has no support-class form, nor a
+    # regression one
+    ("second_order support", "step", int(SecondOrderRule.STEP_SOP)),
+    ("second_order support", "step", int(SecondOrderRule.STEP_NHERD_DROP)),
+    ("second_order regression", "step", int(SecondOrderRule.STEP_NAROW)),
     ("second_order regression", "rule", UNKNOWN),
     ("second_order regression", "rule", int(SecondOrderRule.STEP_CW_REGRESSION)),
     ("second_order regression", "step", UNKNOWN),

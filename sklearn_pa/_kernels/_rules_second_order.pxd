@@ -1,6 +1,7 @@
 # The rules of the second-order kernel (``_second_order.pyx``): which
 # constraints a row imposes (40-44) and which step solves them (45-48; the
-# regression steps 55-57, ``_cw_regression_rules.pxd``).
+# regression steps 55-57, ``_cw_regression_rules.pxd``; the peer-library
+# steps 50-54 and 58, ``_peer_rules.pxd``).
 # What the package knows of each is its entry in ``sklearn_pa/_rule_specs.py``;
 # the kernel refuses a rule or a step that has none.
 
@@ -19,6 +20,13 @@ cpdef enum SecondOrderRule:
     STEP_AROW_REGRESSION = 55   # AROW(e) regression: r, epsilon
     STEP_CW_REGRESSION = 56     # CW regression (Jubatus): phi, epsilon
     STEP_NHERD_REGRESSION = 57  # NHERD regression (Jubatus): C, epsilon
+    # peer-library steps (_peer_rules.pxd; SO_BINARY, SO_SINGLE, SO_SEQUENTIAL)
+    STEP_SOP = 50       # second-order perceptron, param = a
+    STEP_IELLIP = 51    # ellipsoid method, param = b, phi = c
+    STEP_NHERD = 52     # normal herding, param = C (diagonal: "project")
+    STEP_NAROW = 53     # narrow adaptive regularisation, param = b
+    STEP_NHERD_EXACT = 54  # NHERD, the diagonal "exact" rule (as 52 when full)
+    STEP_NHERD_DROP = 58   # NHERD, the diagonal "drop" rule (as 52 when full)
 
 # The parameters of a second-order rule, as an estimator's ``_kernel_params()``
 # states them (``sklearn_pa._rule_specs.second_order_kernel_params``).
@@ -26,12 +34,13 @@ cdef struct SecondOrderParams:
     int rule       # a SecondOrderRule constraint rule (SO_*)
     int step       # a SecondOrderRule step rule (STEP_*)
     double phi     # Phi^-1(eta) (CW, SCW); phi (CW regression)
-    double param   # r (AROW) or C (SCW, NHERD)
+    double param   # r (AROW), C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW)
     double epsilon # the insensitive width of the regression steps (0 otherwise)
+    double shrinkage  # IELLIP's c, the first covariance shrinkage (0 otherwise)
 
 
 cdef inline SecondOrderParams second_order_params(dict params) except *:
     """The struct of a parameter dict; ValueError on a missing or unknown key."""
-    check_param_names(params, ("rule", "step", "phi", "param", "epsilon"))
+    check_param_names(params, ("rule", "step", "phi", "param", "epsilon", "shrinkage"))
     cdef SecondOrderParams p = params
     return p

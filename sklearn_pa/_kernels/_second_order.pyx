@@ -32,8 +32,7 @@ without intercept): ``b = a * w_a``, so ``b`` moves by ``a`` times the step of
 
 from libc.math cimport sqrt, isfinite, INFINITY, NAN
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset, memcpy
-from scipy.linalg.cython_blas cimport dsymv, dsyr
+from libc.string cimport memset
 
 from ._dataset cimport (
     Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
@@ -42,6 +41,10 @@ from ._dataset cimport (
 from ._rules_second_order cimport SecondOrderParams, SecondOrderRule, second_order_params
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
+from ._second_order_blocks cimport _avg, _clear_x, _cov, _fill_x, _mean, _sigma_x
+from ._peer_rules cimport (
+    PeerStep, is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_scale_all,
+)
 from ._cw_regression_rules cimport (
     diagonal_in_precision, is_regression_step, regression_loss, regression_step,
 )
@@ -82,10 +85,11 @@ def epoch(
     order : int64 row indices, in visiting order.
     params : dict, ``SecondOrderParams`` (``_rules_second_order.pxd``): ``rule`` and
         ``step`` (a ``SecondOrderRule`` of each kind; ``SO_REGRESSION`` runs
-        the ``STEP_*_REGRESSION`` steps and no other rule does), ``phi`` =
-        Phi^{-1}(eta) (CW, SCW; CW regression's phi), ``param``, r (AROW) or
-        C (SCW, NHERD), and ``epsilon`` (the regression steps' insensitive
-        width).
+        the ``STEP_*_REGRESSION`` steps and no other rule does; the peer steps
+        of ``_peer_rules.pxd`` have no ``SO_SUPPORT`` form), ``phi`` =
+        Phi^{-1}(eta) (CW, SCW; CW regression's phi), ``param``, r (AROW),
+        C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW), ``epsilon`` (the
+        regression steps' insensitive width) and ``shrinkage`` (IELLIP's c).
     labels : class index per row (SO_BINARY: 0 / 1); not read by a rule
         whose row carries a value (``SO_REGRESSION``; may be empty).
     sample_weight : per row; scales the step (0 skips the row).
@@ -189,6 +193,14 @@ cdef tuple _epoch(
             f"the second_order kernel has no step {step} for the rule {rule}: "
             "the regression rule runs the regression steps, and only it does"
         )
+    # the peer steps (``_peer_rules.pxd``) solve one constraint at a time
+    cdef bint peer = is_peer_step(step)
+    if peer and rule == SecondOrderRule.SO_SUPPORT:
+        raise ValueError(
+            f"the second_order kernel has no step {step} for the rule {rule}: "
+            "the peer steps have no support-class (SO_SUPPORT) form"
+        )
+    cdef PeerStep ps
     cdef double phi = prm.phi, param = prm.param
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
@@ -301,6 +313,7 @@ cdef tuple _epoch(
     ctx.phi = phi
     ctx.param = param
     ctx.epsilon = prm.epsilon
+    ctx.shrinkage = prm.shrinkage
 
     with nogil:
         for n in range(n_rows):
@@ -375,17 +388,29 @@ cdef tuple _epoch(
                 v = _sigma_x(full, Sf, Sd, 0, G, blk, n_blas, uplo, xbuf, sx_a,
                              row_data, row_ind, nnz, n_features, intercept)
                 m = ysign * scores[0]
-                loss = cw_loss(step, m, v, phi)
+                if peer:
+                    loss = peer_loss(step, m)
+                    peer_pair_step(step, m, v, prm.shrinkage, param, w_i, t, &ps)
+                    alpha = ps.alpha
+                    beta = ps.beta
+                else:
+                    loss = cw_loss(step, m, v, phi)
+                    cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
                 loss_out[0] += loss
-                cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
                 if alpha > 0.0 or beta > 0.0:
                     stepped = True
                     avg_coef = _avg(averaging, t, average_start)
                     overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
                                       K, 0, ysign * alpha, avg_coef, sx_a,
                                       row_ind, nnz, n_features, intercept)
-                    _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
-                         row_ind, nnz, n_features, intercept)
+                    if peer:
+                        peer_cov_block(full, Sf, Sd, 0, G, blk, n_blas, uplo, &ps,
+                                       sx_a, row_data, row_ind, nnz, n_features,
+                                       intercept)
+                        peer_scale_all(full, Sf, Sd, G, blk, n_features + 1, ps.scale)
+                    else:
+                        _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
+                             row_ind, nnz, n_features, intercept)
 
             elif rule == SecondOrderRule.SO_SUPPORT:
                 n_cand = 0
@@ -505,121 +530,6 @@ cdef inline void _record_variances(
         _clear_x(xbuf, row_ind, nnz)
 
 
-cdef inline void _fill_x(
-    double *xbuf, const rows_t *rows, const value_t *row_data,
-    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t D, double intercept,
-) noexcept nogil:
-    """The dense ``x~ = [x, a]`` of one row of ``rows`` into ``xbuf`` (of
-    length ``D``: ``n_features``, plus one with an intercept), whose other
-    entries are 0; a sparse row is cleared again with :func:`_clear_x`."""
-    cdef Py_ssize_t p, n_features = rows.n_features
-    if rows.dense and value_t is double:
-        memcpy(xbuf, row_data, n_features * sizeof(double))
-    elif rows.dense:
-        for p in range(n_features):
-            xbuf[p] = row_data[p]
-    else:
-        for p in range(nnz):
-            xbuf[row_ind[p]] = row_data[p]
-    if D > n_features:
-        xbuf[n_features] = intercept
-
-
-cdef inline void _clear_x(
-    double *xbuf, const index_t *row_ind, Py_ssize_t nnz
-) noexcept nogil:
-    """Zero the entries :func:`_fill_x` wrote for a sparse row."""
-    cdef Py_ssize_t p
-    for p in range(nnz):
-        xbuf[row_ind[p]] = 0.0
-
-
-cdef inline double _avg(bint averaging, long long t, long long start) noexcept nogil:
-    if averaging and t >= start:
-        return <double> (t - start)
-    return 0.0
-
-
-cdef inline double _sigma_x(
-    bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
-    int n_blas, char *uplo, double *xbuf, double *sx,
-    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
-    Py_ssize_t n_features, double intercept,
-) noexcept nogil:
-    """Fill ``sx = Sigma_g x~`` and return ``v = x~^T Sigma_g x~``.
-
-    Full: dense over D' entries.  Diagonal: aligned with the row's non-zeros,
-    then the intercept's entry at position nnz."""
-    cdef Py_ssize_t p
-    cdef double v = 0.0, d_one = 1.0, d_zero = 0.0
-    cdef int one = 1
-    if full:
-        dsymv(uplo, &n_blas, &d_one, Sf + g * blk, &n_blas, xbuf, &one,
-              &d_zero, sx, &one)
-        for p in range(n_blas):
-            v += xbuf[p] * sx[p]
-        return v
-    for p in range(nnz):
-        sx[p] = Sd[row_ind[p] * G + g] * row_data[p]
-        v += row_data[p] * sx[p]
-    if intercept != 0.0:
-        sx[nnz] = Sd[n_features * G + g] * intercept
-        v += intercept * sx[nnz]
-    return v
-
-
-cdef inline bint _mean(
-    bint full, double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
-    Py_ssize_t c, double coef, double avg_coef, const double *sx,
-    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t n_features, double intercept,
-) noexcept nogil:
-    """``mu_c += coef * Sigma x~`` (and the lazy average); True on overflow."""
-    cdef Py_ssize_t p, j
-    cdef double d
-    cdef bint overflow = False
-    cdef Py_ssize_t n = n_features if full else nnz
-    for p in range(n):
-        d = coef * sx[p]
-        if d == 0.0:
-            continue
-        j = p if full else <Py_ssize_t> row_ind[p]
-        W0[j * K + c] += d
-        if not isfinite(W0[j * K + c]):
-            overflow = True
-        if avg_coef != 0.0:
-            U0[j * K + c] += avg_coef * d
-    if intercept != 0.0:
-        # b = a * w_a
-        d = intercept * coef * sx[n]
-        b[c] += d
-        if not isfinite(b[c]):
-            overflow = True
-        if avg_coef != 0.0:
-            bu[c] += avg_coef * d
-    return overflow
-
-
-cdef inline void _cov(
-    bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
-    int n_blas, char *uplo, double beta, double *sx,
-    const index_t *row_ind, Py_ssize_t nnz, Py_ssize_t n_features, double intercept,
-) noexcept nogil:
-    """``Sigma_g -= beta (Sigma_g x~)(Sigma_g x~)^T`` (its diagonal when
-    diagonal)."""
-    cdef Py_ssize_t p
-    cdef double neg_beta = -beta
-    cdef int one = 1
-    if beta == 0.0:
-        return
-    if full:
-        dsyr(uplo, &n_blas, &neg_beta, sx, &one, Sf + g * blk, &n_blas)
-        return
-    for p in range(nnz):
-        Sd[row_ind[p] * G + g] -= beta * sx[p] * sx[p]
-    if intercept != 0.0:
-        Sd[n_features * G + g] -= beta * sx[nnz] * sx[nnz]
-
-
 cdef struct PairCtx:
     # what the pair rules read and update besides the row: the covariance
     # blocks (full or diagonal), the means, the averaging accumulators, the
@@ -648,6 +558,7 @@ cdef struct PairCtx:
     double phi
     double param
     double epsilon
+    double shrinkage
 
 
 cdef inline bint cw_sequential_steps(
@@ -680,6 +591,9 @@ cdef inline bint cw_sequential_steps(
     cdef Py_ssize_t j, p, r
     cdef double vy, vr, m, v, alpha, beta, avg_coef = 0.0
     cdef bint stepped = False
+    cdef bint peer = is_peer_step(c.step)
+    cdef PeerStep ps
+    ps.scale = 1.0
     # the context's fields in locals: the updates write through double
     # pointers, which could otherwise alias them and force reloads
     cdef bint full = c.full
@@ -706,9 +620,16 @@ cdef inline bint cw_sequential_steps(
                       row_data, row_ind, nnz, n_features, intercept)
         m = scores[y] - scores[r]
         v = vy + vr
-        if j == 0:
-            loss_out[0] = cw_loss(step, m, v, phi)
-        cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+        if peer:
+            if j == 0:
+                loss_out[0] = peer_loss(step, m)
+            peer_pair_step(step, m, v, c.shrinkage, param, w_i, t, &ps)
+            alpha = ps.alpha
+            beta = ps.beta
+        else:
+            if j == 0:
+                loss_out[0] = cw_loss(step, m, v, phi)
+            cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
         if not (alpha > 0.0 or beta > 0.0):
             continue
         if not stepped:
@@ -718,19 +639,27 @@ cdef inline bint cw_sequential_steps(
                              sx_a, row_ind, nnz, n_features, intercept)
         overflow[0] |= _mean(full, W0, U0, b, bu, K, r, -alpha, avg_coef,
                              sx_b, row_ind, nnz, n_features, intercept)
-        _cov(full, Sf, Sd, y, G, blk, n_blas, uplo, beta, sx_a,
-             row_ind, nnz, n_features, intercept)
-        _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
-             row_ind, nnz, n_features, intercept)
+        if peer:
+            peer_cov_block(full, Sf, Sd, y, G, blk, n_blas, uplo, &ps, sx_a,
+                           row_data, row_ind, nnz, n_features, intercept)
+            peer_cov_block(full, Sf, Sd, r, G, blk, n_blas, uplo, &ps, sx_b,
+                           row_data, row_ind, nnz, n_features, intercept)
+            peer_scale_all(full, Sf, Sd, G, blk, n_features + 1, ps.scale)
+        else:
+            _cov(full, Sf, Sd, y, G, blk, n_blas, uplo, beta, sx_a,
+                 row_ind, nnz, n_features, intercept)
+            _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
+                 row_ind, nnz, n_features, intercept)
         if j + 1 < n_cand:
             # the next pair sees the mean and covariance this one left
             scores[y] += alpha * vy
             if full:
                 # Sigma' x = (1 - beta v) Sigma x for the rank-one update; it
                 # does not hold for the diagonal one
+                # (times IELLIP's scale; 1 for the other rules)
                 for p in range(Dp):
-                    sx_a[p] *= 1.0 - beta * vy
-                vy = vy - beta * vy * vy
+                    sx_a[p] *= (1.0 - beta * vy) * ps.scale
+                vy = (vy - beta * vy * vy) * ps.scale
             else:
                 vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo,
                               xbuf, sx_a, row_data, row_ind, nnz,

@@ -39,6 +39,12 @@ from .._mira import MIRAClassifier
 from .._one_class import PassiveAggressiveOneClass
 from .._passive_aggressive import PassiveAggressiveClassifier
 from .._scaled_epochs import ALMAClassifier, ROMMAClassifier
+from .._second_order_peers import (
+    IELLIPClassifier,
+    NAROWClassifier,
+    NHERDClassifier,
+    SOPClassifier,
+)
 from ..sequence import StructuredPassiveAggressive, StructuredPerceptron
 from ._reference import NumpySCCW, OneDetectorPerClass
 
@@ -432,6 +438,24 @@ REGISTRY = {
         _ours(ConfidenceWeightedClassifier, average=True), _CLF, "SCCWD, averaged"
     ),
     "AROW-avg": Entry(_ours(AROWClassifier, average=True), _CLF, "AROW, averaged"),
+    # the second-order rules of LIBOL / Jubatus (multiclass: k = 1)
+    "SOP": Entry(_ours(SOPClassifier), _CLF, "second-order perceptron, diagonal"),
+    "SOP-full": Entry(
+        _ours(SOPClassifier, covariance="full"), _CLF, "second-order perceptron, full"
+    ),
+    "IELLIP": Entry(_ours(IELLIPClassifier), _CLF, "ellipsoid method, diagonal"),
+    "IELLIP-full": Entry(
+        _ours(IELLIPClassifier, covariance="full"), _CLF, "ellipsoid method, full"
+    ),
+    "NHERD": Entry(_ours(NHERDClassifier), _CLF, "normal herding, diagonal"),
+    "NHERD-full": Entry(
+        _ours(NHERDClassifier, covariance="full"), _CLF, "normal herding, full"
+    ),
+    "NAROW": Entry(_ours(NAROWClassifier), _CLF, "narrow AROW, diagonal"),
+    "NAROW-full": Entry(
+        _ours(NAROWClassifier, covariance="full"), _CLF, "narrow AROW, full"
+    ),
+    "AROW-full": Entry(_ours(AROWClassifier, covariance="full"), _CLF, "AROW, full"),
     "NumPy-SCCW": Entry(
         _numpy_sccw,
         _CLF,
@@ -604,6 +628,10 @@ EVERY_CLASSIFIER = [
     "AROW",
     "SCW-I",
     "SCW-II",
+    "SOP",
+    "IELLIP",
+    "NHERD",
+    "NAROW",
     "OBPM-PA",
     "OBPM-SPA",
     "KernelPA-I-rbf-budget500",
