@@ -53,6 +53,7 @@ from ._per_call import (
     LeanLabelsMixin,
     call_cache,
     params_snapshot,
+    stream_started,
 )
 from ._public_fit import ClassifierPartialFitMixin, PublicFitMixin
 from ._state import LinearState
@@ -424,9 +425,7 @@ class BaseOnlineLinear(
         work proportional to the model.  The public ``partial_fit`` calls it
         inside ``atomic_update``."""
         # (not hasattr(self, "coef_"), which would compute a pending average)
-        first_call = not (
-            "coef_" in self.__dict__ or "_average_pending" in self.__dict__
-        )
+        first_call = not stream_started(self.__dict__)
         lean = None if first_call else self._lean_batch(X, y, classes, sample_weight)
         snapshot = None
         if lean is None:

@@ -18,6 +18,7 @@ import copy
 import numpy as np
 
 from ._kernels._rules import SecondOrderRule as R
+from ._per_call import stream_started
 from ._targets import (
     ClassGrowth,
     grows_classes,
@@ -136,7 +137,7 @@ class GrowingClassesMixin:
     def _stream_started(self):
         """Whether ``partial_fit`` continues a model (not its first call)."""
         # (not hasattr(self, "coef_"), which would compute a pending average)
-        return "coef_" in self.__dict__ or "_average_pending" in self.__dict__
+        return stream_started(self.__dict__)
 
     def _class_growth_from(self, classes):
         return ClassGrowth(classes, self.classes_, split=self._binary_split())

@@ -42,7 +42,21 @@ __all__ = [
     "params_snapshot",
     "params_unchanged",
     "partial_fit_context",
+    "stream_started",
 ]
+
+#: The attributes a ``partial_fit`` call may leave instead of ``coef_``, to
+#: publish it when read: an average to compute (``_averaging.py``), a scale
+#: to fold (``_scaled_epochs.py``).
+PENDING_PUBLICATIONS = ("_average_pending", "_scale_pending")
+
+
+def stream_started(values):
+    """Whether the attribute dictionary ``values`` holds a learned model
+    (``coef_``, or a publication left pending; ``hasattr(self, "coef_")``
+    would compute it)."""
+    return "coef_" in values or any(name in values for name in PENDING_PUBLICATIONS)
+
 
 # no averaging accumulators, as score_rows reads them
 _NO_ACCUMULATORS = (np.zeros((0, 1)), np.zeros(0))
@@ -77,7 +91,7 @@ def partial_fit_context(partial_fit):
         values = estimator.__dict__
         if (
             _get_threadlocal_config is None
-            or not ("coef_" in values or "_average_pending" in values)
+            or not stream_started(values)
             or "_skl_callbacks" in values
             or "_callback_fit_ctx" in values
         ):

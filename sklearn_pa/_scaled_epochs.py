@@ -7,8 +7,13 @@ They share the first-order estimators' machinery
 ``_kernels/_scaled.pyx``, which holds the weights as a scale times a vector
 so that an update costs the row's non-zeros (the coefficients in
 ``_kernels/_margin_rules.pxd``), and their own epoch adapter
-(:class:`_ScaledEpochs`), whose rollback journal keeps the whole model since
-every update moves every weight.
+(:class:`_ScaledEpochs`).
+
+Between ``partial_fit`` calls the model stays in that form: the vector
+``V`` (the kernel's array), the scale ``s`` and the squared norm ``N`` of
+``W = s V``; ``coef_`` and ``intercept_`` are published when first read
+(the scale folded into ``V`` then), so that a call costs its rows, not the
+model.  ``fit`` folds at the end of each pass, as it always did.
 """
 
 from numbers import Real
@@ -16,24 +21,38 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._averaging import _same_values
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
-from ._kernels import _scaled
+from ._kernels import _scaled, _scores
 from ._kernels._rules import Rule
-from ._linear_epochs import _LinearEpochs
+from ._linear_epochs import _LinearEpochs, _RowView
 from ._margin_learners import _MarginClassifier
+from ._per_call import _NO_ACCUMULATORS, call_cache, lean_rows
 from ._rule_specs import scaled_params
+from ._validation import current_journal
 
 __all__ = ["ALMAClassifier", "ROMMAClassifier"]
 
 
+def _new_scale_state():
+    """``[s, N, whole, done]`` for the kernel's ``state``: scale 1, the norm
+    to compute at entry."""
+    return np.array([1.0, np.nan, 0.0, 0.0])
+
+
 class _ScaledEpochs(_LinearEpochs):
     """The epoch adapter of the scaled rules: one ``_scaled.epoch`` call per
-    pass (through the estimator's ``_kernel_epoch``); a ``partial_fit``
-    saves the whole of ``W`` and ``b`` for its rollback, since an update
-    rescales every weight."""
+    pass (through the estimator's ``_kernel_epoch``).  A ``partial_fit``
+    keeps the scale between calls, so its rollback journal saves the rows of
+    ``V`` the batch touches and ``b`` (the scale and norm are a new array
+    per call); a step that rewrites the whole model saves it first
+    (:meth:`_ScaledClassifier._kernel_epoch`)."""
 
     def journal(self, journal, order):
+        if self.estimator.__dict__.get("_scale_stream") is not None:
+            super().journal(journal, order)
+            return
         journal.save(self.W)
         journal.save(self.b)
 
@@ -65,18 +84,178 @@ class _ScaledClassifier(_MarginClassifier):
             Per-sample weights (a zero weight skips the sample).""",
     }
 
-    def _allocate(self, n_features, n_columns, coef_init, intercept_init):
-        self.n_updates_ = 0
-        return super()._allocate(n_features, n_columns, coef_init, intercept_init)
-
     def _kernel_epoch(self, rows, order, W, b, U, bu, **kwargs):
         counter = np.array([getattr(self, "n_updates_", 0) + 1], dtype=np.int64)
-        stats = _scaled.epoch(rows, order, W, b, U, bu, counter=counter, **kwargs)
+        state = self.__dict__.get("_scale_stream")
+        if state is None:
+            stats = _scaled.epoch(rows, order, W, b, U, bu, counter=counter, **kwargs)
+        else:
+            stats = self._stream_epoch(rows, order, W, b, U, bu, counter, state, kwargs)
         if self._rule() == Rule.ALMA:
             self.n_updates_ = int(counter[0]) - 1
         else:
             self.n_updates_ = getattr(self, "n_updates_", 0) + int(stats[1])
         return stats
+
+    def _stream_epoch(self, rows, order, W, b, U, bu, counter, state, kwargs):
+        """A ``partial_fit`` pass that keeps the scale and the norm in
+        ``state`` (the kernel's ``state``): the kernel stops before a step
+        that writes every weight (a fold, a restart) unless the whole model
+        is saved in the rollback journal, which is done then, once."""
+        self._scale_with_b = kwargs["intercept_sq"] > 0.0
+        scores_out = kwargs.pop("scores_out", None)
+        totals = [0, 0, 0, False]
+        start = 0
+        while True:
+            part = kwargs
+            if scores_out is not None:
+                part = {**kwargs, "scores_out": scores_out[start:]}
+            stats = _scaled.epoch(
+                rows, order[start:], W, b, U, bu, counter=counter, state=state, **part
+            )
+            totals = [totals[i] + stats[i] for i in range(3)] + [totals[3] or stats[3]]
+            start += int(state[3])
+            if start >= order.shape[0] or stats[3]:
+                return tuple(totals)
+            journal = current_journal()
+            if journal is not None:
+                journal.save(W)
+                journal.save(b)
+            state[2] = 1.0
+
+    # ------------------------------------------- the scale between calls
+    def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
+        # (the kernel keeps the scale only here: fit folds it each pass)
+        self._scale_streaming = True
+        try:
+            return super()._partial_fit(
+                X, y, classes, sample_weight, record_scores=record_scores
+            )
+        finally:
+            self.__dict__.pop("_scale_streaming", None)
+            self.__dict__.pop("_scale_stream", None)
+
+    def _scale_assigned(self, compare=False):
+        """Whether ``coef_`` or ``intercept_`` was assigned since the last
+        ``partial_fit`` call (an attribute that is not the copy published
+        when read); with ``compare``, only an assigned array whose values
+        are not the model's counts (one pass over the model: the stream
+        then goes on from its scale, as if nothing was assigned)."""
+        values = self.__dict__
+        published = values.get("_scale_published") or (None, None)
+        names = [
+            name
+            for name, mine in zip(("coef_", "intercept_"), published)
+            if name in values and values[name] is not mine
+        ]
+        if not names or not compare:
+            return bool(names)
+        W, b = self._folded()
+        model = {"coef_": self._shape_coef(W.T), "intercept_": b}
+        return not all(_same_values(values[name], model[name]) for name in names)
+
+    def _folded(self):
+        """New arrays ``(s V, b)`` of the weights a ``partial_fit`` call left
+        as a scale times a vector (one pass over the model); ``V`` itself
+        stays as it is, so a stream goes on bit for bit whether or not
+        ``coef_`` was read."""
+        W, b = self.__dict__["_scale_pending"]
+        s = self.__dict__["_scale_state"][0]
+        return W * s, b * s if self._scale_with_b else b.copy()
+
+    def _state_arrays(self):
+        values = self.__dict__
+        pending = values.get("_scale_pending")
+        streaming = values.get("_scale_streaming", False)
+        if (
+            pending is not None
+            and not self._scale_assigned(compare=True)
+            and pending[0].shape == (self.n_features_in_, self._n_columns())
+        ):
+            if not streaming:
+                return self._folded()
+            # a copy: a failed call leaves the previous one in place
+            self._scale_stream = values["_scale_state"].copy()
+            self._scale_stream[2] = 0.0
+            return pending
+        if pending is not None:
+            # assigned weights start the model again (the attribute not
+            # assigned is published first)
+            self.coef_, self.intercept_  # noqa: B018
+            for name in ("_scale_pending", "_scale_state", "_scale_published"):
+                values.pop(name, None)
+        W, b = super()._state_arrays()
+        if streaming:
+            # weights given from outside: their norm is computed once, at the
+            # kernel's entry
+            self._scale_stream = _new_scale_state()
+        return W, b
+
+    def _allocate(self, n_features, n_columns, coef_init, intercept_init):
+        if self.__dict__.get("_scale_streaming"):
+            self._scale_stream = _new_scale_state()
+        self.n_updates_ = 0
+        return super()._allocate(n_features, n_columns, coef_init, intercept_init)
+
+    def _publish(self, W, b, U=None, bu=None, *, lazy=False):
+        values = self.__dict__
+        state = values.get("_scale_stream")
+        for name in ("_scale_pending", "_scale_state", "_scale_published"):
+            values.pop(name, None)
+        if state is not None and lazy:
+            # coef_ = s V is published when read (__getattr__)
+            del values["_scale_stream"]
+            values.pop("coef_", None)
+            values.pop("intercept_", None)
+            values.pop("_published_average", None)
+            call_cache(self).kernel_state = None
+            self._scale_state = state
+            self._scale_pending = (W, b)
+            return
+        if state is not None and state[0] != 1.0:
+            # (mid-call: the arrays go on as they are, at scale 1)
+            W *= state[0]
+            if self._scale_with_b:
+                b *= state[0]
+            state[0] = 1.0
+        super()._publish(W, b, U, bu, lazy=lazy)
+
+    def __getattr__(self, name):
+        # only reached when ``name`` is not found: the weights a
+        # partial_fit call left as a scale times a vector, published as a
+        # copy (an attribute assigned since is kept)
+        values = self.__dict__
+        if name in ("coef_", "intercept_") and "_scale_pending" in values:
+            W, b = self._folded()
+            published = (self._shape_coef(W.T), b)
+            values.setdefault("coef_", published[0])
+            values.setdefault("intercept_", published[1])
+            self._scale_published = published
+            return values[name]
+        return super().__getattr__(name)
+
+    def _lean_scores(self, X):
+        # the scores of s V on the rows' features, coef_ left unpublished
+        values = self.__dict__
+        pending = values.get("_scale_pending")
+        if pending is None:
+            return super()._lean_scores(X)
+        if self._scale_assigned():
+            return super()._lean_scores(X)
+        if "feature_names_in_" in values or "n_features_in_" not in values:
+            return None
+        X = lean_rows(X, values["n_features_in_"])
+        if X is None:
+            return None
+        (W, b), s = pending, values["_scale_state"][0]
+        out = np.empty((X.shape[0], W.shape[1]))
+        U, bu = _NO_ACCUMULATORS
+        _scores.score_rows(
+            _RowView(X), W, np.zeros_like(b), U=U, bu=bu, n_avg=0.0, out=out
+        )
+        out *= s
+        out += b * s if self._scale_with_b else b
+        return out
 
 
 @fill_doc
@@ -111,12 +290,12 @@ class ROMMAClassifier(_ScaledClassifier):
     and :math:`\\|x\\|^2` counts twice).
 
     An update moves every weight; the compiled kernel holds the weights as a
-    scale times a vector, so it costs the row's non-zeros (plus one pass
-    over the model per call).  An example whose constraint contradicts the
-    half-space (:math:`y x` pointing exactly against :math:`w`) leaves the
-    model alone, as in LIBOL.  The rule has no step size: a sample weight
-    only counts as zero (skip the sample) or not, and there are no class
-    weights.
+    scale times a vector, so it costs the row's non-zeros (a ``partial_fit``
+    call keeps them so, and ``coef_`` is computed when read).  An example
+    whose constraint contradicts the half-space (:math:`y x` pointing
+    exactly against :math:`w`) leaves the model alone, as in LIBOL.  The
+    rule has no step size: a sample weight only counts as zero (skip the
+    sample) or not, and there are no class weights.
 
     Parameters
     ----------
@@ -265,7 +444,8 @@ class ALMAClassifier(_ScaledClassifier):
     :math:`\\pm \\eta_k x` and the whole matrix is projected on the unit
     ball.  Since a projection rescales every weight, the compiled kernel
     holds the weights as a scale times a vector (an update costs the row's
-    non-zeros, plus one pass over the model per call).
+    non-zeros; a ``partial_fit`` call keeps them so, and ``coef_`` is
+    computed when read).
 
     Parameters
     ----------

@@ -16,11 +16,11 @@ squared norm ``||W||^2`` is kept up to date from the row alone:
     ||c W + d phi||^2 = c^2 ||W||^2 + 2 c d (W . phi) + d^2 ||phi||^2,
 
 so an update costs the row's non-zeros: ``s <- c s`` and ``V += (d / s) phi``.
-``s`` is folded back into ``V`` at the end of the call (and whenever it
-leaves [1e-9, 1e9], or is 0 when the rule starts afresh from ``phi / q``):
-a call costs its rows plus two passes over the model (the norm at entry,
-the fold at exit), the price of a rule whose every update moves every
-weight.  The intercept is the weight of a constant feature ``a``
+``s`` is folded into ``V`` whenever it leaves [1e-9, 1e9] (and ``V``
+zeroed when the rule starts afresh from ``phi / q``, ``s = 0``).  A
+self-contained call (``fit``'s passes) computes the norm at entry and folds
+``s`` back at exit; a call given ``state`` (``partial_fit``) takes ``s`` and
+``||W||^2`` in and hands them out, so that it costs its rows alone.  The intercept is the weight of a constant feature ``a``
 (``intercept_sq = a^2``): ``b = a w_a`` counts ``b^2 / a^2`` in the norm.
 Without an intercept ``b`` stays as it is (unscaled).
 """
@@ -80,6 +80,7 @@ def epoch(
     Py_ssize_t col_stop=-1,
     bint score_average=False,
     bint weight_step=False,
+    state=None,
 ):
     """Run ROMMA, aggressive ROMMA or ALMA over the rows ``order`` once,
     updating ``W`` and ``b`` in place.
@@ -99,6 +100,18 @@ def epoch(
     beyond these (``targets``, ``weight_neg``, ``margins``, ``active``,
     ``t0``, ``average_start``, the column range) are accepted and unused.
 
+    ``state`` (float64, length 4; None: a self-contained call) carries the
+    representation across calls: ``state[0]`` the scale ``s`` with
+    ``W = s V`` (``V`` the arrays passed), ``state[1]`` the squared norm
+    ``||W||^2`` (NaN: computed at entry), both read and written; the scale
+    is then folded into ``V`` only when it leaves [1e-9, 1e9], so a call
+    costs its rows alone.  A step that must write every weight (that fold,
+    or ROMMA's restart from ``phi / q``) is only taken when ``state[2]`` is
+    non-zero (the caller saved the whole model for its rollback); otherwise
+    the call stops before that row.  ``state[3]`` receives the number of
+    rows of ``order`` processed.  Without ``state`` the scale is folded
+    back at the end of the call and the norm computed at its entry.
+
     Returns ``(mistakes, updates, skipped, overflow)`` as
     ``_first_order.epoch``.
     """
@@ -110,26 +123,32 @@ def epoch(
         raise ValueError("the scaled rules have no averaging nor step weighting")
     if col_start != 0 or (col_stop != -1 and col_stop != W.shape[1]):
         raise ValueError("the scaled rules update every column at once")
+    cdef double[::1] st = None
+    if state is not None:
+        st = state
+        check_length(st.shape[0], 4, "state")
+        if not (isfinite(st[0]) and st[0] != 0.0):
+            raise ValueError("the scale state[0] must be finite and non-zero")
     cdef int kind = rows_kind(rows)
     if kind == RowsKind.ROWS64:
         arrays = make_rows(rows, &rows64)
         return _epoch[Rows64](&rows64, order, W, b, labels, sample_weight,
                               weight_pos, params, intercept_sq, loss_out,
-                              counter, scores_out)
+                              counter, scores_out, st)
     if kind == RowsKind.ROWS32F:
         arrays = make_rows(rows, &rows32f)
         return _epoch[Rows32F](&rows32f, order, W, b, labels, sample_weight,
                                weight_pos, params, intercept_sq, loss_out,
-                               counter, scores_out)
+                               counter, scores_out, st)
     if kind == RowsKind.ROWS64F:
         arrays = make_rows(rows, &rows64f)
         return _epoch[Rows64F](&rows64f, order, W, b, labels, sample_weight,
                                weight_pos, params, intercept_sq, loss_out,
-                               counter, scores_out)
+                               counter, scores_out, st)
     arrays = make_rows(rows, &rows32)
     return _epoch[Rows32](&rows32, order, W, b, labels, sample_weight,
                           weight_pos, params, intercept_sq, loss_out, counter,
-                          scores_out)
+                          scores_out, st)
 
 
 cdef int _check_epoch(
@@ -189,6 +208,7 @@ cdef tuple _epoch(
     double[::1] loss_out,
     long long[::1] counter,
     double[:, ::1] scores_out,
+    double[::1] st,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     dtype)."""
@@ -213,17 +233,29 @@ cdef tuple _epoch(
     cdef bint finite, learn, overflow = False
     cdef double s = 1.0, s_new, N = 0.0, N_new, sq, q, m, ysign, w, c, d, e
     cdef double threshold, inv
+    cdef bint stream = st is not None
+    cdef Py_ssize_t done = n_rows
+    cdef bint whole = False
+    cdef bint norm_known = False
+    if stream:
+        s = st[0]
+        whole = st[2] != 0.0
+        norm_known = isfinite(st[1])
+        if norm_known:
+            N = st[1]
     cdef rows_t view = rows[0]
     row_data = view.data         # const double * or const float *
     row_ind = view.indices
     with nogil:
         for k in range(K):
             zeros[k] = 0.0
-        for j in range(size):
-            N += W0[j] * W0[j]
-        if with_b:
-            for k in range(K):
-                N += b0[k] * b0[k] / intercept_sq
+        if not norm_known:
+            for j in range(size):
+                N += W0[j] * W0[j]
+            if with_b:
+                for k in range(K):
+                    N += b0[k] * b0[k] / intercept_sq
+            N = s * s * N
         for n in range(n_rows):
             i = order[n]
             get_row(&view, i, &row_data, &row_ind, &nnz)
@@ -284,6 +316,13 @@ cdef tuple _epoch(
                 skipped += 1
                 continue
             s_new = s * c
+            if stream and not whole and (
+                s_new == 0.0 or s_new < 1e-9 or s_new > 1e9
+            ):
+                # a step that writes every weight: stop before this row
+                # (the caller saves the whole model, then goes on from here)
+                done = n
+                break
             if s_new == 0.0:
                 # the rule starts afresh from phi / q: the old weights vanish
                 for j in range(size):
@@ -308,21 +347,40 @@ cdef tuple _epoch(
                 b0[0 if K == 1 else y] += intercept_sq * e
                 if K > 1:
                     b0[r] -= intercept_sq * e
+            if stream:
+                # the entries this step wrote (a call checks its rows only)
+                for j in range(nnz):
+                    if K == 1:
+                        overflow = overflow or not isfinite(W0[row_ind[j]])
+                    else:
+                        overflow = overflow or not (
+                            isfinite(W0[row_ind[j] * K + y])
+                            and isfinite(W0[row_ind[j] * K + r]))
+                for k in range(K):
+                    overflow = overflow or not isfinite(b0[k])
             s = s_new
             N = N_new
             updates += 1
             if rule == Rule.ALMA:
                 alma_k += 1
-        if s != 1.0:
-            _fold(W0, size, b0, K, s, with_b)
-        for j in range(size):
-            if not isfinite(W0[j]):
-                overflow = True
-                break
-        for k in range(K):
-            if not isfinite(b0[k]):
-                overflow = True
+        if stream:
+            overflow = overflow or not (isfinite(s) and isfinite(N))
+        else:
+            if s != 1.0:
+                _fold(W0, size, b0, K, s, with_b)
+            for j in range(size):
+                if not isfinite(W0[j]):
+                    overflow = True
+                    break
+            for k in range(K):
+                if not isfinite(b0[k]):
+                    overflow = True
     free(scores)
+    if stream:
+        st[0] = s
+        st[1] = N
+        st[3] = done
+
     free(zeros)
     counter[0] = alma_k
     return mistakes, updates, skipped, overflow
