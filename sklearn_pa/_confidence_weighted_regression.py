@@ -15,13 +15,12 @@ the epochs are those of the classifiers (``_second_order_base.py``).
 from numbers import Real
 
 import numpy as np
-from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_text
-from ._gradient import _OnlineRegressorMixin
+from ._gradient import OneColumnSparseCoefMixin, _OnlineRegressorMixin
 from ._kernels._rules import SecondOrderRule as R
 from ._rule_specs import second_order_kernel_params
 from ._second_order_base import _GaussianWeightsMixin
@@ -31,7 +30,10 @@ __all__ = ["AROWRegressor", "ConfidenceWeightedRegressor", "NHERDRegressor"]
 
 
 class _BaseSecondOrderRegressor(
-    _GaussianWeightsMixin, _OnlineRegressorMixin, SparseCoefMixin, BaseOnlineLinear
+    _GaussianWeightsMixin,
+    _OnlineRegressorMixin,
+    OneColumnSparseCoefMixin,
+    BaseOnlineLinear,
 ):
     """Shared machinery of the confidence-weighted regressors.
 
@@ -113,28 +115,6 @@ class _BaseSecondOrderRegressor(
             reset=False,
         )
         return np.maximum(self._variance(X, 0), 0.0)
-
-    def densify(self):
-        """Convert a sparse ``coef_`` (see ``sparsify``) back to a dense
-        array of shape ``(n_features,)``.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_regression
-        >>> from sklearn_pa import AROWRegressor
-        >>> X, y = make_regression(n_features=4, random_state=0)
-        >>> reg = AROWRegressor(random_state=0).fit(X, y)
-        >>> reg.sparsify().densify().coef_.shape
-        (4,)
-        """
-        super().densify()
-        self.coef_ = np.ravel(self.coef_)
-        return self
 
 
 _COMMON_DOC = """

@@ -15,6 +15,21 @@ import re
 
 #: name -> the numpydoc entry, its description indented by four spaces
 ENTRIES = {
+    "max_iter": """\
+max_iter : int, default=1000
+    Maximum number of passes over the training data (epochs) in ``fit``.""",
+    "early_stopping": """\
+early_stopping : bool, default=False
+    Hold out a stratified ``validation_fraction`` of the training data and
+    stop when its accuracy stops improving.""",
+    "intercept_scaling": """\
+intercept_scaling : float or "auto", default="auto"
+    Value of that constant feature; ``"auto"`` uses the root mean square
+    of the non-zero entries of the first batch (``intercept_scaling_``).""",
+    "verbose_epochs": """\
+verbose : int, default=0
+    If positive, print one line per epoch; from 2 on the line adds the
+    online mistakes, updates and norms.""",
     "validation_fraction": """\
 validation_fraction : float, default=0.1
     Proportion of the training data held out for early stopping.""",

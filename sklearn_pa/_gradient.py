@@ -18,6 +18,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import RegressorMixin
+from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -33,6 +34,60 @@ __all__ = ["GradientDescentRegressor"]
 # every base constraint except C (these rules have a rate instead) and the
 # ones a subclass does not take
 _COMMON = BaseOnlineLinear._constraints("C", "intercept_scaling", "average")
+
+
+class OneColumnSparseCoefMixin(SparseCoefMixin):
+    """``sparsify`` / ``densify`` for the regressors whose ``coef_`` has
+    shape ``(n_features,)``: the sparse form is one CSR row, the dense form
+    that one-dimensional array again."""
+
+    def sparsify(self):
+        """Convert ``coef_`` to a CSR matrix of shape ``(1, n_features)``.
+
+        Worth it when most weights are zero: prediction then takes time and
+        memory in the number of non-zero weights.  ``partial_fit`` and
+        ``fit`` (``warm_start``) continue from it, and make ``coef_`` dense
+        again; :meth:`densify` converts it back.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_regression
+        >>> from sklearn_pa import PassiveAggressiveRegressor
+        >>> X, y = make_regression(n_features=4, random_state=0)
+        >>> reg = PassiveAggressiveRegressor(random_state=0).fit(X, y)
+        >>> reg.sparsify().coef_.shape
+        (1, 4)
+        """
+        check_is_fitted(self)
+        self.coef_ = sp.csr_matrix(np.reshape(self.coef_, (1, -1)))
+        return self
+
+    def densify(self):
+        """Convert a sparse ``coef_`` (see :meth:`sparsify`) back to a dense
+        array of shape ``(n_features,)``.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_regression
+        >>> from sklearn_pa import PassiveAggressiveRegressor
+        >>> X, y = make_regression(n_features=4, random_state=0)
+        >>> reg = PassiveAggressiveRegressor(random_state=0).fit(X, y)
+        >>> reg.sparsify().densify().coef_.shape
+        (4,)
+        """
+        super().densify()
+        self.coef_ = np.ravel(self.coef_)
+        return self
 
 
 class _OnlineRegressorMixin(RegressorMixin):
@@ -115,9 +170,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
     fit_intercept : bool, default=True
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample.
-    intercept_scaling : float or "auto", default="auto"
-        Value of that constant feature; ``"auto"`` uses the root mean square
-        of the non-zero entries of the first batch (``intercept_scaling_``).
+    %(intercept_scaling)s
     max_iter : int, default=1000
         Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.
     tol : float or None, default=1e-3

@@ -90,28 +90,20 @@ class PerceptronClassifier(_MarginClassifier):
     fit_intercept : bool, default=True
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample.
-    intercept_scaling : float or "auto", default="auto"
-        Value of that constant feature; ``"auto"`` uses the root mean square
-        of the non-zero entries of the first batch (``intercept_scaling_``).
-    max_iter : int, default=1000
-        Maximum number of passes over the training data (epochs) in ``fit``.
+    %(intercept_scaling)s
+    %(max_iter)s
     tol : float or None, default=1e-3
         Stop when the average perceptron loss ``[max_{r != y} s_r - s_y]_+``
         (binary: ``[-y s]_+``) of an epoch is not below ``best_loss - tol``
         for ``n_iter_no_change`` epochs (validation accuracy with
         ``early_stopping``).  ``None`` runs ``max_iter`` epochs.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the training data and
-        stop when its accuracy stops improving.
+    %(early_stopping)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
-    verbose : int, default=0
-        If positive, print one line per epoch; from 2 on the line adds the
-        online mistakes, updates and norms.
+    %(verbose_epochs)s
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     class_weight : dict, "balanced" or None, default=None
         Weights per class: the class weight of the true class multiplies the
         step (as does the sample weight).
@@ -242,25 +234,18 @@ class OnlineGradientDescentClassifier(_MarginClassifier):
     fit_intercept : bool, default=True
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample.
-    intercept_scaling : float or "auto", default="auto"
-        Value of that constant feature; ``"auto"`` uses the root mean square
-        of the non-zero entries of the first batch (``intercept_scaling_``).
-    max_iter : int, default=1000
-        Maximum number of passes over the training data (epochs) in ``fit``.
+    %(intercept_scaling)s
+    %(max_iter)s
     tol : float or None, default=1e-3
         Stop when the average hinge loss of an epoch is not below
         ``best_loss - tol`` for ``n_iter_no_change`` epochs (validation
         accuracy with ``early_stopping``).  ``None`` runs ``max_iter``
         epochs.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the training data and
-        stop when its accuracy stops improving.
+    %(early_stopping)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
-    verbose : int, default=0
-        If positive, print one line per epoch; from 2 on the line adds the
-        online mistakes, updates and norms.
+    %(verbose_epochs)s
     %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution (the step count

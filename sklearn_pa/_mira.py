@@ -70,19 +70,14 @@ class MIRAClassifier(
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample (it adds
         ``intercept_scaling ** 2`` to :math:`\\|x\\|^2`).
-    intercept_scaling : float or "auto", default="auto"
-        Value of that constant feature; ``"auto"`` uses the root mean square
-        of the non-zero entries of the first batch (``intercept_scaling_``).
-    max_iter : int, default=1000
-        Maximum number of passes over the training data (epochs) in ``fit``.
+    %(intercept_scaling)s
+    %(max_iter)s
     tol : float or None, default=1e-3
         Stop when the average online margin loss ``max_r [margin - (s_y -
         s_r)]_+`` of an epoch is not below ``best_loss - tol`` for
         ``n_iter_no_change`` epochs (validation accuracy with
         ``early_stopping``).  ``None`` runs ``max_iter`` epochs.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the training data and
-        stop when its accuracy stops improving.
+    %(early_stopping)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s

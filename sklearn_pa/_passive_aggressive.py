@@ -15,6 +15,7 @@ from sklearn.utils.validation import (
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._docstrings import fill_doc
+from ._gradient import OneColumnSparseCoefMixin
 from ._kernels._rules import Rule, Slack
 from ._mira import MIRAClassifier  # noqa: F401 (where older pickles find it)
 from ._rule_specs import linear_params
@@ -118,9 +119,7 @@ class PassiveAggressiveClassifier(
         not below ``best_loss - tol`` for ``n_iter_no_change`` consecutive
         epochs (or, with ``early_stopping``, when the validation accuracy does
         not exceed ``best_score + tol``).  ``None`` runs ``max_iter`` epochs.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the training data and
-        stop when its accuracy stops improving.
+    %(early_stopping)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
@@ -461,7 +460,9 @@ class PassiveAggressiveClassifier(
 
 
 @fill_doc
-class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLinear):
+class PassiveAggressiveRegressor(
+    RegressorMixin, OneColumnSparseCoefMixin, BaseOnlineLinear
+):
     """Passive-Aggressive regressor with the epsilon-insensitive loss.
 
     On each example the weights move as little as possible so that the
@@ -649,51 +650,3 @@ class PassiveAggressiveRegressor(RegressorMixin, SparseCoefMixin, BaseOnlineLine
                 scores = scores.toarray()
             return np.asarray(scores).ravel() + self.intercept_
         return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_
-
-    def sparsify(self):
-        """Convert ``coef_`` to a CSR matrix of shape ``(1, n_features)``.
-
-        Worth it when most weights are zero: prediction then takes time and
-        memory in the number of non-zero weights.  ``partial_fit`` and
-        ``fit`` (``warm_start``) continue from it, and make ``coef_`` dense
-        again; :meth:`densify` converts it back.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_regression
-        >>> from sklearn_pa import PassiveAggressiveRegressor
-        >>> X, y = make_regression(n_features=4, random_state=0)
-        >>> reg = PassiveAggressiveRegressor(random_state=0).fit(X, y)
-        >>> reg.sparsify().coef_.shape
-        (1, 4)
-        """
-        check_is_fitted(self)
-        self.coef_ = sp.csr_matrix(np.reshape(self.coef_, (1, -1)))
-        return self
-
-    def densify(self):
-        """Convert a sparse ``coef_`` (see :meth:`sparsify`) back to a dense
-        array of shape ``(n_features,)``.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_regression
-        >>> from sklearn_pa import PassiveAggressiveRegressor
-        >>> X, y = make_regression(n_features=4, random_state=0)
-        >>> reg = PassiveAggressiveRegressor(random_state=0).fit(X, y)
-        >>> reg.sparsify().densify().coef_.shape
-        (4,)
-        """
-        super().densify()
-        self.coef_ = np.ravel(self.coef_)
-        return self

@@ -306,29 +306,21 @@ class ROMMAClassifier(_ScaledClassifier):
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample (it counts in the
         norm of the weights).
-    intercept_scaling : float or "auto", default="auto"
-        Value of that constant feature; ``"auto"`` uses the root mean square
-        of the non-zero entries of the first batch (``intercept_scaling_``).
-    max_iter : int, default=1000
-        Maximum number of passes over the training data (epochs) in ``fit``.
+    %(intercept_scaling)s
+    %(max_iter)s
     tol : float or None, default=1e-3
         Stop when the average hinge loss ``[1 - m]_+`` of the margins ``m``
         (binary: ``y s``; multiclass: ``s_y`` minus the top wrong score) of
         an epoch is not below ``best_loss - tol`` for ``n_iter_no_change``
         epochs (validation accuracy with ``early_stopping``).  ``None`` runs
         ``max_iter`` epochs.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the training data and
-        stop when its accuracy stops improving.
+    %(early_stopping)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
-    verbose : int, default=0
-        If positive, print one line per epoch; from 2 on the line adds the
-        online mistakes, updates and norms.
+    %(verbose_epochs)s
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous solution.
+    %(warm_start)s
     %(new_classes)s
 
     Attributes
@@ -465,26 +457,19 @@ class ALMAClassifier(_ScaledClassifier):
         Whether to learn an intercept, the weight of a constant feature
         ``intercept_scaling`` appended to every sample (it counts in the
         norm of the weights).
-    intercept_scaling : float or "auto", default="auto"
-        Value of that constant feature; ``"auto"`` uses the root mean square
-        of the non-zero entries of the first batch (``intercept_scaling_``).
-    max_iter : int, default=1000
-        Maximum number of passes over the training data (epochs) in ``fit``.
+    %(intercept_scaling)s
+    %(max_iter)s
     tol : float or None, default=1e-3
         Stop when the average hinge loss ``[1 - m]_+`` of the margins ``m``
         (binary: ``y s``; multiclass: ``s_y`` minus the top wrong score) of
         an epoch is not below ``best_loss - tol`` for ``n_iter_no_change``
         epochs (validation accuracy with ``early_stopping``).  ``None`` runs
         ``max_iter`` epochs.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the training data and
-        stop when its accuracy stops improving.
+    %(early_stopping)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
-    verbose : int, default=0
-        If positive, print one line per epoch; from 2 on the line adds the
-        online mistakes, updates and norms.
+    %(verbose_epochs)s
     %(random_state)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution (the update count
