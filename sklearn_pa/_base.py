@@ -260,8 +260,8 @@ class BaseOnlineLinear(
         ``U``, ``bu`` in place."""
         return _first_order.epoch(rows, order, W, b, U, bu, **kwargs)
 
-    # what the hook calls, unchanged: the adapter calls it directly
-    _kernel_epoch.kernel = _first_order.epoch
+    # the hook only calls the first-order epoch: the adapter calls it directly
+    _kernel_epoch.calls_first_order = True
 
     # ------------------------------------------------------------ fitting
     def _validate_batch(self, X, y, sample_weight, reset):

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 
 from ._engine import EpochAdapter, EpochStats
+from ._kernels import _first_order
 from ._rule_specs import spec
 from ._validation import touched_rows
 
@@ -210,8 +211,12 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         est = self.estimator
         loss = np.zeros(self.n_loss)
         n_columns, n_jobs = self.n_columns, self.n_jobs
-        # (the compiled function itself when the hook only calls it)
-        kernel = getattr(type(est)._kernel_epoch, "kernel", None) or est._kernel_epoch
+        # (the compiled epoch itself when the class's hook only calls it)
+        kernel = est._kernel_epoch
+        if "_kernel_epoch" not in est.__dict__ and getattr(
+            type(est)._kernel_epoch, "calls_first_order", False
+        ):
+            kernel = _first_order.epoch
 
         def run(c0, c1):
             return kernel(
