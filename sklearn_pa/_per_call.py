@@ -138,7 +138,7 @@ class LeanCallsMixin:
             return None
         return state
 
-    def _lean_scores(self, X):
+    def _lean_scores(self, X, checked=False):
         """The decision values ``(n_samples, n_columns)`` of ``X`` from the
         weights of its rows' features only, or None when the call needs
         the full path (scikit-learn's validation and product).
@@ -149,8 +149,9 @@ class LeanCallsMixin:
         stream left its average to be computed when read: the scores are
         then those of that average, from ``W`` and the accumulators of the
         rows' features, and ``coef_`` stays unread.  ``X`` must be in the
-        kernels' form (:func:`lean_rows`) and no feature names fitted.  A
-        call on a few rows then costs what its rows cost."""
+        kernels' form (:func:`lean_rows`; ``checked``: it passed it
+        already) and no feature names fitted.  A call on a few rows then
+        costs what its rows cost."""
         values = self.__dict__
         if "feature_names_in_" in values or "n_features_in_" not in values:
             return None
@@ -183,9 +184,10 @@ class LeanCallsMixin:
             if b.shape[0] != W.shape[1]:
                 return None
             U, bu, n_avg = _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
-        X = lean_rows(X, n_features)
-        if X is None:
-            return None
+        if not checked:
+            X = lean_rows(X, n_features)
+            if X is None:
+                return None
         out = np.empty((X.shape[0], W.shape[1]))
         _scores.score_rows(_RowView(X), W, b, U=U, bu=bu, n_avg=float(n_avg), out=out)
         return out

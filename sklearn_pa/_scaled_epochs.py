@@ -234,7 +234,7 @@ class _ScaledClassifier(_MarginClassifier):
             return values[name]
         return super().__getattr__(name)
 
-    def _lean_scores(self, X):
+    def _lean_scores(self, X, checked=False):
         # the scores of s V on the rows' features, coef_ left unpublished
         values = self.__dict__
         pending = values.get("_scale_pending")

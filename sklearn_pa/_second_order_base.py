@@ -466,16 +466,17 @@ class _BaseSecondOrder(
         would)."""
         return "coef_" in self.__dict__ or "_average_pending" in self.__dict__
 
-    def _diagonal_variances(self, X):
+    def _diagonal_variances(self, X, checked=False):
         """``x~^T Sigma_g x~`` of every row and covariance block ``g``
         ``(n_samples, n_blocks)`` of a diagonal covariance, reading only the
         variances of each row's features (compiled: the squared row scored
-        against the variances)."""
+        against the variances).  ``checked``: ``X`` passed :func:`lean_rows`
+        (canonical already)."""
         sigma = self._sigma
         n_features = X.shape[1]
         a = self.intercept_scaling_ if self.fit_intercept else 0.0
         # (duplicate entries add up before they are squared)
-        rows = _RowView(canonical_csr(X))
+        rows = _RowView(X if checked else canonical_csr(X))
         rows.data = rows.data * rows.data
         out = np.empty((X.shape[0], sigma.shape[1]))
         _scores.score_rows(
@@ -490,10 +491,11 @@ class _BaseSecondOrder(
         return out
 
     # ------------------------------------------------------ probabilities
-    def _margins(self, X):
+    def _margins(self, X, checked=False):
         """(scores, variances) of validated rows: scores of shape (n,) for
         two classes, (n, n_classes) otherwise; one variance per row (the
-        mean over the classes' covariance blocks where there are several)."""
+        mean over the classes' covariance blocks where there are several).
+        ``checked``: ``X`` passed :func:`lean_rows` already."""
         # X is validated by the caller: scored here directly, as
         # decision_function would after validating it again (which would warn
         # that a validated array has no feature names); from the weights of
@@ -502,20 +504,19 @@ class _BaseSecondOrder(
             # (a sample of at most CALIBRATION_SIZE rows, or predict_proba's
             # float64 rows): the variances are summed in float64
             X = X.astype(np.float64)
-        scores = self._lean_scores(X)
+        scores = self._lean_scores(X, checked=checked)
         if scores is None:
             scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
         if scores.shape[1] == 1:
             scores = scores.ravel()
-        n_blocks = (
-            self._sigma.shape[0] if self._sigma.ndim == 3 else self._sigma.shape[1]
-        )
-        if self._sigma.ndim == 2:
-            var = self._diagonal_variances(X)
+        sigma = self._sigma
+        n_blocks = sigma.shape[0] if sigma.ndim == 3 else sigma.shape[1]
+        if sigma.ndim == 2:
+            var = self._diagonal_variances(X, checked=checked)
             if scores.ndim == 1 or n_blocks != scores.shape[1]:
                 var = var[:, 0]
             else:
-                var = np.mean(var, axis=1)
+                var = var.mean(axis=1)  # (np.mean's own computation)
         elif scores.ndim == 1 or n_blocks != scores.shape[1]:
             var = self._variance(X, 0)
         else:
@@ -550,12 +551,11 @@ class _BaseSecondOrder(
             # read as it is: slicing a sparse matrix copies it)
             if X.shape[0] > CALIBRATION_SIZE:
                 X, y = X[-CALIBRATION_SIZE:], y[-CALIBRATION_SIZE:]
-            idx = np.searchsorted(self.classes_, y)
-            if np.any(idx >= len(self.classes_)):
+            classes = self.classes_
+            idx = np.searchsorted(classes, y)
+            if (idx >= classes.shape[0]).any() or (classes[idx] != y).any():
                 return None
-            if np.any(self.classes_[idx] != y):
-                return None
-            scores, var = self._margins(X)
+            scores, var = self._margins(X, checked=lean is not None)
         except Exception:  # partial_fit raises the proper error
             return None
         return scores, var, idx
