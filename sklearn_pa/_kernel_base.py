@@ -32,21 +32,13 @@ from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
-    check_is_fitted,
     validate_data,
 )
 
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from ._kernel_lean import _PUBLISHED, LeanKernelMixin
 from ._kernels import _kernel_pa
-from ._per_call import (
-    FLOAT64_ROWS,
-    finite_inputs,
-    lean_call_ready,
-    lean_rows,
-    lean_sample_weight,
-    remember_call,
-    trusted_published,
-)
+from ._per_call import finite_inputs, remember_call
 from ._rule_specs import spec
 from ._validation import (
     MAX_SAMPLE_COUNT,
@@ -66,17 +58,6 @@ from ._validation import (
 _BLOCK_ELEMENTS = 2**21
 _MAX_BLOCK_ROWS = 512
 _MIN_BLOCK_ROWS = 64
-
-# the learned objects a call publishes, trusted by the next one while they
-# are still in place (see _per_call.remember_call)
-_PUBLISHED = (
-    "support_vectors_",
-    "dual_coef_",
-    "_sv_stamp",
-    "_sv_kdiag",
-    "classes_",
-    "_expanded_class_weight",
-)
 
 _POLICIES = {"oldest": _kernel_pa.Policy.OLDEST, "smallest": _kernel_pa.Policy.SMALLEST}
 
@@ -323,7 +304,7 @@ class _KernelEpochs(EpochAdapter):
         }
 
 
-class _BaseKernelPA(BaseEstimator):
+class _BaseKernelPA(LeanKernelMixin, BaseEstimator):
     """Shared machinery: kernel parameters, the block loop, the support set."""
 
     _parameter_constraints: dict = {
@@ -713,39 +694,6 @@ class _BaseKernelPA(BaseEstimator):
         remember_call(self, _PUBLISHED)
         return scores if record_scores else self
 
-    def _lean_partial_fit(self, X, y, classes, sample_weight):
-        """A later ``partial_fit`` call on the lean path: the parameters and
-        the published support set are those of the last call
-        (:func:`~sklearn_pa._per_call.lean_call_ready`), so neither is
-        checked again, and the batch is checked in O(its size)
-        (:func:`~sklearn_pa._per_call.lean_rows`, :meth:`_lean_targets`,
-        :func:`~sklearn_pa._per_call.lean_sample_weight`).  Returns
-        ``self``, or None (nothing done) when the call needs the full
-        validation.  The pass itself evaluates the kernel between the batch
-        and the support set: that cost is the algorithm's."""
-        if not lean_call_ready(self):
-            return None
-        X = lean_rows(X, self.n_features_in_, FLOAT64_ROWS)
-        if X is None:
-            return None
-        y = self._lean_targets(y, classes, X.shape[0])
-        if y is None:
-            return None
-        sample_weight = lean_sample_weight(sample_weight, X.shape[0])
-        if sample_weight is None:
-            return None
-        state = {
-            "sv": self.support_vectors_,
-            "alpha": np.ascontiguousarray(self.dual_coef_.T),
-            "stamp": self._sv_stamp,
-            "kdiag": self._sv_kdiag,
-            "next_stamp": self._next_stamp,
-        }
-        t_start = check_sample_count(self) - 1
-        self._learn_batch(X, y, sample_weight, state, t_start)
-        remember_call(self, _PUBLISHED, validated=False)
-        return self
-
     def _learn_batch(self, X, y, sample_weight, state, t_start, *, record_scores=False):
         """One pass over the validated batch from ``state``; publishes the
         new support set.  Returns the scores of each row before its update
@@ -804,28 +752,6 @@ class _BaseKernelPA(BaseEstimator):
 
     def _effective_sample_weight(self, y, sample_weight):
         return sample_weight
-
-    def _decision(self, X):
-        values = self.__dict__
-        if "feature_names_in_" not in values and trusted_published(
-            self, ("support_vectors_", "dual_coef_")
-        ):
-            # rows in the kernels' form, the support set published by this
-            # estimator: neither is checked again (nor scanned for NaN by
-            # pairwise_kernels); the kernel against the support set stays
-            rows = lean_rows(X, values.get("n_features_in_"), FLOAT64_ROWS)
-            if rows is not None:
-                with finite_inputs():
-                    return self._expansion(rows)
-        check_is_fitted(self)
-        X = validate_data(
-            self,
-            check_csr_structure(X),
-            accept_sparse="csr",
-            dtype=np.float64,
-            reset=False,
-        )
-        return self._expansion(X)
 
     def _expansion(self, X):
         """``sum_i alpha_i K(x_i, x)`` for the rows of the validated ``X``,
