@@ -391,9 +391,7 @@ def test_scores_of_assigned_weights_use_them():
     bpm.coef_ = np.zeros((4, 500))
     bpm.intercept_ = np.arange(4.0)
     np.testing.assert_array_equal(bpm.predict(X[:3]), [3, 3, 3])
-    ball = _start(
-        lambda: PassiveAggressiveOneClass(random_state=0), "outlier", X, None
-    )
+    ball = _start(lambda: PassiveAggressiveOneClass(random_state=0), "outlier", X, None)
     ball.center_ = np.zeros(500)
     np.testing.assert_allclose(
         ball.score_samples(X[:3]), -sp.linalg.norm(X[:3], axis=1), rtol=1e-12
