@@ -459,10 +459,10 @@ class OnlineBayesPointClassifier(
 
     def _publish(self, *, lazy=False):
         """Publish the copies' weights ``copy_weights_`` and the Bayes point
-        ``coef_``, ``intercept_``; with ``lazy`` (a later ``partial_fit``
-        call on the lean path) the Bayes point, a product over the whole
-        model, is left to be computed when first read (``__getattr__``),
-        exactly as it would be now: the copies do not move in between."""
+        ``coef_``, ``intercept_``; with ``lazy`` (a ``partial_fit`` call)
+        the Bayes point, a product over the whole model, is left to be
+        computed when first read (``__getattr__``), exactly as it would be
+        now: the copies do not move in between."""
         M = self.n_estimators
         if self.weighting == "uniform":
             c = np.ones(M)
@@ -607,7 +607,10 @@ class OnlineBayesPointClassifier(
             rng=self._rng,
             scores_out=scores_out,
         )
-        self._publish()
+        # (every partial_fit call leaves the Bayes point to be computed
+        # when read, as the lean path does: a stream's model is the same
+        # whichever path each call took)
+        self._publish(lazy=True)
         remember_call(self, _PUBLISHED)
         _BASES[self] = base
         if record_scores:

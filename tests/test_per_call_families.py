@@ -274,10 +274,14 @@ def test_a_batch_failing_after_the_kernel_leaves_every_array_bit_identical(
             with pytest.raises((RuntimeWarning, ValueError)):
                 call()
     else:
-        module = {
-            "outlier": _one_class,
-            "Bayes": _bayes_point,
-        }.get(kind if kind == "outlier" else name.split()[0], _kernel_base)
+        # (the module whose epochs the call runs)
+        module = (
+            _one_class
+            if kind == "outlier"
+            else _bayes_point
+            if isinstance(est, OnlineBayesPointClassifier)
+            else _kernel_base
+        )
         run_epochs = module.run_epochs
 
         def interrupted(estimator, adapter, **kwargs):
