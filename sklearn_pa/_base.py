@@ -57,6 +57,7 @@ from ._per_call import (
 )
 from ._public_fit import ClassifierPartialFitMixin, PublicFitMixin
 from ._state import LinearState
+from ._stream_plan import StreamPlan
 from ._targets import (
     BinaryTargets,
     added_classes,
@@ -180,6 +181,14 @@ class BaseOnlineLinear(
             W = np.ascontiguousarray(W)
         return W, intercept
 
+    def _stream_adapter(self, X, y, sample_weight, W, b, U, bu):
+        """The epoch adapter a later ``partial_fit`` call of the stream
+        reuses (:class:`~sklearn_pa._stream_plan.StreamPlan`), on the arrays
+        the call published; None when the stream's configuration needs a
+        new one every call (columns in threads)."""
+        adapter = _LinearEpochs(self, X, y, sample_weight, W, b, U, bu, None)
+        return adapter if adapter.n_jobs == 1 else None
+
     def _coef_shape(self):
         """The shape of ``coef_``: (n_columns, n_features), or what the
         estimator makes of it (a regressor's ``(n_features,)``)."""
@@ -250,6 +259,9 @@ class BaseOnlineLinear(
         writes the summed loss into ``loss_out`` and updates ``W``, ``b``,
         ``U``, ``bu`` in place."""
         return _first_order.epoch(rows, order, W, b, U, bu, **kwargs)
+
+    # what the hook calls, unchanged: the adapter calls it directly
+    _kernel_epoch.kernel = _first_order.epoch
 
     # ------------------------------------------------------------ fitting
     def _validate_batch(self, X, y, sample_weight, reset):
@@ -426,6 +438,12 @@ class BaseOnlineLinear(
         inside ``atomic_update``."""
         # (not hasattr(self, "coef_"), which would compute a pending average)
         first_call = not stream_started(self.__dict__)
+        cache = call_cache(self)
+        plan = cache.plan
+        if plan is not None and not (first_call or record_scores):
+            if plan.partial_fit(self, X, y, classes, sample_weight):
+                return self
+        cache.plan = None
         lean = None if first_call else self._lean_batch(X, y, classes, sample_weight)
         snapshot = None
         if lean is None:
@@ -509,7 +527,9 @@ class BaseOnlineLinear(
         self._publish(W, b, U, bu, lazy=True)
         if snapshot is not None:
             # what the next call's lean path compares against
-            call_cache(self).lean = (snapshot, getattr(self, "classes_", None))
+            cache.lean = (snapshot, getattr(self, "classes_", None))
+        if _plans_streams(type(self)) and cache.lean is not None:
+            cache.plan = StreamPlan.make(self, X, y, sample_weight, W, b, U, bu)
         if record_scores:
             return scores_out
         return self
@@ -584,6 +604,35 @@ class BaseOnlineLinear(
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _plans_streams(cls):
+    """Whether a ``partial_fit`` stream of ``cls`` keeps a
+    :class:`~sklearn_pa._stream_plan.StreamPlan`: the class that states
+    the adapter a plan reuses (``_stream_adapter``) also gives ``cls`` its
+    passes, learned arrays, publication and ``_partial_fit`` (a subclass
+    that overrides one of them runs the usual path every call)."""
+    plans = _PLANS_STREAMS.get(cls)
+    if plans is None:
+        mro = cls.__mro__
+        before = next(i for i, k in enumerate(mro) if "_stream_adapter" in k.__dict__)
+        plans = _PLANS_STREAMS[cls] = not any(
+            name in k.__dict__ for k in mro[:before] for name in _PLAN_METHODS
+        ) and (cls._publish is AveragedPublicationMixin._publish)
+    return plans
+
+
+_PLAN_METHODS = (
+    "_run",
+    "_partial_fit",
+    "_state_arrays",
+    "_publish",
+    "_kernel_epoch",
+    "_epoch_adapter_class",
+)
+
+
+_PLANS_STREAMS = {}
 
 
 class OnlineLinearClassifierMixin(

@@ -57,6 +57,7 @@ __all__ = [
     "EpochRun",
     "EpochStats",
     "run_epochs",
+    "stream_epoch",
     "validation_scorer",
 ]
 
@@ -324,6 +325,20 @@ def run_epochs(
     """
     est = estimator
     verbose = int(getattr(est, "verbose", 0) or 0)
+    journal = current_journal()
+    if (
+        partial_fit
+        and max_iter == 1
+        and not (stopping or verbose or validation is not None or warn_convergence)
+        and n_rows_per_epoch is None
+        and journal is not None
+        and "_epoch_stats" not in est.__dict__
+    ):
+        # the common case of a stream, written once for the lean path too
+        t, mean_loss = stream_epoch(
+            est, adapter, train_idx, t_start, rng, shuffle, journal
+        )
+        return EpochRun(n_iter=1, t=t, history=[mean_loss], validation_scores=None)
     tol = getattr(est, "tol", None)
     n_iter_no_change = getattr(est, "n_iter_no_change", 1)
     early = bool(stopping and getattr(est, "early_stopping", False))
@@ -345,10 +360,9 @@ def run_epochs(
     best_score, score_no_improve = -np.inf, 0
     per_column = n_loss > 1 and not early
     tic = time.perf_counter()
-    # inside atomic_update: the generator is saved before its first draw,
-    # and in a partial_fit call what the pass writes, to be written back if
-    # the call fails
-    journal = current_journal()
+    # inside atomic_update (journal): the generator is saved before its
+    # first draw, and in a partial_fit call what the pass writes, to be
+    # written back if the call fails
 
     for epoch in range(max_iter):
         if shuffle and train_idx.shape[0] > 1:
@@ -463,6 +477,62 @@ def run_epochs(
     if warn_convergence and run.n_iter == max_iter:
         warnings.warn(CONVERGENCE_MESSAGE, ConvergenceWarning)
     return run
+
+
+def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
+    """The one pass of a ``partial_fit`` call that prints nothing and
+    reports to no parameter mixing: what :func:`run_epochs` does then, and
+    what the lean path of a stream (:mod:`sklearn_pa._stream_plan`) runs
+    with an adapter it keeps between calls.
+
+    Saves the generator before it draws the order (with ``shuffle``) and
+    the entries the pass may write in ``journal``, runs ``adapter`` over
+    ``train_idx``, warns of skipped rows, raises on an overflow, appends
+    the mean loss to ``loss_curve_`` and counts the call.  Returns ``(t,
+    mean_loss)``: the sample counter after the pass and its mean loss."""
+    est = estimator
+    values = est.__dict__
+    n_rows = int(train_idx.shape[0])
+    if shuffle and n_rows > 1:
+        journal.save_generator(rng)
+        order = _permutation(rng, train_idx)
+    else:
+        order = train_idx
+    if order.dtype != np.int64 or not order.flags.c_contiguous:
+        order = np.ascontiguousarray(order, dtype=np.int64)
+    adapter.journal(journal, order)
+    stats = adapter.run(order, t_start)
+    loss = stats.loss
+    if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
+        loss = np.atleast_1d(np.asarray(loss, dtype=np.float64))
+    if stats.n_skipped:
+        warnings.warn(
+            f"{stats.n_skipped} rows were skipped at epoch 1 "
+            f"because {adapter.skipped_reason}",
+            RuntimeWarning,
+        )
+    if stats.overflow:
+        adapter.failed()
+        raise ValueError(
+            f"Floating-point overflow at epoch 1: {adapter.overflow_message}"
+        )
+    if loss.shape[0] == 1:  # (the same number, without array operations)
+        mean_loss = float(loss[0]) / max(n_rows, 1)
+    else:
+        mean_loss = float((loss / max(n_rows, 1)).sum())
+    if not math.isfinite(mean_loss):
+        mean_loss = _BIG
+    previous = values.get("loss_curve_")
+    if isinstance(previous, list):
+        # appended in place: O(1) per call (a failed call cuts it back)
+        journal.save_length(previous)
+        previous.append(mean_loss)
+    else:
+        est.loss_curve_ = [mean_loss]
+    est._n_partial_fit_calls = int(values.get("_n_partial_fit_calls", 0)) + 1
+    if "validation_scores_" not in values and hasattr(est, "early_stopping"):
+        est.validation_scores_ = None
+    return int(t_start) + n_rows, mean_loss
 
 
 def _record_epoch(estimator, n_updates, loss, n_rows):

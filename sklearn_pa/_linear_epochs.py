@@ -51,6 +51,22 @@ class _RowView:
     __slots__ = ("checked_csr", "data", "dense", "indices", "indptr", "n_features")
 
     def __init__(self, X):
+        if type(X) in _CSR_TYPES:
+            data, indices, indptr = X.data, X.indices, X.indptr
+            if (
+                data.dtype in _VALUE_DTYPES
+                and indices.dtype == indptr.dtype
+                and indices.dtype in _INDEX_DTYPES
+                and data.shape[0] > 0
+                and data.flags.c_contiguous
+                and indices.flags.c_contiguous
+                and indptr.flags.c_contiguous
+            ):
+                # (a CSR batch in the kernels' form, as a stream sends it)
+                self.data, self.indices, self.indptr = data, indices, indptr
+                self.dense, self.n_features = False, X.shape[1]
+                self.checked_csr = False
+                return
         dtype = np.float32 if X.dtype == np.float32 else np.float64
         if sp.issparse(X):
             X = X.tocsr() if X.format != "csr" else X
@@ -76,6 +92,11 @@ class _RowView:
             # the kernels take the address of element 0
             self.data = np.zeros(1, dtype=dtype)
             self.indices = np.zeros(1, dtype=self.indptr.dtype)
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+_VALUE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 class _EpochAveraging:
@@ -141,20 +162,11 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
 
     def __init__(self, estimator, X, y, sample_weight, W, b, U, bu, scores_out):
         est = self.estimator = estimator
-        self.X, self.y, self.sample_weight = X, y, sample_weight
         self.W, self.b, self.U, self.bu = W, b, U, bu
-        self.scores_out = scores_out
-        self.rows = _RowView(X)
-        self.labels, self.targets = est._targets(y)
         n_columns = self.n_columns = W.shape[1]
         self.weight_pos, self.weight_neg, self.margins = est._kernel_extras(n_columns)
-        label_arrays = est._kernel_label_arrays(y)
-        if scores_out is not None and U is not None:
-            label_arrays = dict(label_arrays, score_average=True)
-        if est._kernel_weight_step():
-            label_arrays = dict(label_arrays, weight_step=True)
-        self.label_arrays = label_arrays
-        self.params = est._kernel_params()
+        self.weight_step = est._kernel_weight_step()
+        self.bind(X, y, sample_weight, scores_out)
         self.ovr = spec(self.params["rule"]).one_vs_rest
         self.n_loss = n_columns if self.ovr else 1
         self.active = np.ones(n_columns, dtype=np.uint8)
@@ -168,6 +180,26 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         self.n_jobs = max(1, min(n_jobs, n_columns))
         self.t_end = 0
 
+    def bind(self, X, y, sample_weight, scores_out=None):
+        """Take the validated batch ``X``, ``y``, ``sample_weight`` (and
+        ``scores_out``) for the next passes: what an adapter reads per batch,
+        so that a stream of ``partial_fit`` calls reuses one adapter (the
+        lean path's :class:`~sklearn_pa._stream_plan.StreamPlan`).  The
+        weights, the class weights and the averaging start stay those of
+        the construction; the rule is stated again."""
+        est = self.estimator
+        self.X, self.y, self.sample_weight = X, y, sample_weight
+        self.scores_out = scores_out
+        self.rows = _RowView(X)
+        self.labels, self.targets = est._targets(y)
+        label_arrays = est._kernel_label_arrays(y)
+        if scores_out is not None and self.U is not None:
+            label_arrays = dict(label_arrays, score_average=True)
+        if self.weight_step:
+            label_arrays = dict(label_arrays, weight_step=True)
+        self.label_arrays = label_arrays
+        self.params = est._kernel_params()
+
     def run(self, order, t):
         """One compiled pass over the rows ``order``, the sample counter
         starting at ``t``; returns its :class:`~sklearn_pa._engine.EpochStats`.
@@ -178,9 +210,11 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         est = self.estimator
         loss = np.zeros(self.n_loss)
         n_columns, n_jobs = self.n_columns, self.n_jobs
+        # (the compiled function itself when the hook only calls it)
+        kernel = getattr(type(est)._kernel_epoch, "kernel", None) or est._kernel_epoch
 
         def run(c0, c1):
-            return est._kernel_epoch(
+            return kernel(
                 self.rows,
                 order,
                 self.W,

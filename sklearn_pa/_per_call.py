@@ -260,7 +260,10 @@ class LeanLabelsMixin:
                 return None
             # (a stream that passes the same object every call checks it once)
             cache.classes_arg = classes
-        return lean_labels(classes_, y, n_samples)
+        members = cache.members
+        if members is None or members[0] is not classes_:
+            members = cache.members = (classes_, frozenset(classes_.tolist()))
+        return lean_labels(classes_, y, n_samples, members[1])
 
 
 # ----------------------------------------------------------------------------
@@ -388,12 +391,16 @@ def lean_rows(X, n_features, dtypes=KERNEL_DTYPES):
 
 
 _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+_ONES = np.ones(1024)
+_ONES.flags.writeable = False
 
 
 def lean_sample_weight(sample_weight, n_samples):
     """Per-sample weights as float64 (ones for None), or None unless they
     are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
     if sample_weight is None:
+        if n_samples <= _ONES.shape[0]:
+            return _ONES[:n_samples]  # (read only: the kernels only read it)
         return np.ones(n_samples)
     if not isinstance(sample_weight, np.ndarray):
         return None
@@ -405,9 +412,11 @@ def lean_sample_weight(sample_weight, n_samples):
     return sample_weight
 
 
-def lean_labels(classes, y, n_samples):
+def lean_labels(classes, y, n_samples, members=None):
     """``y`` as an array of labels of ``classes`` (sorted), or None unless
-    it is 1-D, of ``n_samples`` labels, each one of ``classes``."""
+    it is 1-D, of ``n_samples`` labels, each one of ``classes``.
+    ``members`` (the set of ``classes.tolist()``) checks a few labels
+    without array operations."""
     y = np.asarray(y) if not isinstance(y, np.ndarray) else y
     if y.shape != (n_samples,):
         return None
@@ -416,12 +425,18 @@ def lean_labels(classes, y, n_samples):
         kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
     ):
         return None
+    if members is not None and n_samples <= _FEW_LABELS:
+        # (each value equal to a class, as the search below finds it)
+        return y if all(label in members for label in y.tolist()) else None
     # a label of the classes is found where it sorts (an index past the end
     # is clipped onto the last class, which then differs from it)
     found = classes.take(classes.searchsorted(y), mode="clip")
     if not (found == y).all():
         return None
     return y
+
+
+_FEW_LABELS = 16
 
 
 def lean_targets(y, n_samples):
@@ -452,12 +467,18 @@ class CallCache:
         ``classes_`` object of the last fully validated call.
     classes_arg : object
         The ``classes`` argument last checked against ``classes_``.
+    members : tuple or None
+        ``(classes_, set of its labels)``, for :func:`lean_labels`.
+    plan : StreamPlan or None
+        The set-up a later ``partial_fit`` call reuses
+        (:mod:`sklearn_pa._stream_plan`).
     """
 
-    __slots__ = ("classes_arg", "kernel_state", "lean")
+    __slots__ = ("classes_arg", "kernel_state", "lean", "members", "plan")
 
     def __init__(self):
-        self.kernel_state = self.lean = self.classes_arg = None
+        self.kernel_state = self.lean = self.classes_arg = self.plan = None
+        self.members = None
 
 
 _CACHES = weakref.WeakKeyDictionary()

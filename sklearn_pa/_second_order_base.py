@@ -43,8 +43,8 @@ from ._kernels import _scores
 from ._kernels._rules import SecondOrderRule as R
 from ._linear_epochs import _RowView
 from ._per_call import _NO_ACCUMULATORS, lean_rows, partial_fit_context
-from ._rule_specs import second_order_kernel_params, spec
-from ._second_order_epochs import _SecondOrderEpochs
+from ._rule_specs import second_order_kernel_params
+from ._second_order_epochs import _SecondOrderEpochs, batch_arrays
 from ._state import SecondOrderState
 from ._validation import (
     KERNEL_DTYPES,
@@ -176,9 +176,7 @@ class _GaussianWeightsMixin:
         # progressive validation with predict_proba asks for the variances
         # too (see _partial_fit_scores)
         want_variances = self.__dict__.pop("_record_variances", False)
-        rows = _RowView(X)
-        labels, targets = self._targets(y)
-        params = self._kernel_params()
+        rows, labels, targets, params = batch_arrays(self, X, y)
         n_groups = self._n_groups(params["rule"])
         sigma = self.__dict__.pop("_sigma_work", None)
         shape = self._sigma_shape(X.shape[1], n_groups)
@@ -213,7 +211,7 @@ class _GaussianWeightsMixin:
             scores_out=scores_out,
             var_out=var_out,
             # the targets a regression rule reads instead of labels
-            targets=targets if spec(params["rule"], R).y == "values" else None,
+            targets=targets,
         )
         adapter.averages_zero = stopping and U is not None  # (fit's new ones)
         validation = None
@@ -235,6 +233,28 @@ class _GaussianWeightsMixin:
         if U is not None:
             self._average_from = adapter.avg_start
         return run.n_iter, run.t
+
+    def _stream_adapter(self, X, y, sample_weight, W, b, U, bu):
+        """The adapter a later ``partial_fit`` call of the stream reuses
+        (:class:`~sklearn_pa._stream_plan.StreamPlan`), on the covariance the
+        call left; None when the next pass must copy the covariance."""
+        sigma = self.__dict__.get("_sigma")
+        if sigma is None or not (sigma.flags.writeable and sigma.flags.c_contiguous):
+            return None
+        rows, labels, targets, params = batch_arrays(self, X, y)
+        return _SecondOrderEpochs(
+            self,
+            sample_weight,
+            W,
+            b,
+            U,
+            bu,
+            sigma=sigma,
+            rows=rows,
+            labels=labels,
+            params=params,
+            targets=targets,
+        )
 
     def _variance(self, X, block=0):
         """``x~^T Sigma x~`` per row, with the covariance of ``block``."""

@@ -10,10 +10,12 @@ from sklearn.utils.parallel import _get_threadpool_controller
 
 from ._engine import EpochAdapter, EpochStats
 from ._kernels import _second_order
-from ._linear_epochs import _EpochAveraging
+from ._kernels._rules import SecondOrderRule
+from ._linear_epochs import _EpochAveraging, _RowView
+from ._rule_specs import spec
 from ._validation import touched_rows
 
-__all__ = ["_SecondOrderEpochs", "_variances"]
+__all__ = ["_SecondOrderEpochs", "_variances", "batch_arrays"]
 
 _NO_WEIGHTS = np.ones(0)
 
@@ -76,6 +78,17 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         # (and oversubscribe a busy machine)
         self.full = sigma.ndim == 3
         self.t_end = 0
+
+    def bind(self, X, y, sample_weight, scores_out=None):
+        """Take the validated batch ``X``, ``y``, ``sample_weight`` for the
+        next pass of a stream that reuses this adapter (the lean path's
+        :class:`~sklearn_pa._stream_plan.StreamPlan`; no recorded scores).
+        The mean, covariance, averages and class weights stay those of the
+        construction; the rule is stated again."""
+        est = self.estimator
+        self.sample_weight, self.scores_out, self.var_out = sample_weight, None, None
+        self.rows, self.labels, self.targets, self.params = batch_arrays(est, X, y)
+        self.backup = self.touched = None
 
     def journal(self, journal, order):
         """Save the rows of the mean (and averages) and of the diagonal
@@ -161,6 +174,17 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             "Bias norm": f"{np.linalg.norm(b):.6f}",
             "Mean variance": f"{float(np.mean(_variances(self.sigma))):.6g}",
         }
+
+
+def batch_arrays(estimator, X, y):
+    """``(rows, labels, targets, params)`` of a validated batch, as the
+    second-order kernel reads them: the row view, the class indices, the
+    regression targets (None unless the rule reads them) and the rule."""
+    labels, targets = estimator._targets(y)
+    params = estimator._kernel_params()
+    if spec(params["rule"], SecondOrderRule).y != "values":
+        targets = None
+    return _RowView(X), labels, targets, params
 
 
 def _variances(sigma):

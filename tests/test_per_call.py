@@ -41,9 +41,13 @@ from sklearn_pa import (
     _engine,
     _gradient,
     _passive_aggressive,
+    _per_call,
     _second_order_base,
+    _stream_plan,
     _validation,
 )
+from sklearn_pa._linear_epochs import _LinearEpochs
+from sklearn_pa._second_order_epochs import _SecondOrderEpochs
 
 TESTS = Path(__file__).parent
 
@@ -79,6 +83,7 @@ LEAN_FAMILIES = [
     ("ALMA", lambda: ALMAClassifier(random_state=0), False),
 ]
 IDS = [name for name, _, _ in LEAN_FAMILIES]
+SCALED = ("ROMMA", "aROMMA", "ALMA")
 
 
 def _stream(regression, n_features=200_000, n_rows=60, n_classes=5, seed=0):
@@ -182,6 +187,52 @@ def test_the_lean_path_gives_the_full_paths_model_and_scores(
     np.testing.assert_array_equal(lean.predict(X), full.predict(X))
 
 
+# the families whose later calls reuse the stream's set-up (ROMMA and ALMA
+# keep their scale between calls on a path of their own)
+PLAN_FAMILIES = [family for family in LEAN_FAMILIES if family[0] not in SCALED]
+
+
+@pytest.mark.parametrize(
+    "name, factory, regression", PLAN_FAMILIES, ids=[f[0] for f in PLAN_FAMILIES]
+)
+def test_a_stream_reuses_its_set_up_and_learns_the_same_model(
+    name, factory, regression, monkeypatch
+):
+    """A later call (one row, or ten shuffled rows) builds no epoch adapter:
+    it reuses the one the stream set up (``_stream_plan.py``), and leaves
+    bit for bit the state (weights, averages, covariance, history,
+    generator, counters) of the same calls each set up anew."""
+    X, y = _stream(regression, n_features=3000)
+    planned = _start(factory, regression, X, y)
+    anew = copy.deepcopy(planned)
+    # (copying computed a pending average: the next call sets up anew)
+    for est in (planned, anew):
+        est.partial_fit(X[29:30], y[29:30])
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("an epoch adapter built for a later call")
+
+    for lo, hi in [(30, 31), (31, 41), (41, 42), (42, 43)]:
+        with monkeypatch.context() as m:
+            for adapter in (_LinearEpochs, _SecondOrderEpochs):
+                m.setattr(adapter, "__init__", forbidden)
+            planned.partial_fit(X[lo:hi], y[lo:hi])
+        _per_call.call_cache(anew).plan = None  # (set up anew)
+        anew.partial_fit(X[lo:hi], y[lo:hi])
+        _assert_same(
+            {k: v for k, v in planned.__dict__.items() if k != "_average_coef_buffer"},
+            {k: v for k, v in anew.__dict__.items() if k != "_average_coef_buffer"},
+        )
+    # a parameter set between calls: the usual path, then a new plan
+    change = {"C": 0.5} if "C" in planned.get_params() else {"shuffle": False}
+    planned.set_params(**change)
+    anew.set_params(**change)
+    planned.partial_fit(X[43:44], y[43:44])
+    _per_call.call_cache(anew).plan = None
+    anew.partial_fit(X[43:44], y[43:44])
+    np.testing.assert_array_equal(planned.coef_, anew.coef_)
+
+
 def test_lean_scores_of_an_averaged_stream_leave_the_average_unread():
     """Between ``partial_fit`` calls the averaged scores come from ``W`` and
     the accumulators (``w . x - (u . x) / n``): ``coef_`` is not computed,
@@ -227,8 +278,16 @@ def test_a_batch_failing_after_the_kernel_leaves_every_array_bit_identical(
             run_epochs(estimator, adapter, **kwargs)
             raise KeyboardInterrupt
 
+        stream_epoch = _engine.stream_epoch
+
+        def interrupted_stream(*args):
+            stream_epoch(*args)
+            raise KeyboardInterrupt
+
         for module in (_base, _second_order_base):
             monkeypatch.setattr(module, "run_epochs", interrupted)
+        # (the pass of a call that reuses the stream's set-up)
+        monkeypatch.setattr(_stream_plan, "stream_epoch", interrupted_stream)
         with pytest.raises(KeyboardInterrupt):
             est.partial_fit(batch, targets)
         monkeypatch.undo()

@@ -1,0 +1,134 @@
+"""The lean path of a stream: a later ``partial_fit`` call that reuses
+what the previous call set up.
+
+A call on a few rows must cost what its rows cost.  The lean checks of
+:mod:`sklearn_pa._per_call` accept such a batch in O(its size); what is left
+of a call is set-up that does not depend on the batch: the epoch adapter
+(class weights, margins, the averaging start, the one-vs-rest columns), the
+learned arrays found again behind the published ``coef_``, the sample
+counter checked again.  A :class:`StreamPlan`, made after a call that ran
+the full set-up, keeps that adapter, with the objects the call published
+(``coef_``, ``intercept_``, an average left pending, ``t_``).  The next
+call takes the plan when each of those is still the object the plan saw
+(nothing was assigned, read or refitted in between) and the lean checks
+accept the batch and the parameters: it binds the batch to the adapter and
+runs the same pass (:func:`sklearn_pa._engine.stream_epoch`), journaled for
+atomicity like any other.  Any other call takes the usual path, which makes
+a new plan.
+"""
+
+from operator import is_
+
+import numpy as np
+
+from ._engine import stream_epoch
+from ._validation import current_journal
+
+__all__ = ["StreamPlan"]
+
+_MISSING = object()
+
+
+def _published(values):
+    """The objects a call left as the learned state (those a user would
+    replace): ``coef_``, ``intercept_``, an average left pending, ``t_``,
+    the covariance of the confidence-weighted family."""
+    get = values.get
+    return (
+        get("coef_", _MISSING),
+        get("intercept_", _MISSING),
+        get("_average_pending", _MISSING),
+        get("t_", _MISSING),
+        get("_sigma", _MISSING),
+    )
+
+
+class StreamPlan:
+    """The set-up of a ``partial_fit`` stream that a later call reuses (see
+    the module docstring).
+
+    Parameters
+    ----------
+    adapter : _LinearEpochs
+        The epoch adapter of the call that made the plan, holding the
+        kernel arrays ``W``, ``b``, ``U``, ``bu`` behind the published
+        state.
+    t_end : int
+        The sample counter after that call (``t_ - 1``).
+    published : tuple
+        :func:`_published` of the estimator after that call.
+    """
+
+    __slots__ = ("adapter", "published", "t_end")
+
+    def __init__(self, adapter, t_end, published):
+        self.adapter, self.t_end, self.published = adapter, t_end, published
+
+    @classmethod
+    def make(cls, estimator, X, y, sample_weight, W, b, U, bu):
+        """A plan for the stream of ``estimator`` after a call that published
+        ``W``, ``b``, ``U``, ``bu`` from the validated batch ``X``, ``y``,
+        ``sample_weight``; None when its configuration needs the full path
+        every call (an adapter of its own, threads over columns, a progress
+        line, parameter mixing).  The caller checks that the adapter of
+        ``estimator._stream_adapter`` is the one its passes run on."""
+        est = estimator
+        values = est.__dict__
+        if values.get("verbose") or "_epoch_stats" in values:
+            return None
+        adapter = est._stream_adapter(X, y, sample_weight, W, b, U, bu)
+        if adapter is None:
+            return None
+        _release(adapter)
+        return cls(adapter, int(est.t_) - 1, _published(values))
+
+    def partial_fit(self, estimator, X, y, classes, sample_weight):
+        """Run the call on the plan, inside the caller's ``atomic_update``;
+        returns False (having changed nothing) when the call needs the usual
+        path."""
+        est = estimator
+        values = est.__dict__
+        if not all(map(is_, _published(values), self.published)):
+            return False
+        batch = est._lean_batch(X, y, classes, sample_weight)
+        journal = current_journal()
+        if batch is None or journal is None:
+            return False
+        X, y, sample_weight = batch
+        adapter = self.adapter
+        adapter.estimator = est
+        try:
+            adapter.bind(X, y, sample_weight)
+            n_rows = X.shape[0]
+            order = _ORDER[:n_rows] if n_rows <= _ORDER.shape[0] else np.arange(n_rows)
+            t, _ = stream_epoch(
+                est,
+                adapter,
+                order,
+                self.t_end,
+                values.get("_rng"),
+                est.shuffle,
+                journal,
+            )
+        finally:
+            _release(adapter)
+        est.n_iter_ = 1
+        est.t_ = float(t) + 1.0
+        est._publish(adapter.W, adapter.b, adapter.U, adapter.bu, lazy=True)
+        self.t_end = t
+        self.published = _published(values)
+        return True
+
+
+def _release(adapter):
+    """Drop the adapter's references to the estimator and to the batch
+    between calls: the plan lives in the estimator's call cache, which must
+    not keep the estimator (nor a large batch) alive."""
+    adapter.estimator = None
+    adapter.X = adapter.y = adapter.rows = None
+    adapter.sample_weight = adapter.labels = adapter.targets = None
+
+
+# the rows of a batch in their given order (read only, shared)
+_ORDER = np.arange(1024, dtype=np.int64)
+_ORDER.flags.writeable = False
