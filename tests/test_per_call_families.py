@@ -13,6 +13,7 @@ and every support vector.
 """
 
 import copy
+import threading
 import tracemalloc
 import warnings
 
@@ -408,3 +409,25 @@ def test_scores_of_assigned_weights_use_them():
     )
     kpa.dual_coef_ = np.zeros_like(kpa.dual_coef_)
     np.testing.assert_array_equal(kpa.decision_function(X[:3]), np.zeros((3, 4)))
+
+
+@pytest.mark.parametrize("name, factory, kind, learned", FAMILIES, ids=IDS)
+def test_partial_fit_from_several_threads_loses_no_update(name, factory, kind, learned):
+    """Three threads streaming one-row calls into one estimator: every row
+    is counted (``t_``) and every call recorded in the loss curve."""
+    X, y = _stream(kind, n_features=2000, n_rows=150)
+    est = _start(factory, kind, X, y)
+    barrier = threading.Barrier(3)
+
+    def work(part):
+        barrier.wait()
+        for i in range(30 + part, 150, 3):
+            _fit(est, X, y, slice(i, i + 1))
+
+    threads = [threading.Thread(target=work, args=(p,)) for p in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert est.t_ == 151.0
+    assert len(est.loss_curve_) == 2 + 120
