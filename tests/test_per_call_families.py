@@ -13,6 +13,7 @@ and every support vector.
 """
 
 import copy
+import pickle
 import threading
 import tracemalloc
 import warnings
@@ -431,3 +432,29 @@ def test_partial_fit_from_several_threads_loses_no_update(name, factory, kind, l
         thread.join()
     assert est.t_ == 151.0
     assert len(est.loss_curve_) == 2 + 120
+
+
+def test_the_bayes_point_left_to_compute_survives_a_pickle():
+    """A Bayes point a ``partial_fit`` call left to be computed when read is
+    the same read before or after a pickle round trip, or from a clone of
+    the stream that read it eagerly after every call."""
+    X, y = _stream("classifier", n_features=500)
+    est = _start(
+        lambda: OnlineBayesPointClassifier(n_estimators=3, random_state=0),
+        "classifier",
+        X,
+        y,
+    )
+    eager = copy.deepcopy(est)
+    for i in range(30, 40):
+        _fit(est, X, y, slice(i, i + 1))
+        _fit(eager, X, y, slice(i, i + 1))
+        eager.coef_  # noqa: B018 (computed after every call)
+    assert "coef_" not in est.__dict__
+    again = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(again.coef_, eager.coef_)
+    np.testing.assert_array_equal(again.intercept_, eager.intercept_)
+    np.testing.assert_array_equal(est.coef_, eager.coef_)
+    np.testing.assert_array_equal(est.predict(X), eager.predict(X))
+    with pytest.raises(AttributeError, match="no attribute"):
+        est.not_an_attribute_  # noqa: B018
