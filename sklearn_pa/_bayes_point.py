@@ -17,10 +17,12 @@ from ._bayes_point_epochs import (
     labeled_validation_split,
     prepare_classes,
 )
+from ._bayes_point_lean import _BASES, _PUBLISHED, LeanBayesPointMixin
 from ._docstrings import fill_doc
 from ._engine import run_epochs, validation_scorer
 from ._growth import GrowingClassesMixin
 from ._passive_aggressive import PassiveAggressiveClassifier
+from ._per_call import remember_call, started_partial_fit_context
 from ._state_bayes import BayesPointState
 from ._targets import ClassGrowth, added_classes, grows_classes
 from ._unlabeled import (
@@ -44,7 +46,11 @@ __all__ = ["OnlineBayesPointClassifier"]
 
 @fill_doc
 class OnlineBayesPointClassifier(
-    GrowingClassesMixin, NoProbabilityMixin, LinearClassifierMixin, BaseEstimator
+    LeanBayesPointMixin,
+    GrowingClassesMixin,
+    NoProbabilityMixin,
+    LinearClassifierMixin,
+    BaseEstimator,
 ):
     """Online Bayes Point Machine over a first-order learner; semi-supervised.
 
@@ -416,14 +422,20 @@ class OnlineBayesPointClassifier(
         train_idx=None,
         validation=None,
         scores_out=None,
+        trusted=False,
     ):
         """Run up to ``max_iter`` epochs over the rows ``train_idx`` (all by
         default) through the epoch driver; returns the number of epochs.
         ``validation`` scores the published Bayes point for early
         stopping; ``scores_out`` (one epoch, no shuffling) receives each
-        row's scores before its update."""
+        row's scores before its update.  ``trusted``: the copies' arrays
+        are those the last call published (the lean path), not checked
+        again."""
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        self._check_copies(X.shape[1], n_columns)
+        if trusted:
+            check_sample_count(self)
+        else:
+            self._check_copies(X.shape[1], n_columns)
         if train_idx is None:
             train_idx = np.arange(X.shape[0])
         adapter = _BayesPointEpochs.for_batch(
@@ -445,10 +457,13 @@ class OnlineBayesPointClassifier(
         )
         return run.n_iter
 
-    def _publish(self):
+    def _publish(self, *, lazy=False):
+        """Publish the copies' weights ``copy_weights_`` and the Bayes point
+        ``coef_``, ``intercept_``; with ``lazy`` (a ``partial_fit`` call)
+        the Bayes point, a product over the whole model, is left to be
+        computed when first read (``__getattr__``), exactly as it would be
+        now: the copies do not move in between."""
         M = self.n_estimators
-        n_features, MK = self._W.shape
-        K = MK // M
         if self.weighting == "uniform":
             c = np.ones(M)
         else:
@@ -456,10 +471,14 @@ class OnlineBayesPointClassifier(
             c = np.exp2(-(self.n_mistakes_ - self.n_mistakes_.min()).astype(float))
         c /= c.sum()
         self.copy_weights_ = c
-        # sum_r c_r W[:, r K : (r + 1) K] as one product, without copying W
-        mix = np.kron(c[:, None], np.eye(K))  # (M * K, K)
-        self.coef_ = np.ascontiguousarray((self._W @ mix).T)
-        self.intercept_ = self._b @ mix
+        values = self.__dict__
+        if lazy:
+            values.pop("coef_", None)
+            values.pop("intercept_", None)
+            self._bayes_point_pending = True
+            return
+        values.pop("_bayes_point_pending", None)
+        self.coef_, self.intercept_ = self._bayes_point()
 
     @property
     def copies_coef_(self):
@@ -534,6 +553,8 @@ class OnlineBayesPointClassifier(
             validation=validation,
         )
         self._publish()
+        remember_call(self, _PUBLISHED)
+        _BASES.pop(self, None)  # (fit's class weights may be "balanced")
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
@@ -586,7 +607,12 @@ class OnlineBayesPointClassifier(
             rng=self._rng,
             scores_out=scores_out,
         )
-        self._publish()
+        # (every partial_fit call leaves the Bayes point to be computed
+        # when read, as the lean path does: a stream's model is the same
+        # whichever path each call took)
+        self._publish(lazy=True)
+        remember_call(self, _PUBLISHED)
+        _BASES[self] = base
         if record_scores:
             return scores_out
         return self
@@ -663,7 +689,7 @@ class OnlineBayesPointClassifier(
         with atomic_update(self):
             return self._fit(X, y, sample_weight)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @started_partial_fit_context("_W")
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over a batch of labeled and unlabeled samples.
 
@@ -689,6 +715,9 @@ class OnlineBayesPointClassifier(
             Fitted estimator.
         """
         with atomic_update(self):
+            lean = self._lean_partial_fit(X, y, classes, sample_weight)
+            if lean is not None:
+                return lean
             return self._partial_fit_batch(X, y, classes, sample_weight)
 
     def decision_function(self, X):
@@ -705,6 +734,9 @@ class OnlineBayesPointClassifier(
             The score of the positive class for two classes, else one score
             per class.
         """
+        scores = self._lean_decision(X)
+        if scores is not None:
+            return scores
         # a CSR matrix is checked first: scipy's product trusts its structure
         return super().decision_function(check_csr_structure(X))
 

@@ -18,6 +18,12 @@ from ._docstrings import fill_text
 from ._growth import GrowingClassesMixin
 from ._kernel_base import _BaseKernelPA
 from ._kernels._rules import Rule, Slack
+from ._per_call import (
+    call_cache,
+    lean_labels,
+    lean_targets,
+    started_partial_fit_context,
+)
 from ._targets import added_classes, checked_class_weight
 from ._validation import atomic_update
 from .utils._probability import NoProbabilityMixin
@@ -335,7 +341,7 @@ class KernelPassiveAggressiveClassifier(
         with atomic_update(self):
             return self._fit(X, y, sample_weight)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @started_partial_fit_context("dual_coef_")
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over a batch, continuing from the current model.
 
@@ -361,7 +367,28 @@ class KernelPassiveAggressiveClassifier(
             Fitted estimator.
         """
         with atomic_update(self):
+            lean = self._lean_partial_fit(X, y, classes, sample_weight)
+            if lean is not None:
+                return lean
             return self._partial_fit_batch(X, y, classes, sample_weight)
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's labels for the lean path: labels of the fitted
+        classes, ``classes`` (if given) the fitted ones, class weights that
+        do not depend on the batch; else None."""
+        if isinstance(self.class_weight, str):
+            return None
+        classes_ = self.classes_
+        cache = call_cache(self)
+        if classes is not None and classes is not cache.classes_arg:
+            given = np.asarray(classes)
+            if given.ndim != 1 or given.dtype.kind == "O":
+                return None
+            if not np.array_equal(np.unique(given), classes_):
+                return None
+            # (a stream that passes the same object every call checks it once)
+            cache.classes_arg = classes
+        return lean_labels(classes_, y, n_samples)
 
     def decision_function(self, X):
         """The kernel expansion ``sum_i alpha_i K(x_i, x)``.
@@ -549,7 +576,7 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         with atomic_update(self):
             return self._fit(X, y, sample_weight)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @started_partial_fit_context("dual_coef_")
     def partial_fit(self, X, y, sample_weight=None):
         """Make one pass over a batch, continuing from the current model.
 
@@ -568,7 +595,14 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
             Fitted estimator.
         """
         with atomic_update(self):
+            lean = self._lean_partial_fit(X, y, None, sample_weight)
+            if lean is not None:
+                return lean
             return self._partial_fit(X, y, None, sample_weight)
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's targets for the lean path (finite numbers), or None."""
+        return lean_targets(y, n_samples)
 
     def predict(self, X):
         """Predict targets.

@@ -32,12 +32,13 @@ from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
-    check_is_fitted,
     validate_data,
 )
 
 from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from ._kernel_lean import _PUBLISHED, LeanKernelMixin
 from ._kernels import _kernel_pa
+from ._per_call import finite_inputs, remember_call
 from ._rule_specs import spec
 from ._validation import (
     MAX_SAMPLE_COUNT,
@@ -109,6 +110,21 @@ def _check_kernel_values(est, X, K_RR, K_RS):
         "step divides by K(x, x), which must be positive (a Mercer kernel, "
         f"kernel={est.kernel!r}, parameters {est._pairwise_params()!r}). "
         "Change the kernel or its parameters (e.g. coef0, gamma)."
+    )
+
+
+def _stacks_as_is(sv):
+    """Whether ``_stack(sv, <no row>)`` is a copy of ``sv`` of its own type
+    and index dtype (a dense array, or a canonical ``csr_matrix`` with
+    int32 indices), so that ``sv`` itself may stand for it."""
+    if type(sv) is np.ndarray:
+        return sv.dtype == np.float64 and sv.flags.c_contiguous
+    return (
+        type(sv) is sp.csr_matrix
+        and sv.dtype == np.float64
+        and sv.indices.dtype == np.int32
+        and sv.indptr.dtype == np.int32
+        and sv.has_canonical_format
     )
 
 
@@ -190,12 +206,14 @@ class _KernelEpochs(EpochAdapter):
             old = S[S < n_old]
             new = S[S >= n_old]
             parts = []
-            if old.shape[0]:
-                parts.append(
-                    est._kernel(XR, old_sv if old.shape[0] == n_old else old_sv[old])
-                )
-            if new.shape[0]:
-                parts.append(est._kernel(XR, X[src_row[new]]))
+            # (the rows and the support set were checked before the pass)
+            with finite_inputs():
+                if old.shape[0]:
+                    kept = old_sv if old.shape[0] == n_old else old_sv[old]
+                    parts.append(est._kernel(XR, kept))
+                if new.shape[0]:
+                    parts.append(est._kernel(XR, X[src_row[new]]))
+                K_RR = est._kernel(XR, XR)
             if parts:
                 K_RS = parts[0] if len(parts) == 1 else np.hstack(parts)
                 F = np.ascontiguousarray(K_RS @ alpha[S])
@@ -203,7 +221,6 @@ class _KernelEpochs(EpochAdapter):
                 K_RS = np.zeros((rows.shape[0], 1))
                 F = np.zeros((rows.shape[0], n_cols))
             pos_S[S] = np.arange(S.shape[0])
-            K_RR = est._kernel(XR, XR)
             _check_kernel_values(est, XR, K_RR, K_RS if parts else None)
             m, u, s, r = _kernel_pa.block(
                 K_RS,
@@ -260,11 +277,12 @@ class _KernelEpochs(EpochAdapter):
         keep = np.sort(alive_list[: int(counters[1])])
         old_keep, new_keep = keep[keep < n_old], keep[keep >= n_old]
         kept_old = old_sv if old_keep.shape[0] == n_old else old_sv[old_keep]
-        sv = (
-            est._stack(kept_old, X[src_row[new_keep]])
-            if n_old
-            else X[src_row[new_keep]]
-        )
+        if kept_old is old_sv and new_keep.shape[0] == 0 and _stacks_as_is(old_sv):
+            sv = old_sv  # unchanged: what stacking nothing under it would copy
+        elif n_old:
+            sv = est._stack(kept_old, X[src_row[new_keep]])
+        else:
+            sv = X[src_row[new_keep]]
         state = {
             "sv": sv,
             "alpha": np.ascontiguousarray(alpha[keep]),
@@ -286,7 +304,7 @@ class _KernelEpochs(EpochAdapter):
         }
 
 
-class _BaseKernelPA(BaseEstimator):
+class _BaseKernelPA(LeanKernelMixin, BaseEstimator):
     """Shared machinery: kernel parameters, the block loop, the support set."""
 
     _parameter_constraints: dict = {
@@ -648,6 +666,7 @@ class _BaseKernelPA(BaseEstimator):
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(state)
+        remember_call(self, _PUBLISHED)
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
@@ -669,6 +688,16 @@ class _BaseKernelPA(BaseEstimator):
         else:
             state = self._current_state()
             t_start = check_sample_count(self) - 1
+        scores = self._learn_batch(
+            X, y, sample_weight, state, t_start, record_scores=record_scores
+        )
+        remember_call(self, _PUBLISHED)
+        return scores if record_scores else self
+
+    def _learn_batch(self, X, y, sample_weight, state, t_start, *, record_scores=False):
+        """One pass over the validated batch from ``state``; publishes the
+        new support set.  Returns the scores of each row before its update
+        with ``record_scores``, else None."""
         labels, targets = self._targets(y)
         sample_weight = self._effective_sample_weight(y, sample_weight)
         scores_out = None
@@ -689,9 +718,7 @@ class _BaseKernelPA(BaseEstimator):
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
         self._publish(state)
-        if record_scores:
-            return scores_out
-        return self
+        return scores_out
 
     def _partial_fit_batch(self, X, y, classes, sample_weight, *, record_scores=False):
         """``_partial_fit``; a classifier that adds classes as they come
@@ -726,15 +753,9 @@ class _BaseKernelPA(BaseEstimator):
     def _effective_sample_weight(self, y, sample_weight):
         return sample_weight
 
-    def _decision(self, X):
-        check_is_fitted(self)
-        X = validate_data(
-            self,
-            check_csr_structure(X),
-            accept_sparse="csr",
-            dtype=np.float64,
-            reset=False,
-        )
+    def _expansion(self, X):
+        """``sum_i alpha_i K(x_i, x)`` for the rows of the validated ``X``,
+        in chunks of bounded memory."""
         sv, alpha = self.support_vectors_, self.dual_coef_.T
         out = np.zeros((X.shape[0], alpha.shape[1]))
         if sv.shape[0] == 0:

@@ -24,6 +24,14 @@ from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
 from ._linear_epochs import _RowView
+from ._per_call import (
+    FLOAT64_ROWS,
+    lean_call_ready,
+    lean_rows,
+    lean_sample_weight,
+    remember_call,
+    started_partial_fit_context,
+)
 from ._state_one_class import OneClassState
 from ._validation import (
     atomic_update,
@@ -36,6 +44,10 @@ from ._validation import (
 )
 
 __all__ = ["PassiveAggressiveOneClass"]
+
+# the learned objects a call publishes, trusted by the next one while they
+# are still in place (see _per_call.remember_call)
+_PUBLISHED = ("center_", "_extra")
 
 
 def _learned_radius(bound, gap):
@@ -70,10 +82,10 @@ class _UniclassEpochs(EpochAdapter):
         self.outside = (0, 0)
 
     def journal(self, journal, order):
-        """Save the centre and the radius state whole: a step moves the
-        centre along ``x - w``, every entry of it."""
-        journal.save(self.w)
-        journal.save(self.extra)
+        """Nothing to save: a step moves every entry of the centre, so a
+        call works on a copy of the published centre and radius state
+        (``_continued_state``) and publishes it only once the pass is over;
+        a failed call leaves the published arrays untouched."""
 
     def run(self, order, t):
         loss = np.zeros(1)
@@ -430,9 +442,10 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             self.n_iter_ = n_iter
             self.t_ = float(t) + 1.0
             self._publish(w, extra)
+            remember_call(self, _PUBLISHED)
         return self
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @started_partial_fit_context("center_")
     def partial_fit(self, X, y=None, sample_weight=None):
         """Make one pass over a batch, continuing from the current ball.
 
@@ -454,35 +467,15 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             Fitted estimator.
         """
         with atomic_update(self):
-            # scikit-learn validates parameters only on the first call
-            self._validate_params()
-            self._check_bound()
-            first_call = not hasattr(self, "center_")
-            X, sample_weight = self._validate_batch(X, sample_weight, reset=first_call)
-            if first_call:
-                w, extra = self._initial_state(X.shape[1])
-                self._rng = check_random_state(self.random_state)
-                self._set_radius(X)
-                t_start = 0
+            batch = self._lean_batch(X, sample_weight)
+            if batch is None:
+                X, sample_weight, w, extra, t_start = self._full_batch(X, sample_weight)
             else:
-                if self._learn() != getattr(self, "_learned", self._learn()):
-                    raise ValueError(
-                        "epsilon changed between 'learn' and a fixed radius since "
-                        "the first call to partial_fit; refit with fit instead."
-                    )
-                bound = self.__dict__.get("_bound")  # absent from old pickles
-                if (
-                    self._learn()
-                    and bound is not None
-                    and float(self.epsilon_bound) != bound
-                ):
-                    raise ValueError(
-                        f"epsilon_bound={self.epsilon_bound!r} differs from the "
-                        f"bound the radius was learned under ({bound!r}); set it "
-                        "back, or refit with fit."
-                    )
-                w, extra = self._continued_state()
-                if not (self.epsilon == "auto" and hasattr(self, "_radius")):
+                # the published centre and radius state, trusted: a copy
+                # of them is the pass's working state (every entry moves)
+                X, sample_weight = batch
+                w, extra = self.center_.copy(), self._stored_extra()
+                if not (self.epsilon == "auto" and "_radius" in self.__dict__):
                     self._set_radius(X)
                 t_start = check_sample_count(self) - 1
             n_iter, t = self._run(
@@ -499,7 +492,58 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             self.n_iter_ = n_iter
             self.t_ = float(t) + 1.0
             self._publish(w, extra)
+            remember_call(self, _PUBLISHED, validated=batch is None)
         return self
+
+    def _lean_batch(self, X, sample_weight):
+        """``(X, sample_weight)`` of a later ``partial_fit`` call checked in
+        O(batch), or None when the call needs the full validation (see
+        :func:`~sklearn_pa._per_call.lean_call_ready`)."""
+        if not lean_call_ready(self):
+            return None
+        X = lean_rows(X, self.n_features_in_, FLOAT64_ROWS)
+        if X is None:
+            return None
+        sample_weight = lean_sample_weight(sample_weight, X.shape[0])
+        if sample_weight is None:
+            return None
+        return X, sample_weight
+
+    def _full_batch(self, X, sample_weight):
+        """The full validation of a ``partial_fit`` call: ``(X,
+        sample_weight, w, extra, t_start)``."""
+        # scikit-learn validates parameters only on the first call
+        self._validate_params()
+        self._check_bound()
+        first_call = not hasattr(self, "center_")
+        X, sample_weight = self._validate_batch(X, sample_weight, reset=first_call)
+        if first_call:
+            w, extra = self._initial_state(X.shape[1])
+            self._rng = check_random_state(self.random_state)
+            self._set_radius(X)
+            t_start = 0
+        else:
+            if self._learn() != getattr(self, "_learned", self._learn()):
+                raise ValueError(
+                    "epsilon changed between 'learn' and a fixed radius since "
+                    "the first call to partial_fit; refit with fit instead."
+                )
+            bound = self.__dict__.get("_bound")  # absent from old pickles
+            if (
+                self._learn()
+                and bound is not None
+                and float(self.epsilon_bound) != bound
+            ):
+                raise ValueError(
+                    f"epsilon_bound={self.epsilon_bound!r} differs from the "
+                    f"bound the radius was learned under ({bound!r}); set it "
+                    "back, or refit with fit."
+                )
+            w, extra = self._continued_state()
+            if not (self.epsilon == "auto" and hasattr(self, "_radius")):
+                self._set_radius(X)
+            t_start = check_sample_count(self) - 1
+        return X, sample_weight, w, extra, t_start
 
     # --------------------------------------------------------- prediction
     def score_samples(self, X):
@@ -515,6 +559,9 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         scores : ndarray of shape (n_samples,)
             ``-||x - center_||``: the higher, the more normal.
         """
+        scores = self._lean_score_samples(X)
+        if scores is not None:
+            return scores
         check_is_fitted(self)
         X = validate_data(
             self,
@@ -538,6 +585,35 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             diff = X - w
             sq = np.einsum("ij,ij->i", diff, diff)
         return -np.sqrt(sq)
+
+    def _lean_score_samples(self, X):
+        """``score_samples`` of rows already in the kernels' form
+        (:func:`~sklearn_pa._per_call.lean_rows`) and a dense float64
+        ``center_`` of the fitted width, without scikit-learn's validation;
+        None otherwise.  A CSR row costs its non-zeros, plus one pass over
+        the centre for ``||center_||**2`` (no allocation of its size)."""
+        values = self.__dict__
+        w = values.get("center_")
+        n_features = values.get("n_features_in_")
+        if (
+            "feature_names_in_" in values
+            or type(w) is not np.ndarray
+            or w.dtype != np.float64
+            or w.shape != (n_features,)
+        ):
+            return None
+        X = lean_rows(X, n_features, FLOAT64_ROWS)
+        if X is None:
+            return None
+        if not sp.issparse(X):
+            diff = X - w
+            return -np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        # as the full path: ||w||^2 - ||w_S||^2 + sum_S (x_j - w_j)^2 per row
+        w_at = w[X.indices]
+        terms = (X.data - w_at) ** 2 - w_at**2
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        sq = np.bincount(rows, weights=terms, minlength=X.shape[0]) + w @ w
+        return -np.sqrt(np.maximum(sq, 0.0))
 
     def decision_function(self, X):
         """Signed distance to the sphere: positive inside the ball.

@@ -493,3 +493,158 @@ def call_cache(estimator):
     if cache is None:
         cache = _CACHES[estimator] = CallCache()
     return cache
+
+
+# ----------------------------------------------------------------------------
+# The lean path of the estimators outside BaseOnlineLinear: the one-class PA,
+# kernel PA and the online Bayes point machine.  Each remembers, after a call
+# that validated everything, the parameters it saw (those of a nested base
+# estimator included, :func:`call_snapshot`) and the learned objects it
+# published (:func:`remember_call`); a later call whose parameters and
+# published objects are unchanged (:func:`lean_call_ready`) checks only its
+# batch (:func:`lean_rows`, :func:`lean_labels`, :func:`lean_sample_weight`).
+
+#: The row dtypes of the kernels that read float64 rows only.
+FLOAT64_ROWS = (np.dtype(np.float64),)
+
+
+def started_partial_fit_context(attribute):
+    """:func:`partial_fit_context` for an estimator whose learned state is
+    ``attribute`` (``center_``, ``dual_coef_``, ...) rather than ``coef_``:
+    scikit-learn's ``_fit_context(prefer_skip_nested_validation=True)`` at
+    O(1) cost once that attribute is set."""
+
+    def decorate(partial_fit):
+        full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
+
+        @functools.wraps(partial_fit)
+        def wrapper(estimator, *args, **kwargs):
+            values = estimator.__dict__
+            if (
+                _get_threadlocal_config is None
+                or attribute not in values
+                or "_skl_callbacks" in values
+                or "_callback_fit_ctx" in values
+            ):
+                return full(estimator, *args, **kwargs)
+            config = _get_threadlocal_config()
+            previous = config.get("skip_parameter_validation")
+            if previous is True:
+                return partial_fit(estimator, *args, **kwargs)
+            config["skip_parameter_validation"] = True
+            try:
+                return partial_fit(estimator, *args, **kwargs)
+            finally:
+                config["skip_parameter_validation"] = previous
+
+        wrapper.__wrapped__ = partial_fit
+        return wrapper
+
+    return decorate
+
+
+def call_snapshot(estimator):
+    """``(params_snapshot(estimator), nested)``: ``nested`` holds, for each
+    parameter value that is itself an estimator (a base learner), that
+    object and its own :func:`call_snapshot`, so that
+    ``set_params(estimator__C=...)`` is a change (:func:`call_unchanged`)."""
+    snapshot = params_snapshot(estimator)
+    nested = tuple(
+        (value, call_snapshot(value))
+        for value in snapshot[1]
+        if hasattr(value, "get_params") and not isinstance(value, type)
+    )
+    return snapshot, nested
+
+
+def call_unchanged(estimator, record):
+    """Whether the parameters of ``estimator``, and of the estimators among
+    them, are those of the :func:`call_snapshot` ``record``."""
+    snapshot, nested = record
+    return params_unchanged(estimator, snapshot) and all(
+        call_unchanged(value, inner) for value, inner in nested
+    )
+
+
+def remember_call(estimator, published, *, validated=True):
+    """Remember the learned objects ``estimator`` has just published (the
+    attribute names ``published``, each trusted by a later call as long as
+    it is still that object) and, with ``validated``, the parameters the
+    call validated.  Called last in a call, once nothing can fail."""
+    cache = call_cache(estimator)
+    values = estimator.__dict__
+    cache.kernel_state = {name: values.get(name, _MISSING) for name in published}
+    if validated:
+        cache.lean = call_snapshot(estimator)
+
+
+def forget_call(estimator):
+    """Drop what :func:`remember_call` remembered: the next call validates
+    everything."""
+    cache = call_cache(estimator)
+    cache.kernel_state = cache.lean = None
+
+
+def lean_call_ready(estimator):
+    """Whether a later call of ``estimator`` may take the lean path: its
+    parameters (and its base learner's) are those of the last fully
+    validated call, no feature names were fitted, and every learned object
+    remembered by :func:`remember_call` is still in place.  O(number of
+    parameters + published attributes)."""
+    cache = call_cache(estimator)
+    record, published = cache.lean, cache.kernel_state
+    values = estimator.__dict__
+    if (
+        record is None
+        or type(published) is not dict
+        or "feature_names_in_" in values
+        or not all(values.get(name, _MISSING) is obj for name, obj in published.items())
+    ):
+        return False
+    return call_unchanged(estimator, record)
+
+
+def trusted_published(estimator, names):
+    """Whether each attribute of ``names`` is the object ``estimator``
+    published last (:func:`remember_call`): then its shape and finiteness
+    were checked or produced by the estimator, and need no scan."""
+    published = call_cache(estimator).kernel_state
+    if type(published) is not dict:
+        return False
+    values = estimator.__dict__
+    return all(
+        name in published and values.get(name, _MISSING) is published[name]
+        for name in names
+    )
+
+
+class finite_inputs:
+    """scikit-learn's ``config_context(assume_finite=True)`` at O(1) cost,
+    around a scikit-learn call (``pairwise_kernels``) whose every input the
+    caller checked already: the call then does not scan them for NaN again
+    (a support set of the model on each call).  The previous value is put
+    back on exit, even on an error."""
+
+    __slots__ = ("_config", "_context", "_previous")
+
+    def __enter__(self):
+        self._context = None
+        if _get_threadlocal_config is None:  # pragma: no cover - another layout
+            from sklearn import config_context
+
+            self._context = config_context(assume_finite=True)
+            self._context.__enter__()
+            return self
+        self._config = _get_threadlocal_config()
+        self._previous = self._config.get("assume_finite", _MISSING)
+        self._config["assume_finite"] = True
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if self._context is not None:  # pragma: no cover - another layout
+            return self._context.__exit__(kind, value, traceback)
+        if self._previous is _MISSING:
+            self._config.pop("assume_finite", None)
+        else:
+            self._config["assume_finite"] = self._previous
+        return False
