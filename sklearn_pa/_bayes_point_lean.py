@@ -132,7 +132,8 @@ class LeanBayesPointMixin:
         from the copies' weights of the rows' features, ``coef_`` left
         unread.  None when the call needs the full path: the Bayes point
         published (or assigned), feature names, more non-zeros than
-        features (the published Bayes point then costs less), or arrays
+        features times classes (the published Bayes point then costs
+        less), or arrays
         the estimator did not publish itself."""
         values = self.__dict__
         if (
@@ -148,10 +149,13 @@ class LeanBayesPointMixin:
         if values.get("n_features_in_") != n_features:
             return None
         X = lean_rows(X, n_features, FLOAT64_ROWS)
-        if X is None or (X.nnz if hasattr(X, "nnz") else X.size) > n_features:
+        if X is None:
             return None
         n, M = X.shape[0], c.shape[0]
         K = W.shape[1] // M
+        # the rows' weights cost nnz M K; the Bayes point n_features M K^2
+        if (X.nnz if hasattr(X, "nnz") else X.size) > n_features * K:
+            return None
         per_copy = np.empty((n, W.shape[1]))
         U, bu = _NO_ACCUMULATORS
         _scores.score_rows(

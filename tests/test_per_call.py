@@ -494,3 +494,24 @@ def test_the_latency_protocol_times_every_call(tmp_path):
     assert (tmp_path / "latency.png").stat().st_size > 0
     with pytest.raises(ValueError, match="Unknown or unavailable"):
         run_stream_latency(Bunch(name="synthetic", X=X, y=y), ["nope"])
+
+
+def test_the_latency_protocol_runs_the_other_families_when_named():
+    """The one-class PA, the Bayes point machine and kernel PA are timed
+    when named (``--estimators OneClass BPM KernelPA``), not by default."""
+    from sklearn.utils import Bunch
+
+    from sklearn_pa.benchmark import run_stream_latency
+    from sklearn_pa.benchmark._stream_latency import OPTIONAL, latency_learners
+
+    assert set(OPTIONAL) <= set(latency_learners(5))
+    X, y = _stream(False, n_features=500, n_rows=300)
+    data = Bunch(name="synthetic", X=X, y=y)
+    rows = run_stream_latency(
+        data, list(OPTIONAL), batch_sizes=(1, 10), max_seconds=0.1
+    )
+    assert {(r["estimator"], r["operation"]) for r in rows} == {
+        (n, op) for n in OPTIONAL for op in ("partial_fit", "predict")
+    }
+    default = run_stream_latency(data, batch_sizes=(1,), max_seconds=0.02)
+    assert not {r["estimator"] for r in default} & set(OPTIONAL)

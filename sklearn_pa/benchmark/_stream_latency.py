@@ -29,6 +29,7 @@ from ._progress import Progress
 
 __all__ = [
     "BATCH_SIZES",
+    "OPTIONAL",
     "latency_learners",
     "plot_latency",
     "run_stream_latency",
@@ -38,6 +39,9 @@ __all__ = [
 
 #: The batch sizes of the protocol (rows per call).
 BATCH_SIZES = (1, 10, 100, 1000)
+
+#: The learners the protocol runs only when named (``--estimators``).
+OPTIONAL = ("OneClass", "BPM", "KernelPA")
 
 
 class _SklearnLearner:
@@ -61,6 +65,16 @@ class _SklearnLearner:
 
     def predict(self, batch):
         return self.estimator.predict(batch[0])
+
+
+class _OneClassLearner(_SklearnLearner):
+    """A one-class learner: ``partial_fit`` on the rows alone."""
+
+    def start(self, X, y, classes):
+        self.estimator.partial_fit(X)
+
+    def batch(self, X, y):
+        return (X,)
 
 
 def _regression_targets(y):
@@ -142,14 +156,22 @@ def latency_learners(n_classes):
         (``average=False``), ``AROW``, ``CW`` (diagonal covariance),
         ``PA-regressor`` (``PassiveAggressiveRegressor()`` on a +-1 target),
         ``SGD-pa1`` (scikit-learn's ``SGDClassifier(learning_rate="pa1")``),
-        and, where installed, ``river-PA-ovr`` and ``vw-oaa``.
+        and, where installed, ``river-PA-ovr`` and ``vw-oaa``; the other
+        families with ``partial_fit``, run when named (``OPTIONAL``):
+        ``OneClass`` (``PassiveAggressiveOneClass()``), ``BPM``
+        (``OnlineBayesPointClassifier(n_estimators=10)``) and ``KernelPA``
+        (``KernelPassiveAggressiveClassifier(kernel="rbf", budget=300)``,
+        whose calls evaluate the kernel on its support set).
     """
     from sklearn.linear_model import SGDClassifier
 
     from .. import (
         AROWClassifier,
         ConfidenceWeightedClassifier,
+        KernelPassiveAggressiveClassifier,
+        OnlineBayesPointClassifier,
         PassiveAggressiveClassifier,
+        PassiveAggressiveOneClass,
         PassiveAggressiveRegressor,
     )
 
@@ -175,6 +197,19 @@ def latency_learners(n_classes):
             )
         ),
     }
+    learners.update(
+        {
+            "OneClass": lambda: _OneClassLearner(PassiveAggressiveOneClass()),
+            "BPM": lambda: _SklearnLearner(
+                OnlineBayesPointClassifier(n_estimators=10, random_state=0)
+            ),
+            "KernelPA": lambda: _SklearnLearner(
+                KernelPassiveAggressiveClassifier(
+                    kernel="rbf", budget=300, random_state=0
+                )
+            ),
+        }
+    )
     try:
         import river  # noqa: F401
     except ImportError:
@@ -286,8 +321,8 @@ def run_stream_latency(
         A loaded data set with CSR ``X`` and labels ``y`` (the training
         split of 20 Newsgroups for the command line).
     names : list of str, default=None
-        Learners of :func:`latency_learners` (every available one when
-        None).
+        Learners of :func:`latency_learners` (when None, every available
+        one but the ``OPTIONAL`` ones).
     batch_sizes : tuple of int, default=BATCH_SIZES
         Rows per call.
     max_seconds : float, default=3.0
@@ -306,7 +341,9 @@ def run_stream_latency(
     """
     X, y = data.X.tocsr(), np.asarray(data.y)
     available = latency_learners(np.unique(y).shape[0])
-    names = list(available if names is None else names)
+    if names is None:
+        names = [name for name in available if name not in OPTIONAL]
+    names = list(names)
     unknown = [n for n in names if n not in available]
     if unknown:
         raise ValueError(
