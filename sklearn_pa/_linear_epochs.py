@@ -181,18 +181,23 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         self.n_jobs = max(1, min(n_jobs, n_columns))
         self.t_end = 0
 
-    def bind(self, X, y, sample_weight, scores_out=None):
+    def bind(self, X, y, sample_weight, scores_out=None, *, same_rule=False):
         """Take the validated batch ``X``, ``y``, ``sample_weight`` (and
         ``scores_out``) for the next passes: what an adapter reads per batch,
         so that a stream of ``partial_fit`` calls reuses one adapter (the
         lean path's :class:`~sklearn_pa._stream_plan.StreamPlan`).  The
         weights, the class weights and the averaging start stay those of
-        the construction; the rule is stated again."""
+        the construction; the rule is stated again, unless ``same_rule``
+        says that the parameters and the targets' strategy are those of the
+        last batch and ``y`` holds single labels or values (no label
+        arrays)."""
         est = self.estimator
         self.X, self.y, self.sample_weight = X, y, sample_weight
         self.scores_out = scores_out
         self.rows = _RowView(X)
         self.labels, self.targets = est._targets(y)
+        if same_rule and scores_out is None:
+            return
         label_arrays = est._kernel_label_arrays(y)
         if scores_out is not None and self.U is not None:
             label_arrays = dict(label_arrays, score_average=True)

@@ -59,6 +59,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         self.W, self.b, self.U, self.bu = W, b, U, bu
         self.sigma, self.rows, self.labels, self.params = sigma, rows, labels, params
         self.targets = targets  # (regression: SO_REGRESSION reads them)
+        self.reads_targets = targets is not None
         if sigma.ndim == 3:
             self.S_diag, self.S_full = np.zeros((0, 1)), sigma
         else:
@@ -79,15 +80,22 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         self.full = sigma.ndim == 3
         self.t_end = 0
 
-    def bind(self, X, y, sample_weight, scores_out=None):
+    def bind(self, X, y, sample_weight, scores_out=None, *, same_rule=False):
         """Take the validated batch ``X``, ``y``, ``sample_weight`` for the
         next pass of a stream that reuses this adapter (the lean path's
         :class:`~sklearn_pa._stream_plan.StreamPlan`; no recorded scores).
         The mean, covariance, averages and class weights stay those of the
-        construction; the rule is stated again."""
+        construction; the rule is stated again, unless ``same_rule`` says
+        that the parameters and the targets' strategy are those of the last
+        batch."""
         est = self.estimator
         self.sample_weight, self.scores_out, self.var_out = sample_weight, None, None
-        self.rows, self.labels, self.targets, self.params = batch_arrays(est, X, y)
+        if same_rule:
+            labels, targets = est._targets(y)
+            self.rows, self.labels = _RowView(X), labels
+            self.targets = targets if self.reads_targets else None
+        else:
+            self.rows, self.labels, self.targets, self.params = batch_arrays(est, X, y)
         self.backup = self.touched = None
 
     def journal(self, journal, order):

@@ -32,7 +32,8 @@ _MISSING = object()
 def _published(values):
     """The objects a call left as the learned state (those a user would
     replace): ``coef_``, ``intercept_``, an average left pending, ``t_``,
-    the covariance of the confidence-weighted family."""
+    the covariance of the confidence-weighted family, the targets'
+    strategy (which states the rule)."""
     get = values.get
     return (
         get("coef_", _MISSING),
@@ -40,6 +41,7 @@ def _published(values):
         get("_average_pending", _MISSING),
         get("t_", _MISSING),
         get("_sigma", _MISSING),
+        get("_target_strategy", _MISSING),
     )
 
 
@@ -98,7 +100,9 @@ class StreamPlan:
         adapter = self.adapter
         adapter.estimator = est
         try:
-            adapter.bind(X, y, sample_weight)
+            # (the parameters and the targets' strategy are those of the
+            # call that made the plan: checked above)
+            adapter.bind(X, y, sample_weight, same_rule=True)
             n_rows = X.shape[0]
             order = _ORDER[:n_rows] if n_rows <= _ORDER.shape[0] else np.arange(n_rows)
             t, _ = stream_epoch(

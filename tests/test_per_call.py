@@ -30,9 +30,11 @@ from test_robustness import _assert_same
 from sklearn_pa import (
     ALMAClassifier,
     AROWClassifier,
+    AROWRegressor,
     ConfidenceWeightedClassifier,
     GradientDescentRegressor,
     MIRAClassifier,
+    NHERDClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
     ROMMAClassifier,
@@ -77,6 +79,8 @@ LEAN_FAMILIES = [
     ("AROW", lambda: AROWClassifier(random_state=0), False),
     ("AROW averaged", lambda: AROWClassifier(average=True, random_state=0), False),
     ("SCW", lambda: SCWClassifier(random_state=0), False),
+    ("AROW regressor", lambda: AROWRegressor(random_state=0), True),
+    ("NHERD", lambda: NHERDClassifier(random_state=0), False),
     # (an update rescales every weight: kept as a scale times a vector)
     ("ROMMA", lambda: ROMMAClassifier(random_state=0), False),
     ("aROMMA", lambda: ROMMAClassifier(aggressive=True, random_state=0), False),
