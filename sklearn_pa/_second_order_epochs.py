@@ -104,7 +104,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         full covariance whole (a dense row's update writes all of it)."""
         n_features = self.W.shape[0]
         rows = touched_rows(self.rows)
-        self.touched = touched_rows(self.rows, extra=n_features)
+        self.touched = None if rows is None else np.append(rows, n_features)
         # a rule that rescales the whole covariance (IELLIP) writes every row
         if getattr(self.estimator, "_rescales_covariance", False):
             self.touched = None

@@ -197,10 +197,24 @@ def touched_rows(rows, extra=None):
     n_rows = rows.indptr.shape[0] - 1
     end = int(rows.indptr[-1]) if n_rows > 0 else 0
     # (the kernels' rows are canonical: one row's indices are unique already)
-    features = rows.indices[:end] if n_rows == 1 else np.unique(rows.indices[:end])
+    if n_rows == 1:
+        features = rows.indices[:end]
+    else:
+        features = _distinct(rows.indices[:end], rows.n_features)
     if extra is not None:
         features = np.append(features, extra)
     return features
+
+
+def _distinct(indices, n_features):
+    """The sorted distinct values of ``indices`` (all in ``[0,
+    n_features)``): a sort for a few, a mark per feature for many (a
+    sort of a batch's non-zeros would cost more than its pass)."""
+    if indices.shape[0] * 16 < n_features:
+        return np.unique(indices)
+    seen = np.zeros(n_features, dtype=bool)
+    seen[indices] = True
+    return np.flatnonzero(seen)
 
 
 _LOCKS = weakref.WeakKeyDictionary()

@@ -519,3 +519,17 @@ def test_the_latency_protocol_runs_the_other_families_when_named():
     }
     default = run_stream_latency(data, batch_sizes=(1,), max_seconds=0.02)
     assert not {r["estimator"] for r in default} & set(OPTIONAL)
+
+
+@pytest.mark.parametrize("n_rows", [2, 10, 400])
+def test_the_journal_marks_the_features_a_batch_touches(n_rows):
+    """The rows a pass may write are the batch's distinct features, sorted,
+    whether they are found by a sort (a few non-zeros) or by marking each
+    feature (many)."""
+    from sklearn_pa._linear_epochs import _RowView
+
+    X, _ = _stream(False, n_features=3000, n_rows=n_rows)
+    touched = _validation.touched_rows(_RowView(X))
+    np.testing.assert_array_equal(touched, np.unique(X.indices))
+    extra = _validation.touched_rows(_RowView(X), extra=3000)
+    np.testing.assert_array_equal(extra, np.append(np.unique(X.indices), 3000))
