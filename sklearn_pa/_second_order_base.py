@@ -477,7 +477,9 @@ class _BaseSecondOrder(
         a = self.intercept_scaling_ if self.fit_intercept else 0.0
         # (duplicate entries add up before they are squared)
         rows = _RowView(X if checked else canonical_csr(X))
-        rows.data = rows.data * rows.data
+        # (float32 values squared in float64: one array, as for float64)
+        squares = rows.data.astype(np.float64)
+        rows.data = np.multiply(squares, squares, out=squares)
         out = np.empty((X.shape[0], sigma.shape[1]))
         _scores.score_rows(
             rows,
@@ -500,16 +502,19 @@ class _BaseSecondOrder(
         # decision_function would after validating it again (which would warn
         # that a validated array has no feature names); from the weights of
         # the rows' features only when the model is the one it published
-        if X.dtype == np.float32:
+        sigma = self._sigma
+        if X.dtype == np.float32 and not (checked and sigma.ndim == 2):
             # (a sample of at most CALIBRATION_SIZE rows, or predict_proba's
-            # float64 rows): the variances are summed in float64
+            # float64 rows): the variances are summed in float64; rows in
+            # the kernels' form are read as doubles (the same values) and
+            # squared in float64 (_diagonal_variances), without this copy
             X = X.astype(np.float64)
         scores = self._lean_scores(X, checked=checked)
         if scores is None:
-            scores = np.asarray(safe_sparse_dot(X, self.coef_.T) + self.intercept_)
+            X64 = X.astype(np.float64) if X.dtype == np.float32 else X
+            scores = np.asarray(safe_sparse_dot(X64, self.coef_.T) + self.intercept_)
         if scores.shape[1] == 1:
             scores = scores.ravel()
-        sigma = self._sigma
         n_blocks = sigma.shape[0] if sigma.ndim == 3 else sigma.shape[1]
         if sigma.ndim == 2:
             var = self._diagonal_variances(X, checked=checked)
