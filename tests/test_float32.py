@@ -360,3 +360,21 @@ def test_float32_paths_beside_the_epoch_learn_the_same_model(layout):
     a.partial_fit(X32[:40], y[:40])
     b.partial_fit(X64[:40], y[:40])
     np.testing.assert_array_equal(a.predict_proba(X32), b.predict_proba(X64))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_calibration_margins_of_float32_rows_are_those_of_float64(n_classes):
+    """The margins a confidence-weighted learner records for its
+    probabilities: float32 rows in the kernels' form are read as doubles
+    and squared in float64 without a copy, giving bit for bit the margins of
+    their float64 conversion."""
+    rng = np.random.RandomState(0)
+    X = sp.random(300, 50, density=0.2, format="csr", random_state=rng)
+    X = X.astype(np.float32)
+    y = rng.randint(n_classes, size=300)
+    est = AROWClassifier().fit(X, y)
+    est.partial_fit(X[:3], y[:3])
+    got = est._margins(X[:40], checked=True)
+    want = est._margins(X[:40].astype(np.float64))
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
