@@ -133,33 +133,35 @@ cdef inline object make_rows(object view, rows_t *rows):
     cdef const long long[::1] indices64
     cdef const long long[::1] indptr64
     cdef Py_ssize_t n_indptr
-    cdef object keep
+    # the arrays themselves are held (a referenced ndarray cannot be
+    # resized, nor freed): making memoryview objects of them would cost more
+    # than a one-row call's pass
+    cdef object data_array = view.data
+    cdef object indices_array = view.indices
+    cdef object indptr_array = view.indptr
     if rows_t is Rows32 or rows_t is Rows64:
-        data = view.data
+        data = data_array
         rows.data = &data[0] if data.shape[0] > 0 else NULL
         rows.n_data = data.shape[0]
-        keep = <object> data
     else:
-        data32 = view.data
+        data32 = data_array
         rows.data = &data32[0] if data32.shape[0] > 0 else NULL
         rows.n_data = data32.shape[0]
-        keep = <object> data32
     if rows_t is Rows32 or rows_t is Rows32F:
-        indices32 = view.indices
-        indptr32 = view.indptr
+        indices32 = indices_array
+        indptr32 = indptr_array
         rows.indices = &indices32[0] if indices32.shape[0] > 0 else NULL
         rows.indptr = &indptr32[0] if indptr32.shape[0] > 0 else NULL
         rows.n_indices = indices32.shape[0]
         n_indptr = indptr32.shape[0]
-        keep = (keep, <object> indices32, <object> indptr32)
     else:
-        indices64 = view.indices
-        indptr64 = view.indptr
+        indices64 = indices_array
+        indptr64 = indptr_array
         rows.indices = &indices64[0] if indices64.shape[0] > 0 else NULL
         rows.indptr = &indptr64[0] if indptr64.shape[0] > 0 else NULL
         rows.n_indices = indices64.shape[0]
         n_indptr = indptr64.shape[0]
-        keep = (keep, <object> indices64, <object> indptr64)
+    cdef tuple keep = (data_array, indices_array, indptr_array)
     rows.dense = view.dense
     rows.n_features = view.n_features
     if not rows.dense:
