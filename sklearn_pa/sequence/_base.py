@@ -19,9 +19,9 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from .._kernels import _sequence
+from .._kernels import _sequence, _sequence_batch
 from .._validation import atomic_update, check_state_array
-from ._validation import stack_labels, stack_sequences
+from ._validation import encode_labels, stack_labels, stack_sequences
 
 
 class _SequenceEpochs(EpochAdapter):
@@ -125,6 +125,11 @@ class _BaseSequenceTagger(BaseEstimator):
                 f"X has {batch.n_features} features, but {type(self).__name__} "
                 f"is expecting {self.n_features_in_} features as input."
             )
+        if not reset or classes is None:
+            # (labels of the common form: one compiled pass)
+            fast = encode_labels(y, batch.offsets, None if reset else self.classes_)
+            if fast is not None:
+                return batch, vectorizer, fast[0], fast[1]
         flat = stack_labels(y, batch.offsets, len(batch.offsets) - 1)
         if reset:
             if classes is None:
@@ -165,22 +170,28 @@ class _BaseSequenceTagger(BaseEstimator):
         self._W = np.zeros((n_features, n_classes))
         self._Tr = np.zeros((n_classes + 1, n_classes + 1))
         if self.average:
-            self._U = np.zeros_like(self._W)
-            self._UT = np.zeros_like(self._Tr)
+            self._U = np.zeros((n_features, n_classes))
+            self._UT = np.zeros((n_classes + 1, n_classes + 1))
         self._averaged = bool(self.average)
         self.t_ = 0.0
         self.n_iter_ = 0
         self.n_updates_ = 0
-        self._set_public()
+        # (published after the epochs: fit and partial_fit end with
+        # _set_public, and a failed call puts the attributes back)
 
     def _set_public(self):
         """coef_ and transitions from the raw weights, averaged if asked."""
         W, Tr = self._W, self._Tr
-        if self.average and self.t_ > 0:
-            W = W - self._U / self.t_
-            Tr = Tr - self._UT / self.t_
+        averaged = bool(self.average and self.t_ > 0)
         n = self.classes_.shape[0]
-        self.coef_ = np.ascontiguousarray(W.T)
+        coef = np.empty((W.shape[1], W.shape[0]))
+        # coef_ = (W - U / t).T in one compiled pass (the same values)
+        _sequence_batch.publish_emissions(
+            W, self._U if averaged else W, float(self.t_), averaged, coef
+        )
+        if averaged:
+            Tr = Tr - self._UT / self.t_
+        self.coef_ = coef
         self.transitions_ = Tr[:n, :n].copy()
         self.start_transitions_ = Tr[n, :n].copy()
         self.end_transitions_ = Tr[:n, n].copy()
