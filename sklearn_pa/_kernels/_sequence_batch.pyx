@@ -30,9 +30,27 @@ cdef extern from "Python.h":
 
 cdef extern from *:
     """
+    #include <stdlib.h>
+    #include <string.h>
+    #include <sys/mman.h>
     #define SEQ_PREFETCH(p) __builtin_prefetch(p)
+    /* zeroed memory for a table of n bytes; a large one on huge pages
+       where the system lends them (its slots are read at random) */
+    static void *seq_table_alloc(size_t n) {
+        void *p = NULL;
+        if (n < ((size_t)4 << 20))
+            return calloc(n, 1);
+        if (posix_memalign(&p, (size_t)2 << 20, n) != 0)
+            return NULL;
+    #ifdef MADV_HUGEPAGE
+        madvise(p, n, MADV_HUGEPAGE);
+    #endif
+        memset(p, 0, n);
+        return p;
+    }
     """
     void SEQ_PREFETCH(const void *p) nogil
+    void *seq_table_alloc(size_t n) nogil
 
 # largest index an int32 CSR array holds (scipy keeps int32 indices below it)
 cdef long long _INT32_MAX = 2147483647
@@ -103,7 +121,7 @@ cdef int _grow(Table *table) except -1:
     """Double the table's capacity, moving every slot."""
     cdef size_t n_old = table.mask + 1, i, j, mask = 2 * n_old - 1
     cdef Slot *old = table.slots
-    cdef Slot *slots = <Slot *>calloc(2 * n_old, sizeof(Slot))
+    cdef Slot *slots = <Slot *>seq_table_alloc(2 * n_old * sizeof(Slot))
     if slots == NULL:
         raise MemoryError()
     for i in range(n_old):
@@ -185,10 +203,10 @@ def map_sentences(list X, dict vocab, bint grow):
     cdef int[::1] starts = starts_arr
     cdef long long[::1] offsets = offsets_arr
     cdef Table table
-    cdef size_t capacity = 1024
+    cdef size_t capacity = 64
     while capacity < 2 * <size_t>min(total, 1 << 17):
         capacity *= 2
-    table.slots = <Slot *>calloc(capacity, sizeof(Slot))
+    table.slots = <Slot *>seq_table_alloc(capacity * sizeof(Slot))
     table.mask = capacity - 1
     table.used = 0
     # a sentence's features read ahead: their kind, name id, key, value,
@@ -237,8 +255,10 @@ cdef bint _map(list X, dict vocab, bint grow, Table *table,
     cdef dict name_ids = {}
     # the names of the previous token, position by position, with their
     # ids: tokens made by one template repeat their names in order
-    cdef list last_names = []
+    cdef list last_names = [None] * cap
     cdef int *last_ids = names + cap
+    # the column of each float feature's name met, by name id
+    cdef list number_columns = []
     cdef int name, length
     cdef Py_hash_t h
     cdef long long j
@@ -274,18 +294,7 @@ cdef bint _map(list X, dict vocab, bint grow, Table *table,
                 v = <object>value
                 if PyUnicode_Check(v):
                     if type(f) is str and type(v) is str:
-                        if k < len(last_names) and <str>last_names[k] == <str>f:
-                            name = last_ids[k]
-                        else:
-                            found = name_ids.get(f)
-                            if found is None:
-                                found = name_ids[f] = len(name_ids)
-                            name = <int>PyLong_AsLongLong(found)
-                            if k < len(last_names):
-                                last_names[k] = f
-                            else:
-                                last_names.append(f)
-                            last_ids[k] = name
+                        name = _name_id(<str>f, k, last_names, last_ids, name_ids)
                         h = _pair_hash(PyObject_Hash(value), name)
                         kinds[q] = PAIR
                         names[q] = name
@@ -295,6 +304,9 @@ cdef bint _map(list X, dict vocab, bint grow, Table *table,
                         kinds[q] = NAMED
                 elif PyFloat_CheckExact(v):
                     kinds[q] = NUMBER
+                    names[q] = -1
+                    if type(f) is str:
+                        names[q] = _name_id(<str>f, k, last_names, last_ids, name_ids)
                 else:
                     return False
                 k += 1
@@ -334,15 +346,25 @@ cdef bint _map(list X, dict vocab, bint grow, Table *table,
                     j = _new_column(vocab, f"{f}={v}", grow)
                     x = 1.0
                 else:
-                    found = vocab.get(f)
-                    if found is None:
-                        if grow:
-                            j = len(vocab)
-                            vocab[f] = j
-                        else:
-                            j = -1
+                    name = names[q]
+                    if name >= 0 and name < len(number_columns) and (
+                            number_columns[name] is not None):
+                        # (a name's column does not change within a call)
+                        j = PyLong_AsLongLong(number_columns[name])
                     else:
-                        j = PyLong_AsLongLong(found)
+                        found = vocab.get(f)
+                        if found is None:
+                            if grow:
+                                j = len(vocab)
+                                vocab[f] = j
+                            else:
+                                j = -1
+                        else:
+                            j = PyLong_AsLongLong(found)
+                        if name >= 0:
+                            while len(number_columns) <= name:
+                                number_columns.append(None)
+                            number_columns[name] = j
                     x = PyFloat_AS_DOUBLE(v)
                 q += 1
                 if j < 0:
@@ -356,6 +378,23 @@ cdef bint _map(list X, dict vocab, bint grow, Table *table,
             row_starts[t] = <int>n
         sent_offsets[s + 1] = t
     return t == n_tokens
+
+
+cdef inline int _name_id(str f, Py_ssize_t k, list last_names, int *last_ids,
+                         dict name_ids) except -1:
+    """The id of the feature name ``f`` at position ``k`` of its token: the
+    previous token's at that position when the name is the same (one
+    string comparison), else from ``name_ids`` (a new name a new id)."""
+    cdef object last = last_names[k]
+    cdef object found
+    if last is not None and <str>last == f:
+        return last_ids[k]
+    found = name_ids.get(f)
+    if found is None:
+        found = name_ids[f] = len(name_ids)
+    last_names[k] = f
+    last_ids[k] = <int>PyLong_AsLongLong(found)
+    return last_ids[k]
 
 
 cdef long long _new_column(dict vocab, str name, bint grow) except -2:
