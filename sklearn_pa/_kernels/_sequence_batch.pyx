@@ -10,7 +10,7 @@ another: the caller then takes the general path of
 ``sequence/_validation.py``, which gives the same results and the errors it
 always gave.  The results are those of that path, bit for bit."""
 
-from cpython.dict cimport PyDict_Next
+from cpython.dict cimport PyDict_Next, PyDict_SetDefault
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsLongLong
 from cpython.object cimport PyObject
@@ -400,12 +400,12 @@ cdef inline int _name_id(str f, Py_ssize_t k, list last_names, int *last_ids,
 cdef long long _new_column(dict vocab, str name, bint grow) except -2:
     """The column of the feature ``name``: its column in ``vocab``, the next
     one (added) with ``grow``, else -1."""
-    cdef object j = vocab.get(name)
+    cdef object j
+    if grow:  # (one lookup: the column it has, or the next one, added)
+        return PyLong_AsLongLong(<object>PyDict_SetDefault(vocab, name, len(vocab)))
+    j = vocab.get(name)
     if j is None:
-        if not grow:
-            return -1
-        j = len(vocab)
-        vocab[name] = j
+        return -1
     return PyLong_AsLongLong(j)
 
 
