@@ -48,9 +48,22 @@ cdef extern from *:
         memset(p, 0, n);
         return p;
     }
+    /* ask for small pages on the n bytes at p, written once from start to
+       end: a huge page saves little there, and the kernel may stall to
+       compact memory for one (numpy asks for huge pages on large arrays) */
+    static void seq_small_pages(void *p, size_t n) {
+    #ifdef MADV_NOHUGEPAGE
+        size_t page = 4096;
+        size_t start = ((size_t)p + page - 1) / page * page;
+        size_t end = ((size_t)p + n) / page * page;
+        if (n >= ((size_t)4 << 20) && end > start)
+            madvise((void *)start, end - start, MADV_NOHUGEPAGE);
+    #endif
+    }
     """
     void SEQ_PREFETCH(const void *p) nogil
     void *seq_table_alloc(size_t n) nogil
+    void seq_small_pages(void *p, size_t n) nogil
 
 # largest index an int32 CSR array holds (scipy keeps int32 indices below it)
 cdef long long _INT32_MAX = 2147483647
@@ -488,6 +501,8 @@ def publish_emissions(const double[:, ::1] W, const double[:, ::1] U, double t,
     if average and (U.shape[0] != n_features or U.shape[1] != L):
         raise ValueError("U must have the shape of W")
     with nogil:
+        if L > 0 and n_features > 0:
+            seq_small_pages(&out[0, 0], L * n_features * sizeof(double))
         f0 = 0
         while f0 < n_features:
             f1 = f0 + block if f0 + block < n_features else n_features
