@@ -240,8 +240,6 @@ def map_sentences(list X, dict vocab, bint grow):
                     ends, cap, &n_read, &values[0], &columns[0], &starts[0],
                     &offsets[0], total, n_tokens):
             return None
-        if not _sort_rows(&values[0], &columns[0], &starts[0], n_tokens):
-            return None
         n = starts[n_tokens]
         return values_arr[:n], columns_arr[:n], starts_arr, offsets_arr
     finally:
@@ -387,6 +385,9 @@ cdef bint _map(list X, dict vocab, bint grow, Table *table,
                 out_columns[n] = <int>j
                 out_values[n] = x
                 n += 1
+            # (sorted while the row is in cache)
+            if not _sort_row(out_values, out_columns, row_starts[t], n):
+                return False
             t += 1
             row_starts[t] = <int>n
         sent_offsets[s + 1] = t
@@ -422,32 +423,29 @@ cdef long long _new_column(dict vocab, str name, bint grow) except -2:
     return PyLong_AsLongLong(j)
 
 
-cdef bint _sort_rows(double *values, int *columns, const int *starts,
-                     Py_ssize_t n_rows) noexcept nogil:
-    """Sort each row's entries by column (a stable insertion sort: rows are
-    short); False when a row holds a column twice or a value that is not
-    finite."""
-    cdef Py_ssize_t r, a, b, lo, hi
+cdef bint _sort_row(double *values, int *columns, Py_ssize_t lo,
+                   Py_ssize_t hi) noexcept nogil:
+    """Sort the entries ``lo:hi`` of a row by column (a stable insertion
+    sort: rows are short); False when the row holds a column twice or a
+    value that is not finite."""
+    cdef Py_ssize_t a, b
     cdef int c
     cdef double x
-    for r in range(n_rows):
-        lo = starts[r]
-        hi = starts[r + 1]
-        for a in range(lo, hi):
-            c = columns[a]
-            x = values[a]
-            if not isfinite(x):
-                return False
-            b = a
-            while b > lo and columns[b - 1] > c:
-                columns[b] = columns[b - 1]
-                values[b] = values[b - 1]
-                b -= 1
-            columns[b] = c
-            values[b] = x
-        for a in range(lo + 1, hi):
-            if columns[a] == columns[a - 1]:
-                return False
+    for a in range(lo, hi):
+        c = columns[a]
+        x = values[a]
+        if not isfinite(x):
+            return False
+        b = a
+        while b > lo and columns[b - 1] > c:
+            columns[b] = columns[b - 1]
+            values[b] = values[b - 1]
+            b -= 1
+        columns[b] = c
+        values[b] = x
+    for a in range(lo + 1, hi):
+        if columns[a] == columns[a - 1]:
+            return False
     return True
 
 
