@@ -17,7 +17,7 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_Check
 from libc.math cimport isfinite
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy
 
 import numpy as np
@@ -69,7 +69,8 @@ cdef extern from *:
 cdef long long _INT32_MAX = 2147483647
 # string values of at most this many one-byte characters are kept in the
 # table's slot, compared there without reading the key object
-DEF INLINE = 16
+cdef enum:
+    INLINE = 16
 
 
 cdef struct Slot:
@@ -161,9 +162,10 @@ cdef void _clear(Table *table) noexcept:
 
 
 # the kinds of a feature, read ahead of its lookup
-DEF PAIR = 0      # exact str name, exact str value: the table
-DEF NAMED = 1     # another string value: "name=value" in the vocabulary
-DEF NUMBER = 2    # a float value: the name in the vocabulary
+cdef enum:
+    PAIR = 0      # exact str name, exact str value: the table
+    NAMED = 1     # another string value: "name=value" in the vocabulary
+    NUMBER = 2    # a float value: the name in the vocabulary
 
 
 def map_sentences(list X, dict vocab, bint grow):
