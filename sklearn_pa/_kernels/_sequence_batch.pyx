@@ -312,7 +312,10 @@ cdef bint _map(list X, dict vocab, bint grow, Table *table,
                         kinds[q] = PAIR
                         names[q] = name
                         hashes[q] = h
-                        SEQ_PREFETCH(&table.slots[<size_t>h & table.mask])
+                        # (both cache lines a slot may straddle)
+                        slot = &table.slots[<size_t>h & table.mask]
+                        SEQ_PREFETCH(slot)
+                        SEQ_PREFETCH((<char *>slot) + sizeof(Slot) - 1)
                     else:
                         kinds[q] = NAMED
                 elif PyFloat_CheckExact(v):
