@@ -19,9 +19,16 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from .._kernels import _sequence
-from .._validation import atomic_update, check_state_array
-from ._validation import stack_labels, stack_sequences
+from .._kernels import _sequence, _sequence_batch
+from .._per_call import params_snapshot, params_unchanged
+from .._validation import atomic_update, check_state_array, touched_rows
+from ._lean import (
+    PUBLIC_WEIGHTS,
+    checked_params,
+    tagger_cache,
+    tagger_partial_fit_context,
+)
+from ._validation import encode_labels, stack_labels, stack_sequences
 
 
 class _SequenceEpochs(EpochAdapter):
@@ -36,13 +43,21 @@ class _SequenceEpochs(EpochAdapter):
         self.estimator, self.batch, self.labels = estimator, batch, labels
 
     def journal(self, journal, order):
-        """Save the emission and transition weights (and their averaging
-        accumulators) that the pass updates in place."""
+        """Save what the pass updates in place: the rows of the emission
+        weights (and of their averaging accumulator) of the features the
+        batch's tokens hold (all of them for dense tokens), and the
+        transitions whole; a cost proportional to the batch."""
         est = self.estimator
-        for name in ("_W", "_Tr", "_U", "_UT"):
+        rows = touched_rows(self.batch)
+        for name, by_rows in (
+            ("_W", True),
+            ("_U", True),
+            ("_Tr", False),
+            ("_UT", False),
+        ):
             array = est.__dict__.get(name)
             if isinstance(array, np.ndarray):
-                journal.save(array)
+                journal.save(array, rows if by_rows else None)
 
     def run(self, order, t):
         stats = self.estimator._run_epoch(self.batch, self.labels, order)
@@ -125,6 +140,11 @@ class _BaseSequenceTagger(BaseEstimator):
                 f"X has {batch.n_features} features, but {type(self).__name__} "
                 f"is expecting {self.n_features_in_} features as input."
             )
+        if not reset or classes is None:
+            # (labels of the common form: one compiled pass)
+            fast = encode_labels(y, batch.offsets, None if reset else self.classes_)
+            if fast is not None:
+                return batch, vectorizer, fast[0], fast[1]
         flat = stack_labels(y, batch.offsets, len(batch.offsets) - 1)
         if reset:
             if classes is None:
@@ -165,25 +185,137 @@ class _BaseSequenceTagger(BaseEstimator):
         self._W = np.zeros((n_features, n_classes))
         self._Tr = np.zeros((n_classes + 1, n_classes + 1))
         if self.average:
-            self._U = np.zeros_like(self._W)
-            self._UT = np.zeros_like(self._Tr)
+            self._U = np.zeros((n_features, n_classes))
+            self._UT = np.zeros((n_classes + 1, n_classes + 1))
         self._averaged = bool(self.average)
         self.t_ = 0.0
         self.n_iter_ = 0
         self.n_updates_ = 0
-        self._set_public()
+        # (published after the epochs: fit and partial_fit end with
+        # _set_public, and a failed call puts the attributes back)
 
     def _set_public(self):
-        """coef_ and transitions from the raw weights, averaged if asked."""
+        """coef_ and transitions from the raw weights, averaged if asked.
+
+        Without ``average`` they are views of the kernel arrays (as the
+        linear learners' ``coef_`` is a view of theirs): no copy, and an
+        entry written in place reaches the next ``partial_fit``.  With it
+        they are the average ``W - U / t`` (copies of the weights before
+        any token)."""
+        if not self.average:
+            self._publish_views()
+            return
+        self.__dict__.pop("_publication_pending", None)
         W, Tr = self._W, self._Tr
-        if self.average and self.t_ > 0:
-            W = W - self._U / self.t_
-            Tr = Tr - self._UT / self.t_
         n = self.classes_.shape[0]
-        self.coef_ = np.ascontiguousarray(W.T)
-        self.transitions_ = Tr[:n, :n].copy()
-        self.start_transitions_ = Tr[n, :n].copy()
-        self.end_transitions_ = Tr[:n, n].copy()
+        averaged = bool(self.t_ > 0)
+        coef = np.empty((W.shape[1], W.shape[0]))
+        # coef_ = (W - U / t).T in one compiled pass (the same values)
+        _sequence_batch.publish_emissions(
+            W, self._U if averaged else W, float(self.t_), averaged, coef
+        )
+        if averaged:
+            Tr = Tr - self._UT / self.t_
+        public = (coef, Tr[:n, :n].copy(), Tr[n, :n].copy(), Tr[:n, n].copy())
+        self._publish_arrays(public)
+
+    def _publish_views(self):
+        """The public weights as views of the kernel arrays (no average)."""
+        self.__dict__.pop("_publication_pending", None)
+        W, Tr = self._W, self._Tr
+        n = self.classes_.shape[0]
+        self._publish_arrays((W.T, Tr[:n, :n], Tr[n, :n], Tr[:n, n]))
+
+    def _publish_arrays(self, public):
+        for name, value in zip(PUBLIC_WEIGHTS, public):
+            setattr(self, name, value)
+        tagger_cache(self).published = (public, self._kernel_arrays())
+
+    def _kernel_arrays(self):
+        values = self.__dict__
+        return tuple(values.get(name) for name in ("_W", "_Tr", "_U", "_UT"))
+
+    def _publish_lazily(self):
+        """The publication of a ``partial_fit`` call: an average is left to
+        be computed when one of the public weights is read
+        (:meth:`__getattr__`), so that a stream of calls that reads none of
+        them in between pays for one average, not one per call."""
+        if not self.average:
+            self._publish_views()
+            return
+        if not self.t_ > 0:
+            self._set_public()
+            return
+        values = self.__dict__
+        for name in PUBLIC_WEIGHTS:
+            values.pop(name, None)
+        self._publication_pending = True
+        tagger_cache(self).published = (None, self._kernel_arrays())
+
+    def _publish_pending(self):
+        """Compute the publication a ``partial_fit`` call left pending,
+        keeping a public weight assigned by hand since."""
+        values = self.__dict__
+        assigned = {name: values[name] for name in PUBLIC_WEIGHTS if name in values}
+        self._set_public()
+        values.update(assigned)
+
+    def __getattr__(self, name):
+        # only reached when ``name`` is not found: a publication left pending
+        if name in PUBLIC_WEIGHTS and self.__dict__.get("_publication_pending"):
+            self._publish_pending()
+            return self.__dict__[name]
+        return object.__getattribute__(self, name)
+
+    def __getstate__(self):
+        """The pickled state (a pending publication is computed first)."""
+        if self.__dict__.get("_publication_pending"):
+            self._publish_pending()
+        return super().__getstate__()
+
+    def _trusted_state(self):
+        """Whether the kernel arrays are those behind the public weights the
+        tagger last published itself (none assigned since) and fit the
+        model's dimensions: then a later ``partial_fit`` continues from them
+        as they are, without the checks and copies of
+        :meth:`_continue_from_public`.  O(1)."""
+        published = tagger_cache(self).published
+        if published is None:
+            return False
+        public, kernel = published
+        values = self.__dict__
+        current = self._kernel_arrays()
+        if any(a is not b for a, b in zip(current, kernel)):
+            return False
+        if public is None:
+            if not values.get("_publication_pending") or any(
+                name in values for name in PUBLIC_WEIGHTS
+            ):
+                return False
+        elif values.get("_publication_pending") or any(
+            values.get(name) is not value for name, value in zip(PUBLIC_WEIGHTS, public)
+        ):
+            return False
+        n = self.classes_.shape[0]
+        shapes = [(self.n_features_in_, n), (n + 1, n + 1)]
+        arrays = current[:2] if not self.average else current
+        for array, shape in zip(arrays, shapes * 2):
+            if not (
+                type(array) is np.ndarray
+                and array.dtype == np.float64
+                and array.shape == shape
+                and array.flags.c_contiguous
+                and array.flags.writeable
+            ):
+                return False
+        return True
+
+    def _check_count(self):
+        if not (np.isfinite(self.t_) and self.t_ >= 0):
+            raise ValueError(
+                f"t_ of {type(self).__name__} must be the number of tokens "
+                f"seen, a finite number >= 0; got {self.t_!r}. Refit with fit."
+            )
 
     def _decode_weights(self):
         """(W, Tr) for the kernels from the public attributes, each checked
@@ -219,11 +351,7 @@ class _BaseSequenceTagger(BaseEstimator):
                     f"its {self.n_features_in_} features and {n} classes; refit "
                     "with fit."
                 )
-        if not (np.isfinite(self.t_) and self.t_ >= 0):
-            raise ValueError(
-                f"t_ of {type(self).__name__} must be the number of tokens "
-                f"seen, a finite number >= 0; got {self.t_!r}. Refit with fit."
-            )
+        self._check_count()
         if not self.average:
             Tr[n, n] = self._Tr[n, n]
             self._W, self._Tr = W, Tr
@@ -322,7 +450,7 @@ class _BaseSequenceTagger(BaseEstimator):
             X, y = list(X), list(y)
         with atomic_update(self):
             batch, vectorizer, classes, labels = self._validate_batch(X, y, reset=True)
-            self._check_params(classes)
+            checked_params(self, classes)
             self._check_workspace(batch, classes)
             n_seq = batch.offsets.shape[0] - 1
             train_idx, validation = self._validation_split(X, y, n_seq)
@@ -339,7 +467,7 @@ class _BaseSequenceTagger(BaseEstimator):
             self._set_public()
         return self
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @tagger_partial_fit_context
     def partial_fit(self, X, y, classes=None):
         """One pass over a batch of sequences.
 
@@ -360,8 +488,12 @@ class _BaseSequenceTagger(BaseEstimator):
         """
         # scikit-learn validates parameters on the first call only; a
         # parameter set between calls must be refused before anything moves
-        self._validate_params()
-        first = not hasattr(self, "classes_")
+        # (validated again whenever one changed since the last call)
+        cache = tagger_cache(self)
+        if not params_unchanged(self, cache.validated):
+            self._validate_params()
+            cache.validated = params_snapshot(self)
+        first = "classes_" not in self.__dict__
         averaged = getattr(self, "_averaged", hasattr(self, "_U"))
         if not first and bool(self.average) != averaged:
             raise ValueError(
@@ -385,20 +517,26 @@ class _BaseSequenceTagger(BaseEstimator):
             X, y, reset=first, classes=classes
         )
         with atomic_update(self):
-            self._check_params(classes_)
+            checked_params(self, classes_)
             self._check_workspace(batch, classes_)
             if first:
                 self._reset(classes_, batch.n_features, vectorizer)
+            elif self._trusted_state():
+                # the arrays it published itself: no copy, no scan
+                self._check_count()
             else:
                 self._continue_from_public()
-            if not hasattr(self, "_rng"):
+            if "_rng" not in self.__dict__:
                 self._rng = check_random_state(self.random_state)
             self._epochs(batch, labels, 1, self._rng, partial_fit=True)
-            self._set_public()
+            self._publish_lazily()
         return self
 
     def _check_params(self, classes):
-        pass
+        """Hook: refuse parameters that do not fit together or the classes
+        (a ``ValueError``); returns what the epochs read of them (see
+        :func:`~sklearn_pa.sequence._lean.checked_params`)."""
+        return None
 
     def _check_workspace(self, batch, classes):
         pass

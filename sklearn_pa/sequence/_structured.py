@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._kernels import _sequence
 from .._kernels._rules import SequenceLoss, SequenceUpdate
 from ._base import _BaseSequenceTagger
+from ._lean import checked_params
 
 __all__ = ["StructuredPassiveAggressive", "StructuredPerceptron"]
 
@@ -489,8 +490,9 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
                 "margin='linear' with update='max_loss', or update='prediction' "
                 "with margin='sqrt'."
             )
+        cost = None
         if self.cost is not None:
-            _check_sequence_cost(self.cost, classes)
+            cost = _check_sequence_cost(self.cost, classes)
         if self.beam_width is not None and self.k_best > self.beam_width:
             raise ValueError(
                 f"k_best={self.k_best} exceeds beam_width={self.beam_width}: the "
@@ -502,6 +504,7 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
                 "loss='squared_hinge' needs a finite C; use loss='hinge' with "
                 "C=np.inf for hard constraints."
             )
+        return cost
 
     # the largest workspace an epoch may allocate (see the Notes)
     _max_workspace_bytes = 2**30
@@ -521,16 +524,12 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
             )
 
     def _run_epoch(self, batch, labels, order):
-        self._check_params(self.classes_)
+        # (checked again only when a parameter changed since the last check)
+        cost = checked_params(self, self.classes_)
         record = getattr(self, "_record_updates", False)
         k = int(self.k_best)
         rec_alpha = np.zeros((order.shape[0], k) if record else (1, 1))
         U, UT = self._averaging_arrays()
-        cost = (
-            None
-            if self.cost is None
-            else _check_sequence_cost(self.cost, self.classes_)
-        )
         t, n_updates, n_errors, _ = _sequence.pa_epoch(
             batch,
             batch.offsets,

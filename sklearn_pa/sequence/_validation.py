@@ -6,10 +6,16 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from .._kernels import _feature_dicts
+from .._kernels import _feature_dicts, _sequence_batch
 from .._validation import canonical_csr, check_csr_structure
 
-__all__ = ["FeatureDictMapper", "SequenceBatch", "stack_sequences"]
+__all__ = [
+    "FeatureDictMapper",
+    "SequenceBatch",
+    "encode_labels",
+    "stack_labels",
+    "stack_sequences",
+]
 
 
 class FeatureDictMapper:
@@ -139,6 +145,24 @@ class SequenceBatch:
             self.indices = np.arange(max(self.n_features, 1), dtype=np.int32)
             self.indptr = np.zeros(0, dtype=np.int32)
 
+    @classmethod
+    def from_canonical_rows(cls, values, columns, row_starts, offsets, n_features):
+        """The batch of canonical CSR rows (float64 ``values``, int32
+        ``columns`` sorted and unique within each row, int32 ``row_starts``)
+        made by :func:`~sklearn_pa._kernels._sequence_batch.map_sentences`,
+        taken as they are: what ``SequenceBatch(csr_matrix, offsets)``
+        makes of the same matrix, without scipy's checks and copies."""
+        batch = cls.__new__(cls)
+        batch.offsets = offsets
+        batch.n_tokens = int(offsets[-1])
+        batch.n_features = n_features
+        batch.dense = False
+        if values.size == 0:  # keep a valid pointer for the kernel
+            values = np.zeros(1)
+            columns = np.zeros(1, dtype=np.int32)
+        batch.data, batch.indices, batch.indptr = values, columns, row_starts
+        return batch
+
 
 def _sequence_kind(seq):
     if sp.issparse(seq):
@@ -176,6 +200,9 @@ def stack_sequences(X, vectorizer=None, fit_vectorizer=False):
         ) from exc
     if len(X) == 0:
         raise ValueError("X holds no sequence; pass at least one.")
+    fast = _map_dict_sentences(X, vectorizer, fit_vectorizer)
+    if fast is not None:
+        return fast
     kinds = {_sequence_kind(seq) for seq in X}
     lengths = np.empty(len(X), dtype=np.int64)
     if kinds == {"dicts"}:
@@ -253,6 +280,64 @@ def stack_sequences(X, vectorizer=None, fit_vectorizer=False):
     offsets = np.zeros(len(X) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return SequenceBatch(Xs, offsets), vectorizer
+
+
+def _map_dict_sentences(X, vectorizer, fit_vectorizer):
+    """``(batch, vectorizer)`` of ``X`` (a list) through the compiled pass
+    over its feature dicts when every sentence is a list (or tuple) of
+    ``dict`` tokens with ``str`` and ``float`` values, else None (the
+    general path of :func:`stack_sequences`, whose results are the same)."""
+    if fit_vectorizer:
+        vectorizer = FeatureDictMapper()
+        vectorizer.vocabulary_ = {}
+    elif not (
+        type(vectorizer) is FeatureDictMapper
+        and type(vectorizer.__dict__.get("vocabulary_")) is dict
+    ):
+        return None
+    vocab = vectorizer.vocabulary_
+    mapped = _sequence_batch.map_sentences(X, vocab, fit_vectorizer)
+    if mapped is None:
+        return None
+    values, columns, row_starts, offsets = mapped
+    batch = SequenceBatch.from_canonical_rows(
+        values, columns, row_starts, offsets, len(vocab)
+    )
+    return batch, vectorizer
+
+
+def encode_labels(y, offsets, classes=None):
+    """``(classes, codes)`` of the label sequences ``y`` through the
+    compiled pass, when ``y`` is a list of lists (or tuples) of ``str``
+    labels, one per token of ``offsets``: ``classes`` sorted (the fitted
+    ones when given) and the int32 code of every token's label in it, what
+    :func:`stack_labels`, ``np.unique`` and ``searchsorted`` give.  None
+    for any other ``y`` (or a label not in ``classes``): the general path
+    then says what is wrong."""
+    if type(y) is not list:
+        return None
+    index = None
+    if classes is not None:
+        if not (isinstance(classes, np.ndarray) and classes.dtype.kind == "U"):
+            return None
+        listed = classes.tolist()
+        if any(a >= b for a, b in zip(listed, listed[1:])):
+            return None  # (not the sorted, unique classes searchsorted reads)
+        index = {label: code for code, label in enumerate(listed)}
+    encoded = _sequence_batch.encode_str_labels(y, offsets, index)
+    if encoded is None:
+        return None
+    codes, seen = encoded
+    if classes is not None:
+        return classes, codes
+    labels = sorted(seen)
+    # (NumPy's strings drop trailing NULs: such labels take the general path)
+    if any(label.endswith("\x00") for label in labels):
+        return None
+    rank = np.empty(len(labels), dtype=np.int32)
+    for position, label in enumerate(labels):
+        rank[seen[label]] = position
+    return np.array(labels), rank[codes]
 
 
 def stack_labels(y, offsets, n_sequences):

@@ -1,0 +1,130 @@
+"""The lean path of a sequence tagger's later ``partial_fit``: a call on one
+sentence costs what that sentence costs.
+
+What the linear learners do in ``sklearn_pa/_per_call.py``, for the
+taggers' state (the emission weights ``_W``, the transitions ``_Tr`` and
+their averaging accumulators): the parameters are validated again only when
+they changed since the last validated call
+(:func:`~sklearn_pa._per_call.params_snapshot` /
+:func:`~sklearn_pa._per_call.params_unchanged`), the kernel arrays behind
+the attributes the tagger published itself are trusted as they are (no
+copy, no finiteness scan), the journal of a call saves the rows of the
+features its sentences touch (``touched_rows``), and an averaged model is
+published when read.  :class:`TaggerCache` is what the path remembers of a
+tagger between calls, kept outside it (:func:`tagger_cache`), so that its
+attributes, pickles and clones are those of a model without it.
+"""
+
+import functools
+import weakref
+
+from sklearn.base import _fit_context
+
+from .._per_call import params_snapshot, params_unchanged
+
+__all__ = [
+    "PUBLIC_WEIGHTS",
+    "TaggerCache",
+    "checked_params",
+    "tagger_cache",
+    "tagger_partial_fit_context",
+]
+
+#: The attributes a tagger publishes its weights as.
+PUBLIC_WEIGHTS = ("coef_", "transitions_", "start_transitions_", "end_transitions_")
+
+try:  # scikit-learn's configuration of this thread (the dict config_context sets)
+    from sklearn._config import _get_threadlocal_config
+except ImportError:  # pragma: no cover - another layout: the full wrapper only
+    _get_threadlocal_config = None
+
+
+class TaggerCache:
+    """What the lean path of one tagger remembers between its calls.
+
+    Attributes
+    ----------
+    validated : tuple or None
+        The :func:`params_snapshot` of the last call whose parameters passed
+        scikit-learn's validation.
+    checked : tuple or None
+        ``(snapshot, classes, result)``: the parameters and ``classes_``
+        object the tagger's own check (``_check_params``) last accepted, and
+        what it returned (the checked cost matrix of a Passive-Aggressive
+        tagger).
+    published : tuple or None
+        ``(public, kernel)``: the objects published as
+        :data:`PUBLIC_WEIGHTS` (None for a publication left pending) and the
+        kernel arrays ``(_W, _Tr, _U, _UT)`` behind them.
+    """
+
+    __slots__ = ("checked", "published", "validated")
+
+    def __init__(self):
+        self.validated = self.checked = self.published = None
+
+
+_CACHES = weakref.WeakKeyDictionary()
+
+
+def tagger_cache(estimator):
+    """The :class:`TaggerCache` of ``estimator`` (a new, empty one the first
+    time)."""
+    cache = _CACHES.get(estimator)
+    if cache is None:
+        cache = _CACHES[estimator] = TaggerCache()
+    return cache
+
+
+def checked_params(estimator, classes):
+    """What ``estimator._check_params(classes)`` returns, run again only when
+    the parameters or ``classes`` (the object) changed since it last
+    passed."""
+    cache = tagger_cache(estimator)
+    checked = cache.checked
+    if (
+        checked is not None
+        and checked[1] is classes
+        and params_unchanged(estimator, checked[0])
+    ):
+        return checked[2]
+    snapshot = params_snapshot(estimator)
+    result = estimator._check_params(classes)
+    cache.checked = (snapshot, classes, result)
+    return result
+
+
+def tagger_partial_fit_context(partial_fit):
+    """scikit-learn's ``_fit_context(prefer_skip_nested_validation=True)``
+    for a tagger's ``partial_fit``, at O(1) cost once it is fitted.
+
+    As :func:`sklearn_pa._per_call.partial_fit_context` does for the linear
+    learners: on a fitted tagger (``classes_`` set) without callbacks, the
+    call runs with ``skip_parameter_validation`` set for the nested calls
+    (the method validates the parameters itself whenever they changed) and
+    the previous value put back afterwards; any other call goes through
+    scikit-learn's wrapper."""
+    full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
+
+    @functools.wraps(partial_fit)
+    def wrapper(estimator, *args, **kwargs):
+        values = estimator.__dict__
+        if (
+            _get_threadlocal_config is None
+            or "classes_" not in values
+            or "_skl_callbacks" in values
+            or "_callback_fit_ctx" in values
+        ):
+            return full(estimator, *args, **kwargs)
+        config = _get_threadlocal_config()
+        previous = config.get("skip_parameter_validation")
+        if previous is True:
+            return partial_fit(estimator, *args, **kwargs)
+        config["skip_parameter_validation"] = True
+        try:
+            return partial_fit(estimator, *args, **kwargs)
+        finally:
+            config["skip_parameter_validation"] = previous
+
+    wrapper.__wrapped__ = partial_fit
+    return wrapper
