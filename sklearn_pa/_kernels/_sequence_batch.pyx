@@ -32,12 +32,21 @@ cdef extern from *:
     """
     #include <stdlib.h>
     #include <string.h>
+    #if defined(__unix__) || defined(__APPLE__)
     #include <sys/mman.h>
+    #define SEQ_POSIX 1
+    #endif
+    #if defined(__GNUC__) || defined(__clang__)
     #define SEQ_PREFETCH(p) __builtin_prefetch(p)
+    #else
+    #define SEQ_PREFETCH(p) ((void)0)
+    #endif
     /* zeroed memory for a table of n bytes; a large one on huge pages
-       where the system lends them (its slots are read at random) */
+       where the system lends them (its slots are read at random); freed
+       with free() */
     static void *seq_table_alloc(size_t n) {
         void *p = NULL;
+    #ifdef SEQ_POSIX
         if (n < ((size_t)4 << 20))
             return calloc(n, 1);
         if (posix_memalign(&p, (size_t)2 << 20, n) != 0)
@@ -47,12 +56,16 @@ cdef extern from *:
     #endif
         memset(p, 0, n);
         return p;
+    #else
+        (void)p;
+        return calloc(n, 1);
+    #endif
     }
     /* ask for small pages on the n bytes at p, written once from start to
        end: a huge page saves little there, and the kernel may stall to
        compact memory for one (numpy asks for huge pages on large arrays) */
     static void seq_small_pages(void *p, size_t n) {
-    #ifdef MADV_NOHUGEPAGE
+    #if defined(SEQ_POSIX) && defined(MADV_NOHUGEPAGE)
         size_t page = 4096;
         size_t start = ((size_t)p + page - 1) / page * page;
         size_t end = ((size_t)p + n) / page * page;
