@@ -262,3 +262,41 @@ def test_the_compiled_batch_is_the_general_paths(n_sentences):
         sequence_validation.encode_labels([["A\x00"] * len(s) for s in y], fast.offsets)
         is None
     )
+
+
+@pytest.mark.parametrize("name, factory", TAGGERS, ids=IDS)
+def test_one_sentence_predict_reads_only_its_features(name, factory, monkeypatch):
+    """``predict`` on one sentence after a ``partial_fit`` (an average left
+    to be computed when read) and once the weights are published neither
+    builds the decoding weights of the whole model nor computes the
+    average, allocates a small fraction of the model, and gives the labels
+    of the full path, with exact and beam decoding."""
+    X, y = _sentences(330)
+    est = _started(factory, X, y)
+    model = _model_bytes(est)
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("O(model) work in a one-sentence predict")
+
+    for read_weights in (False, True):
+        one = slice(310 + read_weights, 311 + read_weights)
+        est.partial_fit(X[one], y[one])
+        if read_weights:
+            assert est.coef_ is not None  # published: read from the public weights
+        for beam in (None, 2):
+            est.set_params(beam_width=beam)
+            with monkeypatch.context() as m:
+                m.setattr(type(est), "_decode_weights", forbidden)
+                m.setattr(type(est), "_set_public", forbidden)
+                tracemalloc.start()
+                try:
+                    got = est.predict(X[320:322])
+                    peak = tracemalloc.get_traced_memory()[1]
+                finally:
+                    tracemalloc.stop()
+            assert peak < model / 20, (peak, model)
+            with monkeypatch.context() as m:
+                m.setattr(sequence_base, "lean_decode", lambda est, batch: None)
+                want = est.predict(X[320:322])
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)

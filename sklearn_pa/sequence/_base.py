@@ -25,6 +25,7 @@ from .._validation import atomic_update, check_state_array, touched_rows
 from ._lean import (
     PUBLIC_WEIGHTS,
     checked_params,
+    lean_decode,
     tagger_cache,
     tagger_partial_fit_context,
 )
@@ -167,7 +168,9 @@ class _BaseSequenceTagger(BaseEstimator):
         return batch, vectorizer, classes, np.ascontiguousarray(labels, np.int32)
 
     def _batch_for_predict(self, X):
-        check_is_fitted(self, "coef_")
+        if not self.__dict__.get("_publication_pending"):
+            # (hasattr would compute an average left pending)
+            check_is_fitted(self, "coef_")
         batch, _ = stack_sequences(X, vectorizer=self.vectorizer_)
         if batch.n_features != self.n_features_in_:
             raise ValueError(
@@ -560,9 +563,16 @@ class _BaseSequenceTagger(BaseEstimator):
             ``beam_width`` is set).
         """
         batch = self._batch_for_predict(X)
-        W, Tr = self._decode_weights()
+        # (the weights of the batch's features only, on a model the tagger
+        # published itself)
+        lean = lean_decode(self, batch)
+        if lean is None:
+            W, Tr = self._decode_weights()
+            rows = batch
+        else:
+            rows, W, Tr = lean
         out = np.zeros(batch.n_tokens, dtype=np.int32)
-        _sequence.decode(batch, batch.offsets, W, Tr, beam_width=self._beam(), out=out)
+        _sequence.decode(rows, rows.offsets, W, Tr, beam_width=self._beam(), out=out)
         labels = self.classes_[out]
         return [
             labels[batch.offsets[i] : batch.offsets[i + 1]]

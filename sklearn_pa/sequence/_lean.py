@@ -18,14 +18,17 @@ attributes, pickles and clones are those of a model without it.
 import functools
 import weakref
 
+import numpy as np
 from sklearn.base import _fit_context
 
 from .._per_call import params_snapshot, params_unchanged
+from .._validation import touched_rows
 
 __all__ = [
     "PUBLIC_WEIGHTS",
     "TaggerCache",
     "checked_params",
+    "lean_decode",
     "tagger_cache",
     "tagger_partial_fit_context",
 ]
@@ -128,3 +131,43 @@ def tagger_partial_fit_context(partial_fit):
 
     wrapper.__wrapped__ = partial_fit
     return wrapper
+
+
+def lean_decode(estimator, batch):
+    """``(rows, W, Tr)`` for ``_sequence.decode`` that read only the
+    weights of the features ``batch`` holds, or None when ``predict`` needs
+    the full path (``_decode_weights``).
+
+    Applies when the kernel arrays and public weights are those the tagger
+    published itself (``_trusted_state``, O(1)) and the batch is sparse with
+    at least one non-zero.  The emission weights of the batch's features
+    are gathered (for an average left to be computed when read, ``W - U /
+    t`` of those rows only: the values the publication would give), the
+    batch's feature indices are renumbered to them, and the transitions are
+    those ``_decode_weights`` builds.  A sentence then costs its own
+    features, not the model."""
+    if batch.dense or batch.n_tokens == 0 or not estimator._trusted_state():
+        return None
+    end = int(batch.indptr[-1])
+    if end == 0:
+        return None
+    values = estimator.__dict__
+    n = estimator.classes_.shape[0]
+    features = touched_rows(batch)
+    Tr = np.zeros((n + 1, n + 1))
+    if values.get("_publication_pending"):
+        t = float(estimator.t_)
+        W = estimator._W[features] - estimator._U[features] / t
+        average = estimator._Tr - estimator._UT / t
+        transitions = (average[:n, :n], average[n, :n], average[:n, n])
+    else:
+        W = np.ascontiguousarray(values["coef_"][:, features].T)
+        transitions = tuple(values[name] for name in PUBLIC_WEIGHTS[1:])
+    Tr[:n, :n], Tr[n, :n], Tr[:n, n] = transitions
+    rows = type(batch).__new__(type(batch))
+    rows.offsets, rows.n_tokens = batch.offsets, batch.n_tokens
+    rows.dense, rows.n_features = False, features.shape[0]
+    rows.data, rows.indptr = batch.data, batch.indptr
+    indices = np.searchsorted(features, batch.indices[:end])
+    rows.indices = np.ascontiguousarray(indices, dtype=batch.indices.dtype)
+    return rows, W, Tr
