@@ -54,6 +54,11 @@ __all__ = ["PassiveAggressiveOneClass"]
 _PUBLISHED = ("center_", "_extra")
 _PUBLISHED_SCALED = ("_scale_pending", "_extra")
 
+# a partial_fit batch with more than n_features / _WHOLE_SAVE_RATIO
+# non-zeros saves the whole centre in the rollback journal (a copy of the
+# centre costs about as much as sorting that many feature indices)
+_WHOLE_SAVE_RATIO = 256
+
 
 def _learned_radius(bound, gap):
     """``sqrt(B**2 - r**2)`` from the gap ``g = B - r``, as
@@ -93,9 +98,17 @@ class _UniclassEpochs(EpochAdapter):
         """Save the entries of the scaled centre's vector the batch's rows
         touch (a ``partial_fit`` call updates it in place; its scale state
         and the radius state are new arrays of the call).  Outside one,
-        nothing: the pass works on copies, published once it is over."""
-        if self.state is not None:
-            journal.save(self.w, touched_rows(self.rows))
+        nothing: the pass works on copies, published once it is over.
+        A batch of many non-zeros saves the whole vector: one copy of it
+        costs less than sorting out the features the batch touches."""
+        if self.state is None:
+            return
+        rows = self.rows
+        nnz = 0 if rows.dense else int(rows.indptr[-1] - rows.indptr[0])
+        if rows.dense or _WHOLE_SAVE_RATIO * nnz > rows.n_features:
+            journal.save(self.w)
+        else:
+            journal.save(self.w, touched_rows(rows))
 
     def run(self, order, t):
         loss = np.zeros(1)
