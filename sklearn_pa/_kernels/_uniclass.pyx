@@ -41,7 +41,10 @@ rescaled to a = 1 in one dense pass, as scikit-learn's SGD does with its
 ``wscale``.  A self-contained call (``fit``'s passes) computes ``||w||^2`` at
 entry and folds ``a`` into v at exit; a call given ``state``
 (``partial_fit``) takes ``a`` and ``||w||^2`` in and hands them out, so that
-it costs its rows alone (as ``_scaled.pyx``).  A dense row is a row with
+it costs its rows alone (as ``_scaled.pyx``).  The scale only shrinks
+(``1 - beta <= 1``), so the fold below 1e-9 is its only guard: ``v`` grows
+by at most ``1e9`` times a row, and a centre entry that overflows is
+reported as before.  A dense row is a row with
 every index, so the same loop serves both layouts.  Nothing here calls back
 into Python.
 """
