@@ -24,6 +24,7 @@ from ._engine import EpochAdapter, EpochStats, run_epochs
 from ._kernels import _uniclass
 from ._kernels._rules import Slack
 from ._linear_epochs import _RowView
+from ._one_class_scale import ScaledCentreMixin, new_scale_state, stream_passes
 from ._per_call import (
     FLOAT64_ROWS,
     lean_call_ready,
@@ -41,13 +42,22 @@ from ._validation import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
+    touched_rows,
 )
 
 __all__ = ["PassiveAggressiveOneClass"]
 
 # the learned objects a call publishes, trusted by the next one while they
-# are still in place (see _per_call.remember_call)
+# are still in place (see _per_call.remember_call): fit publishes the
+# centre, a partial_fit call leaves it as a scale times a vector
+# (_one_class_scale.py)
 _PUBLISHED = ("center_", "_extra")
+_PUBLISHED_SCALED = ("_scale_pending", "_extra")
+
+# a partial_fit batch with more than n_features / _WHOLE_SAVE_RATIO
+# non-zeros saves the whole centre in the rollback journal (a copy of the
+# centre costs about as much as sorting that many feature indices)
+_WHOLE_SAVE_RATIO = 256
 
 
 def _learned_radius(bound, gap):
@@ -61,7 +71,9 @@ def _learned_radius(bound, gap):
 class _UniclassEpochs(EpochAdapter):
     """The epoch adapter of the one-class PA: one pass is one call of the
     uniclass kernel, which moves the centre ``w`` (and the learned radius in
-    ``extra``) in place."""
+    ``extra``) in place.  In a ``partial_fit`` call (the estimator's
+    ``_scale_stream`` set) ``w`` is the vector of the scaled centre, which
+    the kernel leaves scaled (:mod:`sklearn_pa._one_class_scale`)."""
 
     skipped_reason = (
         "their distance to the centre overflowed; scale the input "
@@ -80,24 +92,38 @@ class _UniclassEpochs(EpochAdapter):
         self.learn, self.bound = params["learn"], params["bound"]
         self.epsilon = params["epsilon"]
         self.outside = (0, 0)
+        self.state = estimator.__dict__.get("_scale_stream")
 
     def journal(self, journal, order):
-        """Nothing to save: a step moves every entry of the centre, so a
-        call works on a copy of the published centre and radius state
-        (``_continued_state``) and publishes it only once the pass is over;
-        a failed call leaves the published arrays untouched."""
+        """Save the entries of the scaled centre's vector the batch's rows
+        touch (a ``partial_fit`` call updates it in place; its scale state
+        and the radius state are new arrays of the call).  Outside one,
+        nothing: the pass works on copies, published once it is over.
+        A batch of many non-zeros saves the whole vector: one copy of it
+        costs less than sorting out the features the batch touches."""
+        if self.state is None:
+            return
+        rows = self.rows
+        nnz = 0 if rows.dense else int(rows.indptr[-1] - rows.indptr[0])
+        if rows.dense or _WHOLE_SAVE_RATIO * nnz > rows.n_features:
+            journal.save(self.w)
+        else:
+            journal.save(self.w, touched_rows(rows))
 
     def run(self, order, t):
         loss = np.zeros(1)
-        outside, updates, skipped, overflow = _uniclass.epoch(
-            self.rows,
-            order,
-            self.w,
-            self.extra,
-            params=self.params,
-            sample_weight=self.sample_weight,
-            loss_out=loss,
-        )
+        kwargs = {
+            "params": self.params,
+            "sample_weight": self.sample_weight,
+            "loss_out": loss,
+        }
+        if self.state is None:
+            stats = _uniclass.epoch(self.rows, order, self.w, self.extra, **kwargs)
+        else:
+            stats = stream_passes(
+                self.rows, order, self.w, self.extra, self.state, **kwargs
+            )
+        outside, updates, skipped, overflow = stats
         self.outside = (int(outside), int(order.shape[0]))
         return EpochStats(loss, int(updates), -1, int(skipped), bool(overflow))
 
@@ -109,12 +135,17 @@ class _UniclassEpochs(EpochAdapter):
         return {
             "Outside": f"{self.outside[0]}/{self.outside[1]}",
             "Radius": f"{radius:.6f}",
-            "Centre norm": f"{np.linalg.norm(self.w):.6g}",
+            "Centre norm": f"{self._centre_norm():.6g}",
         }
+
+    def _centre_norm(self):
+        if self.state is None:
+            return float(np.linalg.norm(self.w))
+        return float(np.sqrt(max(self.state[1], 0.0)))
 
 
 @fill_doc
-class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
+class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
     r"""Uniclass Passive-Aggressive: an online ball for novelty detection.
 
     The model is a ball with centre ``center_`` and radius ``epsilon_``.  On
@@ -148,7 +179,8 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     outliers (-1); ``decision_function(x) = epsilon_ - ||x - center_||``.
 
     Both dense and CSR input run in one compiled pass per epoch; a CSR row
-    costs O(its non-zeros), the centre being kept as a scalar times a vector.
+    costs O(its non-zeros), the centre being kept as a scalar times a vector
+    (between ``partial_fit`` calls too: ``center_`` is computed when read).
 
     Float32 input is converted to float64: the uniclass kernel reads float64
     rows (the linear learners read float32 rows as they are).
@@ -342,7 +374,13 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         return extra
 
     def _publish(self, w, extra):
+        self._drop_scale()
         self.center_ = w
+        self._publish_radius(extra)
+
+    def _publish_radius(self, extra):
+        """Publish the radius state ``extra`` (``[g]``), ``epsilon_`` and
+        ``offset_``."""
         self._extra = extra
         self._extra_is_gap = True
         if self._learn():
@@ -387,10 +425,16 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
     def _continued_state(self):
         """Copies of (center_, the kernel's extra state) to continue from,
         checked against ``n_features_in_`` (a user may have assigned
-        ``center_``)."""
-        w = check_state_array(self, "center_", self.center_, (self.n_features_in_,))
+        ``center_``); the scale of a centre a ``partial_fit`` call left
+        scaled is folded into the copy."""
         check_state_array(self, "the radius state", self._extra, (1,))
-        return w.copy(), self._stored_extra()
+        if self._pending_centre() is not None:
+            return self._folded_centre(), self._stored_extra()
+        return self._checked_centre().copy(), self._stored_extra()
+
+    def _checked_centre(self):
+        """``center_``, checked against ``n_features_in_``."""
+        return check_state_array(self, "center_", self.center_, (self.n_features_in_,))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -414,7 +458,9 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         with atomic_update(self):
             self._check_bound()
             X, sample_weight = self._validate_batch(X, sample_weight, reset=True)
-            if self.warm_start and hasattr(self, "center_"):
+            if self.warm_start and (
+                "center_" in self.__dict__ or "_scale_pending" in self.__dict__
+            ):
                 # as scikit-learn: continuing from a model of another size
                 # is an error, not a silent restart
                 check_warm_start_shape(
@@ -445,7 +491,7 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             remember_call(self, _PUBLISHED)
         return self
 
-    @started_partial_fit_context("center_")
+    @started_partial_fit_context("center_", "_scale_pending")
     def partial_fit(self, X, y=None, sample_weight=None):
         """Make one pass over a batch, continuing from the current ball.
 
@@ -471,10 +517,12 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             if batch is None:
                 X, sample_weight, w, extra, t_start = self._full_batch(X, sample_weight)
             else:
-                # the published centre and radius state, trusted: a copy
-                # of them is the pass's working state (every entry moves)
+                # the scaled centre and the radius state, trusted: the
+                # pass updates the vector in place (the journal saves what
+                # it touches), a copy of the radius state
                 X, sample_weight = batch
-                w, extra = self.center_.copy(), self._stored_extra()
+                w = self._stream_centre(lambda: self.center_)
+                extra = self._stored_extra()
                 if not (self.epsilon == "auto" and "_radius" in self.__dict__):
                     self._set_radius(X)
                 t_start = check_sample_count(self) - 1
@@ -491,15 +539,16 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             self._learned = self._learn()
             self.n_iter_ = n_iter
             self.t_ = float(t) + 1.0
-            self._publish(w, extra)
-            remember_call(self, _PUBLISHED, validated=batch is None)
+            self._publish_scaled(w)
+            self._publish_radius(extra)
+            remember_call(self, _PUBLISHED_SCALED, validated=batch is None)
         return self
 
     def _lean_batch(self, X, sample_weight):
         """``(X, sample_weight)`` of a later ``partial_fit`` call checked in
         O(batch), or None when the call needs the full validation (see
         :func:`~sklearn_pa._per_call.lean_call_ready`)."""
-        if not lean_call_ready(self):
+        if not lean_call_ready(self) or self._centre_assigned():
             return None
         X = lean_rows(X, self.n_features_in_, FLOAT64_ROWS)
         if X is None:
@@ -515,10 +564,12 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
         # scikit-learn validates parameters only on the first call
         self._validate_params()
         self._check_bound()
-        first_call = not hasattr(self, "center_")
+        values = self.__dict__
+        first_call = "center_" not in values and "_scale_pending" not in values
         X, sample_weight = self._validate_batch(X, sample_weight, reset=first_call)
         if first_call:
             w, extra = self._initial_state(X.shape[1])
+            self._scale_stream = new_scale_state()
             self._rng = check_random_state(self.random_state)
             self._set_radius(X)
             t_start = 0
@@ -539,7 +590,9 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
                     f"bound the radius was learned under ({bound!r}); set it "
                     "back, or refit with fit."
                 )
-            w, extra = self._continued_state()
+            check_state_array(self, "the radius state", self._extra, (1,))
+            w = self._stream_centre(self._checked_centre)
+            extra = self._stored_extra()
             if not (self.epsilon == "auto" and hasattr(self, "_radius")):
                 self._set_radius(X)
             t_start = check_sample_count(self) - 1
@@ -570,50 +623,31 @@ class PassiveAggressiveOneClass(OutlierMixin, BaseEstimator):
             dtype=np.float64,
             reset=False,
         )
-        w = self.center_
-        if sp.issparse(X):
-            # ||w||^2 - ||w_S||^2 + sum_S (x_j - w_j)^2 per row (S its
-            # non-zeros): O(nnz), and no cancellation on the support
-            w_at = w[X.indices]
-            on_support = sp.csr_matrix(
-                ((X.data - w_at) ** 2 - w_at**2, X.indices, X.indptr),
-                shape=X.shape,
-            )
-            sq = np.asarray(on_support.sum(axis=1)).ravel() + w @ w
-            sq = np.maximum(sq, 0.0)
-        else:
-            diff = X - w
-            sq = np.einsum("ij,ij->i", diff, diff)
-        return -np.sqrt(sq)
+        return -np.sqrt(self._squared_distances(canonical_csr(X)))
 
     def _lean_score_samples(self, X):
         """``score_samples`` of rows already in the kernels' form
-        (:func:`~sklearn_pa._per_call.lean_rows`) and a dense float64
-        ``center_`` of the fitted width, without scikit-learn's validation;
-        None otherwise.  A CSR row costs its non-zeros, plus one pass over
-        the centre for ``||center_||**2`` (no allocation of its size)."""
+        (:func:`~sklearn_pa._per_call.lean_rows`), without scikit-learn's
+        validation, from the scaled centre a ``partial_fit`` call left (a
+        CSR row costs its non-zeros) or a dense float64 ``center_`` of the
+        fitted width (plus one pass over it for ``||center_||**2``); None
+        otherwise."""
         values = self.__dict__
-        w = values.get("center_")
         n_features = values.get("n_features_in_")
-        if (
-            "feature_names_in_" in values
-            or type(w) is not np.ndarray
-            or w.dtype != np.float64
-            or w.shape != (n_features,)
-        ):
+        if "feature_names_in_" in values:
             return None
+        if self._pending_centre() is None:
+            w = values.get("center_")
+            if (
+                type(w) is not np.ndarray
+                or w.dtype != np.float64
+                or w.shape != (n_features,)
+            ):
+                return None
         X = lean_rows(X, n_features, FLOAT64_ROWS)
         if X is None:
             return None
-        if not sp.issparse(X):
-            diff = X - w
-            return -np.sqrt(np.einsum("ij,ij->i", diff, diff))
-        # as the full path: ||w||^2 - ||w_S||^2 + sum_S (x_j - w_j)^2 per row
-        w_at = w[X.indices]
-        terms = (X.data - w_at) ** 2 - w_at**2
-        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-        sq = np.bincount(rows, weights=terms, minlength=X.shape[0]) + w @ w
-        return -np.sqrt(np.maximum(sq, 0.0))
+        return -np.sqrt(self._squared_distances(X))
 
     def decision_function(self, X):
         """Signed distance to the sphere: positive inside the ball.

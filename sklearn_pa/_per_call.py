@@ -508,11 +508,12 @@ def call_cache(estimator):
 FLOAT64_ROWS = (np.dtype(np.float64),)
 
 
-def started_partial_fit_context(attribute):
+def started_partial_fit_context(attribute, *pending):
     """:func:`partial_fit_context` for an estimator whose learned state is
     ``attribute`` (``center_``, ``dual_coef_``, ...) rather than ``coef_``:
     scikit-learn's ``_fit_context(prefer_skip_nested_validation=True)`` at
-    O(1) cost once that attribute is set."""
+    O(1) cost once that attribute is set, or one of the attributes
+    ``pending`` that stand for it until it is published when read."""
 
     def decorate(partial_fit):
         full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
@@ -522,7 +523,10 @@ def started_partial_fit_context(attribute):
             values = estimator.__dict__
             if (
                 _get_threadlocal_config is None
-                or attribute not in values
+                or (
+                    attribute not in values
+                    and not any(name in values for name in pending)
+                )
                 or "_skl_callbacks" in values
                 or "_callback_fit_ctx" in values
             ):

@@ -101,8 +101,9 @@ def trained():
     est = _make(name, Estimator)
     X, y = _data(name, est)
     _partial_fit(est, X, y, **_classes_kw(est, y))
-    # an averaged model computes coef_ and intercept_ when they are read
-    for attr in ("coef_", "intercept_"):
+    # an averaged or scaled model computes coef_ and intercept_ (a scaled
+    # one-class centre, center_) when they are read
+    for attr in ("coef_", "intercept_", "center_"):
         getattr(est, attr, None)
     return est, X, y
 

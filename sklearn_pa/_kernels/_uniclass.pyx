@@ -38,11 +38,18 @@ row's support, so that
 (S the row's non-zeros) never subtracts two large numbers that nearly cancel
 on the support.  When ``a`` falls below 1e-9 (a step with beta near 1) v is
 rescaled to a = 1 in one dense pass, as scikit-learn's SGD does with its
-``wscale``.  A dense row is a row with every index, so the same loop serves
-both layouts.  Nothing here calls back into Python.
+``wscale``.  A self-contained call (``fit``'s passes) computes ``||w||^2`` at
+entry and folds ``a`` into v at exit; a call given ``state``
+(``partial_fit``) takes ``a`` and ``||w||^2`` in and hands them out, so that
+it costs its rows alone (as ``_scaled.pyx``).  The scale only shrinks
+(``1 - beta <= 1``), so the fold below 1e-9 is its only guard: ``v`` grows
+by at most ``1e9`` times a row, and a centre entry that overflows is
+reported as before.  A dense row is a row with
+every index, so the same loop serves both layouts.  Nothing here calls back
+into Python.
 """
 
-from libc.math cimport hypot, isfinite, sqrt
+from libc.math cimport hypot, isfinite, isnan, sqrt
 
 from ._dataset cimport (
     Rows32, Rows64, rows_t, get_row, make_rows, wide_rows, check_rows, check_length,
@@ -80,6 +87,7 @@ def epoch(
     dict params,
     sample_weight,
     loss_out,
+    state=None,
 ):
     """Run the uniclass rule over the rows ``order`` once, updating ``w``.
 
@@ -104,6 +112,16 @@ def epoch(
     (``slack`` to ``bound`` are the entries of ``params``.)
     loss_out : [0] receives the loss summed over the rows, each measured
         before its update.
+    state : float64 array of length 4, or None (a self-contained call)
+        Carries the representation across calls: ``state[0]`` the scale
+        ``a`` with centre ``a * w`` (``w`` the array passed), ``state[1]``
+        the squared norm of the centre (NaN: computed at entry), both read
+        and written; ``a`` is then folded into ``w`` only when it falls
+        below 1e-9, so that a call costs its rows alone.  That fold writes
+        every entry: it is only taken when ``state[2]`` is non-zero (the
+        caller saved the whole centre for its rollback); otherwise the call
+        stops before that row.  ``state[3]`` receives the number of rows of
+        ``order`` processed.
 
     Returns
     -------
@@ -115,18 +133,24 @@ def epoch(
     check_param_names(params, ("slack", "C", "epsilon", "learn", "bound"))
     cdef UniclassParams p = params
     check_kernel_rule("uniclass", "slack", p.slack)
+    cdef double[::1] st = None
+    if state is not None:
+        st = state
+        check_length(st.shape[0], 4, "state")
+        if not (isfinite(st[0]) and st[0] > 0.0):
+            raise ValueError("the scale state[0] must be finite and positive")
     cdef Rows32 rows32
     cdef Rows64 rows64
     if wide_rows(rows):
         arrays = make_rows(rows, &rows64)
         return _epoch[Rows64](
             &rows64, order, sample_weight, w, extra, p.slack, p.C, p.epsilon, p.learn,
-            p.bound, loss_out,
+            p.bound, loss_out, st,
         )
     arrays = make_rows(rows, &rows32)
     return _epoch[Rows32](
         &rows32, order, sample_weight, w, extra, p.slack, p.C, p.epsilon, p.learn,
-        p.bound, loss_out,
+        p.bound, loss_out, st,
     )
 
 
@@ -142,6 +166,7 @@ cdef tuple _epoch(
     bint learn,
     double bound,
     double[::1] loss_out,
+    double[::1] st,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     dtype)."""
@@ -169,13 +194,23 @@ cdef tuple _epoch(
     row_ind = view.indices
     cdef double *v = &w[0]
 
+    cdef bint stream = st is not None
+    cdef bint whole = False
+    cdef Py_ssize_t done = n_rows
+    if stream:
+        a = st[0]
+        wsq = st[1]
+        whole = st[2] != 0.0
     if learn:
         g = extra[0]
         r = bound - g
         eps_learned = sqrt(2.0 * g) * sqrt(bound - 0.5 * g)
     with nogil:
-        for j in range(n_features):
-            wsq += v[j] * v[j]
+        if not stream or isnan(wsq):
+            wsq = 0.0
+            for j in range(n_features):
+                wj = a * v[j]
+                wsq += wj * wj
         for n in range(n_rows):
             i = order[n]
             get_row(&view, i, &row_data, &row_ind, &nnz)
@@ -203,19 +238,25 @@ cdef tuple _epoch(
                 loss = dist - epsilon
             if loss <= 0.0:
                 continue
+            w_i = sample_weight[i]
+            tau = 0.0
+            if w_i > 0.0 and dist > 0.0:
+                tau = _step(loss, C * w_i, slack)
+            if tau > 0.0:
+                beta = tau / dist
+                if beta > 1.0:
+                    beta = 1.0
+                keep = 1.0 - beta
+                if stream and not whole and keep * a < 1e-9:
+                    # a fold writes every entry: the caller saves the whole
+                    # centre, then goes on from this row
+                    done = n
+                    break
             outside += 1
             loss_out[0] += loss
-            w_i = sample_weight[i]
-            if w_i <= 0.0 or dist <= 0.0:
-                continue
-            tau = _step(loss, C * w_i, slack)
             if tau <= 0.0:
                 continue
             updates += 1
-            beta = tau / dist
-            if beta > 1.0:
-                beta = 1.0
-            keep = 1.0 - beta
             if learn:
                 # beta * r as tau * (r / dist): beta underflows for a huge B
                 g = g + tau * (r / dist)
@@ -246,10 +287,15 @@ cdef tuple _epoch(
                 wsq += new_wj * new_wj
                 if not isfinite(new_wj):
                     overflow = True
-        for j in range(n_features):
-            v[j] = a * v[j]
-            if not isfinite(v[j]):
-                overflow = True
+        if not stream:
+            for j in range(n_features):
+                v[j] = a * v[j]
+                if not isfinite(v[j]):
+                    overflow = True
     if learn:
         extra[0] = g
+    if stream:
+        st[0] = a
+        st[1] = wsq
+        st[3] = done
     return outside, updates, skipped, overflow
