@@ -17,9 +17,8 @@ from ._linear_epochs import _RowView
 from ._per_call import (
     _NO_ACCUMULATORS,
     FLOAT64_ROWS,
-    call_cache,
     lean_call_ready,
-    lean_labels,
+    lean_fitted_labels,
     lean_rows,
     lean_sample_weight,
     remember_call,
@@ -113,17 +112,7 @@ class LeanBayesPointMixin:
         that do not depend on the batch; else None."""
         if isinstance(base.class_weight, str):
             return None
-        classes_ = self.classes_
-        cache = call_cache(self)
-        if classes is not None and classes is not cache.classes_arg:
-            given = np.asarray(classes)
-            if given.ndim != 1 or given.dtype.kind == "O":
-                return None
-            if not np.array_equal(np.unique(given), classes_):
-                return None
-            # (a stream that passes the same object every call checks it once)
-            cache.classes_arg = classes
-        return lean_labels(classes_, y, n_samples)
+        return lean_fitted_labels(self, y, classes, n_samples)
 
     def _lean_decision(self, X):
         """The Bayes point's scores of a few rows in the kernels' form

@@ -19,8 +19,7 @@ from ._growth import GrowingClassesMixin
 from ._kernel_base import _BaseKernelPA
 from ._kernels._rules import Rule, Slack
 from ._per_call import (
-    call_cache,
-    lean_labels,
+    lean_fitted_labels,
     lean_targets,
     started_partial_fit_context,
 )
@@ -378,17 +377,7 @@ class KernelPassiveAggressiveClassifier(
         do not depend on the batch; else None."""
         if isinstance(self.class_weight, str):
             return None
-        classes_ = self.classes_
-        cache = call_cache(self)
-        if classes is not None and classes is not cache.classes_arg:
-            given = np.asarray(classes)
-            if given.ndim != 1 or given.dtype.kind == "O":
-                return None
-            if not np.array_equal(np.unique(given), classes_):
-                return None
-            # (a stream that passes the same object every call checks it once)
-            cache.classes_arg = classes
-        return lean_labels(classes_, y, n_samples)
+        return lean_fitted_labels(self, y, classes, n_samples)
 
     def decision_function(self, X):
         """The kernel expansion ``sum_i alpha_i K(x_i, x)``.

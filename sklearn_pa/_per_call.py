@@ -35,12 +35,14 @@ __all__ = [
     "LeanCallsMixin",
     "LeanLabelsMixin",
     "call_cache",
+    "lean_fitted_labels",
     "lean_labels",
     "lean_rows",
     "lean_sample_weight",
     "lean_targets",
     "params_snapshot",
     "params_unchanged",
+    "fitted_partial_fit_context",
     "partial_fit_context",
     "stream_started",
 ]
@@ -68,46 +70,56 @@ except ImportError:  # pragma: no cover - another layout: the full wrapper only
     _get_threadlocal_config = None
 
 
-def partial_fit_context(partial_fit):
-    """scikit-learn's ``_fit_context(prefer_skip_nested_validation=True)``
-    for a ``partial_fit`` method, at O(1) cost on a fitted estimator.
+def fitted_partial_fit_context(started):
+    """A decorator: scikit-learn's
+    ``_fit_context(prefer_skip_nested_validation=True)`` for a
+    ``partial_fit`` method, at O(1) cost once ``started(values)`` says that
+    the estimator's attribute dictionary ``values`` holds a learned state.
 
     scikit-learn's wrapper finds whether the estimator is fitted by listing
     its attributes, and enters two generator-based context managers (the
     configuration and the callbacks), a fixed cost that dominates a call on
-    one row.  When the estimator holds its learned weights (``coef_``, or
-    an average left to be computed when read), has no callbacks and the
-    package's configuration layout is the known one, this wrapper does what
-    scikit-learn's does in that case: it does not validate the parameters
-    again (``_is_fitted`` would be true; the call validates them itself
-    whenever they changed), runs the method with
+    one row.  When the estimator holds its learned state, has no callbacks
+    and the package's configuration layout is the known one, this wrapper
+    does what scikit-learn's does in that case: it does not validate the
+    parameters again (``_is_fitted`` would be true; the call validates them
+    itself whenever they changed), runs the method with
     ``skip_parameter_validation`` set for the nested calls and puts the
     previous value back afterwards, even on an error.  Any other call goes
     through scikit-learn's wrapper."""
-    full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
 
-    @functools.wraps(partial_fit)
-    def wrapper(estimator, *args, **kwargs):
-        values = estimator.__dict__
-        if (
-            _get_threadlocal_config is None
-            or not stream_started(values)
-            or "_skl_callbacks" in values
-            or "_callback_fit_ctx" in values
-        ):
-            return full(estimator, *args, **kwargs)
-        config = _get_threadlocal_config()
-        previous = config.get("skip_parameter_validation")
-        if previous is True:
-            return partial_fit(estimator, *args, **kwargs)
-        config["skip_parameter_validation"] = True
-        try:
-            return partial_fit(estimator, *args, **kwargs)
-        finally:
-            config["skip_parameter_validation"] = previous
+    def decorate(partial_fit):
+        full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
 
-    wrapper.__wrapped__ = partial_fit
-    return wrapper
+        @functools.wraps(partial_fit)
+        def wrapper(estimator, *args, **kwargs):
+            values = estimator.__dict__
+            if (
+                _get_threadlocal_config is None
+                or not started(values)
+                or "_skl_callbacks" in values
+                or "_callback_fit_ctx" in values
+            ):
+                return full(estimator, *args, **kwargs)
+            config = _get_threadlocal_config()
+            previous = config.get("skip_parameter_validation")
+            if previous is True:
+                return partial_fit(estimator, *args, **kwargs)
+            config["skip_parameter_validation"] = True
+            try:
+                return partial_fit(estimator, *args, **kwargs)
+            finally:
+                config["skip_parameter_validation"] = previous
+
+        wrapper.__wrapped__ = partial_fit
+        return wrapper
+
+    return decorate
+
+
+#: :func:`fitted_partial_fit_context` for the learners whose state is
+#: ``coef_`` (or a publication left pending, :func:`stream_started`).
+partial_fit_context = fitted_partial_fit_context(stream_started)
 
 
 class LeanCallsMixin:
@@ -252,20 +264,27 @@ class LeanLabelsMixin:
             or isinstance(self.__dict__.get("class_weight"), str)
         ):
             return None
-        classes_ = self.classes_
-        cache = call_cache(self)
-        if classes is not None and classes is not cache.classes_arg:
-            given = np.asarray(classes)
-            if given.ndim != 1 or given.dtype.kind == "O":
-                return None
-            if not np.array_equal(np.unique(given), classes_):
-                return None
-            # (a stream that passes the same object every call checks it once)
-            cache.classes_arg = classes
-        members = cache.members
-        if members is None or members[0] is not classes_:
-            members = cache.members = (classes_, frozenset(classes_.tolist()))
-        return lean_labels(classes_, y, n_samples, members[1])
+        return lean_fitted_labels(self, y, classes, n_samples)
+
+
+def lean_fitted_labels(estimator, y, classes, n_samples):
+    """``y`` as labels of the fitted ``classes_`` of ``estimator``
+    (:func:`lean_labels`), or None; ``classes`` (if given) must be the
+    fitted ones (a stream that passes the same object every call has it
+    checked once)."""
+    classes_ = estimator.classes_
+    cache = call_cache(estimator)
+    if classes is not None and classes is not cache.classes_arg:
+        given = np.asarray(classes)
+        if given.ndim != 1 or given.dtype.kind == "O":
+            return None
+        if not np.array_equal(np.unique(given), classes_):
+            return None
+        cache.classes_arg = classes
+    members = cache.members
+    if members is None or members[0] is not classes_:
+        members = cache.members = (classes_, frozenset(classes_.tolist()))
+    return lean_labels(classes_, y, n_samples, members[1])
 
 
 # ----------------------------------------------------------------------------
@@ -509,42 +528,14 @@ FLOAT64_ROWS = (np.dtype(np.float64),)
 
 
 def started_partial_fit_context(attribute, *pending):
-    """:func:`partial_fit_context` for an estimator whose learned state is
-    ``attribute`` (``center_``, ``dual_coef_``, ...) rather than ``coef_``:
-    scikit-learn's ``_fit_context(prefer_skip_nested_validation=True)`` at
-    O(1) cost once that attribute is set, or one of the attributes
-    ``pending`` that stand for it until it is published when read."""
-
-    def decorate(partial_fit):
-        full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
-
-        @functools.wraps(partial_fit)
-        def wrapper(estimator, *args, **kwargs):
-            values = estimator.__dict__
-            if (
-                _get_threadlocal_config is None
-                or (
-                    attribute not in values
-                    and not any(name in values for name in pending)
-                )
-                or "_skl_callbacks" in values
-                or "_callback_fit_ctx" in values
-            ):
-                return full(estimator, *args, **kwargs)
-            config = _get_threadlocal_config()
-            previous = config.get("skip_parameter_validation")
-            if previous is True:
-                return partial_fit(estimator, *args, **kwargs)
-            config["skip_parameter_validation"] = True
-            try:
-                return partial_fit(estimator, *args, **kwargs)
-            finally:
-                config["skip_parameter_validation"] = previous
-
-        wrapper.__wrapped__ = partial_fit
-        return wrapper
-
-    return decorate
+    """:func:`fitted_partial_fit_context` for an estimator whose learned
+    state is ``attribute`` (``center_``, ``dual_coef_``, ...) rather than
+    ``coef_``, or one of the attributes ``pending`` that stand for it until
+    it is published when read."""
+    names = (attribute, *pending)
+    return fitted_partial_fit_context(
+        lambda values: any(name in values for name in names)
+    )
 
 
 def call_snapshot(estimator):

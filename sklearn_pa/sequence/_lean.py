@@ -15,13 +15,15 @@ tagger between calls, kept outside it (:func:`tagger_cache`), so that its
 attributes, pickles and clones are those of a model without it.
 """
 
-import functools
 import weakref
 
 import numpy as np
-from sklearn.base import _fit_context
 
-from .._per_call import params_snapshot, params_unchanged
+from .._per_call import (
+    fitted_partial_fit_context,
+    params_snapshot,
+    params_unchanged,
+)
 from .._validation import touched_rows
 
 __all__ = [
@@ -35,11 +37,6 @@ __all__ = [
 
 #: The attributes a tagger publishes its weights as.
 PUBLIC_WEIGHTS = ("coef_", "transitions_", "start_transitions_", "end_transitions_")
-
-try:  # scikit-learn's configuration of this thread (the dict config_context sets)
-    from sklearn._config import _get_threadlocal_config
-except ImportError:  # pragma: no cover - another layout: the full wrapper only
-    _get_threadlocal_config = None
 
 
 class TaggerCache:
@@ -97,40 +94,12 @@ def checked_params(estimator, classes):
     return result
 
 
-def tagger_partial_fit_context(partial_fit):
-    """scikit-learn's ``_fit_context(prefer_skip_nested_validation=True)``
-    for a tagger's ``partial_fit``, at O(1) cost once it is fitted.
-
-    As :func:`sklearn_pa._per_call.partial_fit_context` does for the linear
-    learners: on a fitted tagger (``classes_`` set) without callbacks, the
-    call runs with ``skip_parameter_validation`` set for the nested calls
-    (the method validates the parameters itself whenever they changed) and
-    the previous value put back afterwards; any other call goes through
-    scikit-learn's wrapper."""
-    full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
-
-    @functools.wraps(partial_fit)
-    def wrapper(estimator, *args, **kwargs):
-        values = estimator.__dict__
-        if (
-            _get_threadlocal_config is None
-            or "classes_" not in values
-            or "_skl_callbacks" in values
-            or "_callback_fit_ctx" in values
-        ):
-            return full(estimator, *args, **kwargs)
-        config = _get_threadlocal_config()
-        previous = config.get("skip_parameter_validation")
-        if previous is True:
-            return partial_fit(estimator, *args, **kwargs)
-        config["skip_parameter_validation"] = True
-        try:
-            return partial_fit(estimator, *args, **kwargs)
-        finally:
-            config["skip_parameter_validation"] = previous
-
-    wrapper.__wrapped__ = partial_fit
-    return wrapper
+#: :func:`~sklearn_pa._per_call.fitted_partial_fit_context` for a tagger:
+#: scikit-learn's wrapper at O(1) cost once ``classes_`` is set (the method
+#: validates the parameters itself whenever they changed).
+tagger_partial_fit_context = fitted_partial_fit_context(
+    lambda values: "classes_" in values
+)
 
 
 def lean_decode(estimator, batch):
