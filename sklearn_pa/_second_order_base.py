@@ -197,21 +197,16 @@ class _GaussianWeightsMixin:
         if want_variances and scores_out is not None:
             var_out = np.empty((X.shape[0], n_groups))
             self._recorded_variances = var_out
-        adapter = _SecondOrderEpochs(
-            self,
+        adapter = self._new_adapter(
+            (rows, labels, targets, params),
             sample_weight,
             W,
             b,
             U,
             bu,
-            sigma=sigma,
-            rows=rows,
-            labels=labels,
-            params=params,
+            sigma,
             scores_out=scores_out,
             var_out=var_out,
-            # the targets a regression rule reads instead of labels
-            targets=targets,
         )
         adapter.averages_zero = stopping and U is not None  # (fit's new ones)
         validation = None
@@ -241,7 +236,16 @@ class _GaussianWeightsMixin:
         sigma = self.__dict__.get("_sigma")
         if sigma is None or not (sigma.flags.writeable and sigma.flags.c_contiguous):
             return None
-        rows, labels, targets, params = batch_arrays(self, X, y)
+        batch = batch_arrays(self, X, y)
+        return self._new_adapter(batch, sample_weight, W, b, U, bu, sigma)
+
+    def _new_adapter(
+        self, batch, sample_weight, W, b, U, bu, sigma, *, scores_out=None, var_out=None
+    ):
+        """The epoch adapter of a batch (:func:`batch_arrays`: the rows, the
+        labels, the targets a regression rule reads instead of labels, the
+        rule) on the mean, averages and covariance given."""
+        rows, labels, targets, params = batch
         return _SecondOrderEpochs(
             self,
             sample_weight,
@@ -253,6 +257,8 @@ class _GaussianWeightsMixin:
             rows=rows,
             labels=labels,
             params=params,
+            scores_out=scores_out,
+            var_out=var_out,
             targets=targets,
         )
 
