@@ -494,7 +494,7 @@ def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
     values = est.__dict__
     n_rows = int(train_idx.shape[0])
     if shuffle and n_rows > 1:
-        journal.save_generator(rng)
+        journal.save_generator_draws(rng)  # (the shuffle draws raw integers)
         order = _permutation(rng, train_idx)
     else:
         order = train_idx

@@ -533,3 +533,26 @@ def test_the_journal_marks_the_features_a_batch_touches(n_rows):
     np.testing.assert_array_equal(touched, np.unique(X.indices))
     extra = _validation.touched_rows(_RowView(X), extra=3000)
     np.testing.assert_array_equal(extra, np.append(np.unique(X.indices), 3000))
+
+
+@pytest.mark.parametrize(
+    "generator",
+    [np.random.RandomState(0), np.random.default_rng(0)],
+    ids=["RandomState", "Generator"],
+)
+def test_the_journal_puts_a_shuffled_generator_back(generator):
+    """An epoch's shuffle saved as the raw words of a ``RandomState`` (or
+    the whole state of another generator) and written back leaves the
+    generator exactly as it was, its Gaussian cache included."""
+    from sklearn_pa._engine import _permutation
+
+    generator.standard_normal()  # (a cached Gaussian in a RandomState)
+    before = copy.deepcopy(generator)
+    journal = _validation.Journal()
+    journal.save_generator_draws(generator)
+    _permutation(generator, np.arange(1000))
+    journal.restore()
+    _assert_same(generator, before)
+    np.testing.assert_array_equal(
+        _permutation(generator, np.arange(50)), _permutation(before, np.arange(50))
+    )

@@ -41,7 +41,7 @@ __all__ = [
 BATCH_SIZES = (1, 10, 100, 1000)
 
 #: The learners the protocol runs only when named (``--estimators``).
-OPTIONAL = ("OneClass", "BPM", "KernelPA")
+OPTIONAL = ("OneClass", "BPM", "KernelPA", "PA-pass")
 
 
 class _SklearnLearner:
@@ -75,6 +75,75 @@ class _OneClassLearner(_SklearnLearner):
 
     def batch(self, X, y):
         return (X,)
+
+
+class _CompiledPassLearner:
+    """The compiled pass and scoring of
+    ``PassiveAggressiveClassifier(average=False)`` called directly, with
+    nothing around them (no checks, journal or bookkeeping, the arguments
+    made before the clock starts): the floor of a call's cost at each
+    batch size, which a lone row's cold weights put above a row of a large
+    batch."""
+
+    def __init__(self):
+        from .. import PassiveAggressiveClassifier
+
+        self.estimator = PassiveAggressiveClassifier(average=False, random_state=0)
+
+    def start(self, X, y, classes):
+        from .._linear_epochs import _LinearEpochs
+
+        est = self.estimator
+        est.partial_fit(X, y, classes=classes)
+        self.W, self.b = est._state_arrays()
+        adapter = _LinearEpochs(
+            est, X, y, np.ones(X.shape[0]), self.W, self.b, None, None, None
+        )
+        self.fixed = {
+            "params": adapter.params,
+            "weight_pos": adapter.weight_pos,
+            "weight_neg": adapter.weight_neg,
+            "margins": adapter.margins,
+            "active": adapter.active,
+            "intercept_sq": adapter.intercept_sq,
+            "average_start": 0,
+            "col_start": 0,
+            "col_stop": adapter.n_columns,
+        }
+        self.U, self.bu = adapter.U_, adapter.bu_
+        self.t = int(est.t_)
+
+    def batch(self, X, y):
+        from .._linear_epochs import _RowView
+
+        est = self.estimator
+        labels, targets = est._targets(np.asarray(y))
+        n = X.shape[0]
+        self.t += n
+        kwargs = dict(
+            self.fixed,
+            labels=labels,
+            targets=targets,
+            sample_weight=np.ones(n),
+            t0=self.t,
+            loss_out=np.zeros(1),
+        )
+        order = np.arange(n, dtype=np.int64)
+        return _RowView(X), order, kwargs, np.empty((n, self.W.shape[1]))
+
+    def learn(self, batch):
+        from .._kernels import _first_order
+
+        rows, order, kwargs, _ = batch
+        _first_order.epoch(rows, order, self.W, self.b, self.U, self.bu, **kwargs)
+
+    def predict(self, batch):
+        from .._kernels import _scores
+
+        rows, _, _, out = batch
+        U, bu = self.U, self.bu
+        _scores.score_rows(rows, self.W, self.b, U=U, bu=bu, n_avg=0.0, out=out)
+        return out
 
 
 def _regression_targets(y):
@@ -161,7 +230,9 @@ def latency_learners(n_classes):
         ``OneClass`` (``PassiveAggressiveOneClass()``), ``BPM``
         (``OnlineBayesPointClassifier(n_estimators=10)``) and ``KernelPA``
         (``KernelPassiveAggressiveClassifier(kernel="rbf", budget=300)``,
-        whose calls evaluate the kernel on its support set).
+        whose calls evaluate the kernel on its support set), and
+        ``PA-pass``: the compiled pass and scoring of ``PA-unaveraged``
+        called directly, the floor of a call's cost.
     """
     from sklearn.linear_model import SGDClassifier
 
@@ -203,6 +274,7 @@ def latency_learners(n_classes):
             "BPM": lambda: _SklearnLearner(
                 OnlineBayesPointClassifier(n_estimators=10, random_state=0)
             ),
+            "PA-pass": _CompiledPassLearner,
             "KernelPA": lambda: _SklearnLearner(
                 KernelPassiveAggressiveClassifier(
                     kernel="rbf", budget=300, random_state=0

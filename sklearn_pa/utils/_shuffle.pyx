@@ -12,6 +12,9 @@ the generator's lock instead of the GIL.
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+from numpy.random import MT19937
 
 
 cdef extern from *:
@@ -71,3 +74,45 @@ def shuffle_int64(bit_generator, int64_t[::1] x):
                 tmp = x[j]
                 x[j] = x[i]
                 x[i] = tmp
+
+
+cdef extern from *:
+    """
+    /* numpy/random/src/mt19937/mt19937.h: the state of MT19937 */
+    typedef struct sklearn_pa_mt19937_state {
+      uint32_t key[624];
+      int pos;
+    } sklearn_pa_mt19937_state_t;
+    """
+    ctypedef struct sklearn_pa_mt19937_state_t:
+        uint32_t key[624]
+        int pos
+
+
+def mt19937_words(bit_generator):
+    """The raw state (key and position) of an ``MT19937`` bit generator as
+    bytes, or None for another bit generator: what :func:`shuffle_int64`'s
+    draws change, read without building numpy's state dictionary (which
+    costs more than a small batch's pass)."""
+    if type(bit_generator) is not MT19937:
+        return None
+    cdef sklearn_pa_bitgen_t *bitgen = <sklearn_pa_bitgen_t *> PyCapsule_GetPointer(
+        bit_generator.capsule, "BitGenerator"
+    )
+    with bit_generator.lock:
+        return (<char *> bitgen.state)[:sizeof(sklearn_pa_mt19937_state_t)]
+
+
+def set_mt19937_words(bit_generator, bytes words):
+    """Put the raw state ``words`` (:func:`mt19937_words`) back into the
+    ``MT19937`` bit generator."""
+    if type(bit_generator) is not MT19937:
+        raise TypeError("not an MT19937 bit generator")
+    if len(words) != sizeof(sklearn_pa_mt19937_state_t):
+        raise ValueError("not the state of an MT19937 bit generator")
+    cdef sklearn_pa_bitgen_t *bitgen = <sklearn_pa_bitgen_t *> PyCapsule_GetPointer(
+        bit_generator.capsule, "BitGenerator"
+    )
+    cdef const char *source = words
+    with bit_generator.lock:
+        memcpy(bitgen.state, source, sizeof(sklearn_pa_mt19937_state_t))
