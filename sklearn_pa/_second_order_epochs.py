@@ -105,8 +105,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         n_features = self.W.shape[0]
         rows = touched_rows(self.rows)
         self.touched = None if rows is None else np.append(rows, n_features)
-        # a rule that rescales the whole covariance (IELLIP) writes every row
-        if getattr(self.estimator, "_rescales_covariance", False):
+        # a rule that may rescale the whole covariance in this pass (IELLIP
+        # early in a stream) writes every row
+        rescales = getattr(self.estimator, "_rescales_covariance", None)
+        if rescales is not None and rescales():
             self.touched = None
         for array in (self.W, self.U_):
             journal.save(array, rows)

@@ -10,6 +10,7 @@ updates the pair (true class, highest-scoring wrong class), one covariance
 block per class, as AROW does.
 """
 
+import math
 from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -293,9 +294,17 @@ class IELLIPClassifier(_PeerSecondOrder):
         self.average = average
         self.new_classes = new_classes
 
-    #: a step divides every covariance block by 1 - c_t: a partial_fit call
-    #: journals the whole diagonal covariance (see _SecondOrderEpochs.journal)
-    _rescales_covariance = True
+    def _rescales_covariance(self):
+        """Whether a ``partial_fit`` pass from the current round on may
+        divide every covariance block by ``1 - c_t`` (then its rollback
+        journal saves the whole covariance, see
+        ``_SecondOrderEpochs.journal``): ``c_t = c b^(t - 1)`` only falls,
+        and once ``1 / (1 - c_t)`` rounds to 1 the kernel's step leaves the
+        covariance outside the row's features alone (after about 30 rounds
+        with the defaults; never with ``shrinkage_decay=1``)."""
+        t0 = int(self.__dict__.get("t_", 1.0)) - 1  # (rounds so far)
+        c_t = self.shrinkage * math.pow(self.shrinkage_decay, t0)
+        return 1.0 / (1.0 - c_t) != 1.0
 
     def _kernel_params(self):
         return self._second_order_params(

@@ -33,6 +33,7 @@ from sklearn_pa import (
     AROWRegressor,
     ConfidenceWeightedClassifier,
     GradientDescentRegressor,
+    IELLIPClassifier,
     MIRAClassifier,
     NHERDClassifier,
     PassiveAggressiveClassifier,
@@ -81,6 +82,9 @@ LEAN_FAMILIES = [
     ("SCW", lambda: SCWClassifier(random_state=0), False),
     ("AROW regressor", lambda: AROWRegressor(random_state=0), True),
     ("NHERD", lambda: NHERDClassifier(random_state=0), False),
+    # (its step divides the whole covariance by 1 - c_t until c_t rounds away:
+    # after about 30 rounds, before the calls these tests time)
+    ("IELLIP", lambda: IELLIPClassifier(random_state=0), False),
     # (an update rescales every weight: kept as a scale times a vector)
     ("ROMMA", lambda: ROMMAClassifier(random_state=0), False),
     ("aROMMA", lambda: ROMMAClassifier(aggressive=True, random_state=0), False),
@@ -556,3 +560,26 @@ def test_the_journal_puts_a_shuffled_generator_back(generator):
     np.testing.assert_array_equal(
         _permutation(generator, np.arange(50)), _permutation(before, np.arange(50))
     )
+
+
+@pytest.mark.parametrize("decay", [0.3, 1.0])
+def test_a_failing_call_that_rescales_the_whole_covariance_is_undone(decay):
+    """IELLIP early in a stream (or with ``shrinkage_decay=1``, for ever)
+    divides its whole covariance at a step: a batch that fails after its
+    pass leaves it bit-identical all the same (the journal saved it
+    whole), and once the shrinkage rounds away a call journals only its
+    rows' features."""
+    X, y = _stream(False, n_features=3000)
+    est = IELLIPClassifier(shrinkage_decay=decay, random_state=0)
+    est.partial_fit(X[:2], y[:2], classes=np.unique(y))
+    assert est._rescales_covariance()
+    before = copy.deepcopy(est.__dict__)
+    batch = X[2:12].tolil()
+    batch[6, 7] = 1e200  # its scores overflow: skipped, with a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(RuntimeWarning, match="skipped"):
+            est.partial_fit(batch.tocsr(), y[2:12])
+    _assert_same(est.__dict__, before)
+    est.partial_fit(X[2:50], y[2:50])
+    assert est._rescales_covariance() == (decay == 1.0)
