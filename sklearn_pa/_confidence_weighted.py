@@ -35,11 +35,8 @@ _COMMON_DOC = """
         Whether to learn an intercept, as the weight of a constant feature
         ``intercept_scaling`` appended to every sample (with its own
         variance).
-    intercept_scaling : float or "auto", default="auto"
-        Value of that constant feature; ``"auto"`` uses the root mean square
-        of the non-zero entries of the first batch (``intercept_scaling_``).
-    max_iter : int, default=1000
-        Maximum number of passes over the training data in ``fit``.
+    %(intercept_scaling)s
+    %(max_iter)s
     tol : float or None, default=1e-3
         Stop when the average loss of an epoch (measured before each update)
         is not below ``best_loss - tol`` for ``n_iter_no_change`` epochs (or,
@@ -57,8 +54,7 @@ _COMMON_DOC = """
         call n``).  From 2 on the line adds the online mistakes, updates,
         the mean's norm and the mean variance.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous mean and covariance.
+    %(warm_start_gaussian)s
     class_weight : dict, "balanced" or None, default=None
         Weights per class, multiplying the sample weight of that class's
         examples.
@@ -279,10 +275,7 @@ class AROWClassifier(_BaseSecondOrder):
     regularization : float, default=1.0
         The paper's :math:`r`: larger values make smaller, more conservative
         steps (it plays the part of :math:`1 / C`).
-    covariance : {"diagonal", "full"}, default="diagonal"
-        ``"diagonal"`` keeps one variance per feature (per block);
-        ``"full"`` the whole matrix (refused when it would not fit in
-        memory), updated with BLAS.
+    %(covariance)s
     %(common)s
     r : float, default="deprecated"
         Former name of ``regularization``.
@@ -397,10 +390,7 @@ class SCWClassifier(_BaseSecondOrder):
         Confidence in (0.5, 1); :math:`\phi = \Phi^{-1}(\eta)`.
     variant : {1, 2}, default=1
         SCW-I or SCW-II.
-    covariance : {"diagonal", "full"}, default="diagonal"
-        ``"diagonal"`` keeps one variance per feature (per block);
-        ``"full"`` the whole matrix (refused when it would not fit in
-        memory), updated with BLAS.
+    %(covariance)s
     %(common)s
 
     %(attributes)s

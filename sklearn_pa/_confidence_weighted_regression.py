@@ -131,11 +131,8 @@ _COMMON_DOC = """
         ``intercept_scaling`` appended to every sample (with its own
         variance).  Jubatus and Hivemall learn none (``fit_intercept=False``
         reproduces them).
-    intercept_scaling : float or "auto", default="auto"
-        Value of that constant feature; ``"auto"`` uses the root mean square
-        of the non-zero entries of the first batch (``intercept_scaling_``).
-    max_iter : int, default=1000
-        Maximum number of passes over the training data in ``fit``.
+    %(intercept_scaling)s
+    %(max_iter)s
     tol : float or None, default=1e-3
         Stop when the average epsilon-insensitive loss of an epoch (measured
         before each update) is not below ``best_loss - tol`` for
@@ -154,8 +151,7 @@ _COMMON_DOC = """
         call n``).  From 2 on the line adds the updates, the mean's norm and
         the mean variance.
     %(random_state)s
-    warm_start : bool, default=False
-        Whether ``fit`` starts from the previous mean and covariance.
+    %(warm_start_gaussian)s
     %(average)s
 """
 
@@ -172,8 +168,7 @@ _ATTRIBUTES_DOC = """
         ``(1, D, D)`` with ``D = n_features + fit_intercept`` when full.
     %(n_features_in_)s
     %(feature_names_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(n_iter_)s
     %(loss_curve_)s
     %(validation_scores_)s

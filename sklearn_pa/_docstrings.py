@@ -98,6 +98,150 @@ validation_scores_ : list of float or None
     "t_": """\
 t_ : float
     Number of samples seen (over all epochs and calls) plus one.""",
+    "random_state_shuffling": """\
+random_state : int, RandomState instance or None, default=None
+    Seeds the shuffling.""",
+    "loss_pa": """\
+loss : {"hinge", "squared_hinge"}, default="hinge"
+    ``"hinge"`` is PA-I, ``"squared_hinge"`` is PA-II.""",
+    "support_vectors_": """\
+support_vectors_ : ndarray or CSR matrix of shape (n_SV, n_features)
+    The support vectors, dense or CSR as the training data.""",
+    "C_pa": """\
+C : float, default=1.0
+    Aggressiveness (maximum step for PA-I, inverse damping for PA-II);
+    ``np.inf`` gives plain PA.""",
+    "epsilon_insensitive": """\
+epsilon : float, default=0.1
+    Width of the insensitive zone: errors smaller than this are ignored.""",
+    "warm_start_gaussian": """\
+warm_start : bool, default=False
+    Whether ``fit`` starts from the previous mean and covariance.""",
+    "max_iter_epochs": """\
+max_iter : int, default=1000
+    Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.""",
+    "tol_square_loss": """\
+tol : float or None, default=1e-3
+    Stop when the average online square loss of an epoch is not below
+    ``best_loss - tol`` for ``n_iter_no_change`` epochs.""",
+    "early_stopping_r2": """\
+early_stopping : bool, default=False
+    Hold out ``validation_fraction`` of the data and stop when its R^2
+    stops improving.""",
+    "verbose_updates": """\
+verbose : int, default=0
+    If positive, print one line per epoch (``Epoch i/max_iter``, average
+    loss, validation score, time; ``partial_fit`` prints ``partial_fit
+    call n``).  From 2 on the line adds the updates and the norms.""",
+    "fit_intercept": """\
+fit_intercept : bool, default=True
+    Whether to learn an intercept, the weight of a constant feature
+    ``intercept_scaling`` appended to every sample.""",
+    "class_weight_step": """\
+class_weight : dict, "balanced" or None, default=None
+    Weights per class: the class weight of the true class multiplies the
+    step (as does the sample weight).""",
+    "intercept_classes": """\
+intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
+    Intercepts.""",
+    "coef_one_column": """\
+coef_ : ndarray of shape (n_features,)
+    Weights (averaged if ``average``).""",
+    "intercept_one_column": """\
+intercept_ : ndarray of shape (1,)
+    Intercept (averaged if ``average``).""",
+    "fit_intercept_norm": """\
+fit_intercept : bool, default=True
+    Whether to learn an intercept, the weight of a constant feature
+    ``intercept_scaling`` appended to every sample (it counts in the
+    norm of the weights).""",
+    "tol_margin": """\
+tol : float or None, default=1e-3
+    Stop when the average hinge loss ``[1 - m]_+`` of the margins ``m``
+    (binary: ``y s``; multiclass: ``s_y`` minus the top wrong score) of
+    an epoch is not below ``best_loss - tol`` for ``n_iter_no_change``
+    epochs (validation accuracy with ``early_stopping``).  ``None`` runs
+    ``max_iter`` epochs.""",
+    "covariance": """\
+covariance : {"diagonal", "full"}, default="diagonal"
+    ``"diagonal"`` keeps one variance per feature (per block);
+    ``"full"`` the whole matrix (refused when it would not fit in
+    memory), updated with BLAS.""",
+    "tagger_max_iter": """\
+max_iter : int, default=10
+    Passes over the training sequences in :meth:`fit` (at most, with
+    ``tol``).""",
+    "tagger_shuffle": """\
+shuffle : bool, default=True
+    Shuffle the sequences before each pass.""",
+    "tagger_random_state": """\
+random_state : int, RandomState instance or None, default=None
+    Seed of the shuffling.""",
+    "tagger_verbose": """\
+verbose : int, default=0
+    If positive, print one line per pass (``Epoch i/max_iter``, the
+    fraction of mispredicted sequences as the average loss, time;
+    ``partial_fit`` prints ``partial_fit call n``).  From 2 on the line
+    adds the mispredicted sequences, updates, weight norm and tokens
+    seen.""",
+    "tagger_tol": """\
+tol : float or None, default=None
+    Stop :meth:`fit` when the fraction of training sequences mispredicted
+    in a pass is not below ``best - tol`` for ``n_iter_no_change``
+    consecutive passes (a ``ConvergenceWarning`` when ``max_iter`` passes
+    run first).  ``None`` makes ``max_iter`` passes.""",
+    "tagger_n_iter_no_change": """\
+n_iter_no_change : int, default=5
+    Number of passes with no improvement to wait before stopping.""",
+    "tagger_early_stopping": """\
+early_stopping : bool, default=False
+    Hold out ``validation_fraction`` of the training sequences (whole
+    sequences, never trained on, chosen by ``random_state``) and stop
+    :meth:`fit` when their token accuracy (:meth:`score` after each
+    pass) is not above ``best + tol`` for ``n_iter_no_change``
+    consecutive passes (with ``tol=None`` every pass is scored and
+    ``max_iter`` passes run).  ``partial_fit`` ignores it.""",
+    "tagger_validation_fraction": """\
+validation_fraction : float, default=0.1
+    Fraction of the training sequences held out with
+    ``early_stopping``; strictly between 0 and 1.""",
+    "tagger_classes_": """\
+classes_ : ndarray of shape (n_classes,)
+    The labels.""",
+    "tagger_coef_": """\
+coef_ : ndarray of shape (n_classes, n_features)
+    Emission weights (averaged when ``average``).""",
+    "tagger_transitions_": """\
+transitions_ : ndarray of shape (n_classes, n_classes)
+    ``transitions_[i, j]`` is the weight of label ``i`` followed by ``j``.""",
+    "tagger_start_transitions_": """\
+start_transitions_ : ndarray of shape (n_classes,)
+    Weight of a sequence starting with each label.""",
+    "tagger_end_transitions_": """\
+end_transitions_ : ndarray of shape (n_classes,)
+    Weight of a sequence ending with each label.""",
+    "tagger_vectorizer_": """\
+vectorizer_ : FeatureDictMapper or None
+    The feature-dict to column mapping fitted by :meth:`fit` (None for
+    arrays).""",
+    "tagger_n_features_in_": """\
+n_features_in_ : int
+    Number of features per token.""",
+    "tagger_n_iter_": """\
+n_iter_ : int
+    Passes made (by every ``fit`` and ``partial_fit`` call since the
+    last ``fit`` started over).""",
+    "tagger_loss_curve_": """\
+loss_curve_ : list of float
+    Fraction of the training sequences mispredicted in each pass of the
+    last ``fit``; each ``partial_fit`` call appends that of its pass.""",
+    "tagger_validation_scores_": """\
+validation_scores_ : list of float or None
+    Token accuracy on the held-out sequences after each pass of the last
+    ``fit`` with ``early_stopping``, else None.""",
+    "tagger_t_": """\
+t_ : float
+    Sequences seen (the averaging counter).""",
 }
 
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.M)

@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
 from ._exponentiated import _SplitWeightsMixin
-from ._gradient import _COMMON, _OnlineRegressorMixin
+from ._gradient import _COMMON, LEARNING_RATE_WEIGHTS, _OnlineRegressorMixin
 from ._kernels._rules import Rule
 from ._rule_specs import linear_params
 from .utils._deprecation import renamed_parameter
@@ -79,21 +79,13 @@ class ErrorProportionalRegressor(
         Whether to learn an intercept, the weight of a constant feature 1
         appended to every sample (a Boolean feature that is always on; its
         weight pair starts at 1 with DPMU).
-    max_iter : int, default=1000
-        Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.
-    tol : float or None, default=1e-3
-        Stop when the average online square loss of an epoch is not below
-        ``best_loss - tol`` for ``n_iter_no_change`` epochs.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the data and stop when its R^2
-        stops improving.
+    %(max_iter_epochs)s
+    %(tol_square_loss)s
+    %(early_stopping_r2)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
-    verbose : int, default=0
-        If positive, print one line per epoch (``Epoch i/max_iter``, average
-        loss, validation score, time; ``partial_fit`` prints ``partial_fit
-        call n``).  From 2 on the line adds the updates and the norms.
+    %(verbose_updates)s
     %(random_state)s
     %(warm_start)s
 
@@ -107,12 +99,10 @@ class ErrorProportionalRegressor(
     intercept_scaling_ : float
         The constant feature behind the intercept (always 1.0).
     %(feature_names_in_)s
-    n_iter_ : int
-        Number of epochs run by the last ``fit``.
+    %(n_iter_)s
     %(loss_curve_)s
     %(validation_scores_)s
-    t_ : float
-        Number of samples seen plus one.
+    %(t_)s
 
     See Also
     --------
@@ -154,14 +144,7 @@ class ErrorProportionalRegressor(
         intercept_init : ndarray, default=None
             Initial intercept: shape (1,) for DPAU; the pair ``(b+, b-)``,
             shape (2,) and positive, for DPMU (``(1, 1)`` by default).""",
-        "sample_weight": """\
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample.""",
-        "partial_sample_weight": """\
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample (a zero weight skips the sample).""",
+        **LEARNING_RATE_WEIGHTS,
     }
 
     average = False  # the multiplicative rule cannot be averaged lazily

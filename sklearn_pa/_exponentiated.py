@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import Interval
 
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
-from ._gradient import _COMMON, _OnlineRegressorMixin
+from ._gradient import _COMMON, LEARNING_RATE_WEIGHTS, _OnlineRegressorMixin
 from ._kernels import _multiplicative
 from ._kernels._rules import Rule
 from ._rule_specs import linear_params
@@ -317,21 +317,13 @@ class ExponentiatedGradientRegressor(
     fit_intercept : bool, default=True
         Whether to learn an intercept, as the weight pair of a constant
         feature 1 (which shares the total ``U`` with the other features).
-    max_iter : int, default=1000
-        Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.
-    tol : float or None, default=1e-3
-        Stop when the average online square loss of an epoch is not below
-        ``best_loss - tol`` for ``n_iter_no_change`` epochs.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the data and stop when its R^2
-        stops improving.
+    %(max_iter_epochs)s
+    %(tol_square_loss)s
+    %(early_stopping_r2)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
-    verbose : int, default=0
-        If positive, print one line per epoch (``Epoch i/max_iter``, average
-        loss, validation score, time; ``partial_fit`` prints ``partial_fit
-        call n``).  From 2 on the line adds the updates and the norms.
+    %(verbose_updates)s
     %(random_state)s
     %(warm_start)s
 
@@ -343,12 +335,10 @@ class ExponentiatedGradientRegressor(
         The intercept :math:`b^+ - b^-` (0 without ``fit_intercept``).
     %(n_features_in_)s
     %(feature_names_in_)s
-    n_iter_ : int
-        Number of epochs run by the last ``fit``.
+    %(n_iter_)s
     %(loss_curve_)s
     %(validation_scores_)s
-    t_ : float
-        Number of samples seen plus one.
+    %(t_)s
 
     See Also
     --------
@@ -394,14 +384,7 @@ class ExponentiatedGradientRegressor(
         intercept_init : ndarray of shape (2,), default=None
             The initial pair ``(b+, b-)`` of the intercept's weights
             (required with ``coef_init`` when ``fit_intercept``).""",
-        "sample_weight": """\
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample.""",
-        "partial_sample_weight": """\
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample (a zero weight skips the sample).""",
+        **LEARNING_RATE_WEIGHTS,
     }
 
     average = False  # the multiplicative rules are not averaged

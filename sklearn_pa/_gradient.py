@@ -90,6 +90,20 @@ class OneColumnSparseCoefMixin(SparseCoefMixin):
         return self
 
 
+#: The ``fit`` / ``partial_fit`` docstring entries of the learners whose
+#: sample weights multiply the learning rate (``_public_fit._fit_doc``).
+LEARNING_RATE_WEIGHTS = {
+    "sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample.""",
+    "partial_sample_weight": """\
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights; each multiplies the learning rate for its
+            sample (a zero weight skips the sample).""",
+}
+
+
 class _OnlineRegressorMixin(RegressorMixin):
     """The targets and ``predict`` of the one-column regressors: the
     square-loss ones and the confidence-weighted ones
@@ -167,45 +181,33 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
     eta_scaling : {"constant", "inverse_sq_norm"}, default="inverse_sq_norm"
         Whether the rate is :math:`\eta` or :math:`\eta / \|x\|^2` (the squared norm
         includes the intercept's constant feature).
-    fit_intercept : bool, default=True
-        Whether to learn an intercept, the weight of a constant feature
-        ``intercept_scaling`` appended to every sample.
+    %(fit_intercept)s
     %(intercept_scaling)s
-    max_iter : int, default=1000
-        Maximum number of epochs in ``fit``; ``partial_fit`` makes one pass.
+    %(max_iter_epochs)s
     tol : float or None, default=1e-3
         Stop when the average online square loss of an epoch is not below
         ``best_loss - tol`` for ``n_iter_no_change`` epochs (validation R^2
         with ``early_stopping``).  ``None`` runs ``max_iter`` epochs.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the data and stop when its R^2
-        stops improving.
+    %(early_stopping_r2)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
-    verbose : int, default=0
-        If positive, print one line per epoch (``Epoch i/max_iter``, average
-        loss, validation score, time; ``partial_fit`` prints ``partial_fit
-        call n``).  From 2 on the line adds the updates and the norms.
+    %(verbose_updates)s
     %(random_state)s
     %(warm_start)s
     %(average)s
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-        Weights (averaged if ``average``).
-    intercept_ : ndarray of shape (1,)
-        Intercept (averaged if ``average``).
+    %(coef_one_column)s
+    %(intercept_one_column)s
     %(n_features_in_)s
     %(intercept_scaling_)s
     %(feature_names_in_)s
-    n_iter_ : int
-        Number of epochs run by the last ``fit``.
+    %(n_iter_)s
     %(loss_curve_)s
     %(validation_scores_)s
-    t_ : float
-        Number of samples seen plus one.
+    %(t_)s
 
     See Also
     --------
@@ -242,16 +244,7 @@ class GradientDescentRegressor(_OnlineRegressorMixin, BaseOnlineLinear):
         "average": BaseOnlineLinear._parameter_constraints["average"],
     }
 
-    _fit_doc = {
-        "sample_weight": """\
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample.""",
-        "partial_sample_weight": """\
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies the learning rate for its
-            sample (a zero weight skips the sample).""",
-    }
+    _fit_doc = LEARNING_RATE_WEIGHTS
 
     def __init__(
         self,

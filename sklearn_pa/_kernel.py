@@ -80,8 +80,7 @@ _COMMON_PARAMS_DOC = r"""
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the mistakes, updates, support
         vectors, removals and samples seen.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the shuffling.
+    %(random_state_shuffling)s
     warm_start : bool, default=False
         Whether ``fit`` continues from the previous support vectors."""
 
@@ -118,8 +117,7 @@ class KernelPassiveAggressiveClassifier(
     C : float, default=1.0
         Aggressiveness: the bound on the step (PA-I) or the inverse weight
         of the squared slack (PA-II).  ``np.inf`` gives plain PA.
-    loss : {"hinge", "squared_hinge"}, default="hinge"
-        ``"hinge"`` is PA-I, ``"squared_hinge"`` is PA-II.
+    %(loss_pa)s
     {common}
     class_weight : dict, "balanced" or None, default=None
         Weights per class; they multiply ``C`` for the samples of that class,
@@ -129,8 +127,7 @@ class KernelPassiveAggressiveClassifier(
 
     Attributes
     ----------
-    support_vectors_ : ndarray or CSR matrix of shape (n_SV, n_features)
-        The support vectors, dense or CSR as the training data.
+    %(support_vectors_)s
     dual_coef_ : ndarray of shape (1, n_SV) if n_classes == 2 else \
             (n_classes, n_SV)
         Their coefficients ``alpha``.
@@ -433,28 +430,23 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
 
     Parameters
     ----------
-    C : float, default=1.0
-        Aggressiveness (maximum step for PA-I, inverse damping for PA-II);
-        ``np.inf`` gives plain PA.
+    %(C_pa)s
     loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, \
             default="epsilon_insensitive"
         PA-I or PA-II.
-    epsilon : float, default=0.1
-        Width of the insensitive zone: errors smaller than this are ignored.
+    %(epsilon_insensitive)s
     {common}
 
     Attributes
     ----------
-    support_vectors_ : ndarray or CSR matrix of shape (n_SV, n_features)
-        The support vectors, dense or CSR as the training data.
+    %(support_vectors_)s
     dual_coef_ : ndarray of shape (1, n_SV)
         Their coefficients ``alpha``.
     %(n_features_in_)s
     %(feature_names_in_)s
     %(n_iter_)s
     %(loss_curve_)s
-    t_ : float
-        Number of samples seen plus one.
+    %(t_)s
 
     See Also
     --------

@@ -87,9 +87,7 @@ class PerceptronClassifier(_MarginClassifier):
     multiclass : {"max", "uniform", "score"}, default="max"
         How a multiclass mistake is shared among the wrong classes (see
         above); ignored with two classes.
-    fit_intercept : bool, default=True
-        Whether to learn an intercept, the weight of a constant feature
-        ``intercept_scaling`` appended to every sample.
+    %(fit_intercept)s
     %(intercept_scaling)s
     %(max_iter)s
     tol : float or None, default=1e-3
@@ -104,9 +102,7 @@ class PerceptronClassifier(_MarginClassifier):
     %(verbose_epochs)s
     %(random_state)s
     %(warm_start)s
-    class_weight : dict, "balanced" or None, default=None
-        Weights per class: the class weight of the true class multiplies the
-        step (as does the sample weight).
+    %(class_weight_step)s
     %(average)s
     %(new_classes)s
 
@@ -115,13 +111,10 @@ class PerceptronClassifier(_MarginClassifier):
     coef_ : ndarray of shape (1, n_features) if n_classes == 2 else \
             (n_classes, n_features)
         Weights (the prototypes), averaged if ``average``.
-    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
-        Intercepts.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(intercept_classes)s
+    %(classes_)s
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     %(n_iter_)s
     %(loss_curve_)s
@@ -231,9 +224,7 @@ class OnlineGradientDescentClassifier(_MarginClassifier):
     eta : float, default=1.0
         Learning rate: the step at sample :math:`t` is ``eta / sqrt(t)``
         (LIBOL's ``C``), times the sample and class weights.
-    fit_intercept : bool, default=True
-        Whether to learn an intercept, the weight of a constant feature
-        ``intercept_scaling`` appended to every sample.
+    %(fit_intercept)s
     %(intercept_scaling)s
     %(max_iter)s
     tol : float or None, default=1e-3
@@ -250,9 +241,7 @@ class OnlineGradientDescentClassifier(_MarginClassifier):
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous solution (the step count
         ``t`` restarts with ``fit``).
-    class_weight : dict, "balanced" or None, default=None
-        Weights per class: the class weight of the true class multiplies the
-        step (as does the sample weight).
+    %(class_weight_step)s
     %(average)s
     %(new_classes)s
 
@@ -261,13 +250,10 @@ class OnlineGradientDescentClassifier(_MarginClassifier):
     coef_ : ndarray of shape (1, n_features) if n_classes == 2 else \
             (n_classes, n_features)
         Weights, averaged if ``average``.
-    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
-        Intercepts.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(intercept_classes)s
+    %(classes_)s
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     %(n_iter_)s
     %(loss_curve_)s

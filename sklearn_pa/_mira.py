@@ -100,8 +100,7 @@ class MIRAClassifier(
             (n_classes, n_features)
         The prototypes (``M_1 - M_0`` for two classes), averaged if
         ``average``.
-    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
-        Intercepts.
+    %(intercept_classes)s
     %(classes_)s
     %(n_features_in_)s
     %(intercept_scaling_)s

@@ -191,8 +191,7 @@ class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
         Aggressiveness: the longest move of the centre on one sample (PA-I),
         or the inverse damping (PA-II); in the units of ``X``.  ``np.inf``
         gives plain PA, which puts each outside sample on the new sphere.
-    loss : {"hinge", "squared_hinge"}, default="hinge"
-        ``"hinge"`` is PA-I, ``"squared_hinge"`` is PA-II.
+    %(loss_pa)s
     epsilon : float, "auto" or "learn", default="auto"
         The radius of the ball: a number in the units of ``X``; ``"auto"``
         for the 90th percentile of the distances of the first batch's
@@ -221,8 +220,7 @@ class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
         loss, time; ``partial_fit`` prints ``partial_fit call n``).  From 2
         on the line adds the updates, samples outside the ball, the radius
         and samples seen.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the shuffling.
+    %(random_state_shuffling)s
     warm_start : bool, default=False
         Whether ``fit`` starts from the previous centre and radius.
 

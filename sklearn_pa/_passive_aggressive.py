@@ -3,24 +3,16 @@
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import (
-    check_is_fitted,
-    validate_data,
-)
 
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._docstrings import fill_doc
-from ._gradient import OneColumnSparseCoefMixin
+from ._gradient import OneColumnSparseCoefMixin, _OnlineRegressorMixin
 from ._kernels._rules import Rule, Slack
 from ._mira import MIRAClassifier  # noqa: F401 (where older pickles find it)
 from ._rule_specs import linear_params
 from ._targets import BinaryTargets, MultilabelTargets
-from ._validation import check_csr_structure
 from .utils._probability import NoProbabilityMixin
 
 __all__ = [
@@ -128,8 +120,7 @@ class PassiveAggressiveClassifier(
         loss, validation score, time; ``partial_fit`` prints ``partial_fit
         call n``).  From 2 on the line adds the online mistakes, updates,
         weight norm, non-zeros, intercept and samples seen.
-    loss : {"hinge", "squared_hinge"}, default="hinge"
-        ``"hinge"`` is PA-I, ``"squared_hinge"`` is PA-II.
+    %(loss_pa)s
     n_jobs : int, default=None
         Number of threads for ``multiclass="ovr"``, whose per-class problems are
         independent: the classes are split between threads that each run the
@@ -217,8 +208,7 @@ class PassiveAggressiveClassifier(
         Intercepts (averaged if ``average``).
     %(classes_)s
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept (see ``intercept_scaling``).
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     %(n_iter_)s
     %(loss_curve_)s
@@ -461,7 +451,7 @@ class PassiveAggressiveClassifier(
 
 @fill_doc
 class PassiveAggressiveRegressor(
-    RegressorMixin, OneColumnSparseCoefMixin, BaseOnlineLinear
+    _OnlineRegressorMixin, OneColumnSparseCoefMixin, BaseOnlineLinear
 ):
     """Passive-Aggressive regressor with the epsilon-insensitive loss.
 
@@ -473,12 +463,8 @@ class PassiveAggressiveRegressor(
 
     Parameters
     ----------
-    C : float, default=1.0
-        Aggressiveness (maximum step for PA-I, inverse damping for PA-II);
-        ``np.inf`` gives plain PA.
-    fit_intercept : bool, default=True
-        Whether to learn an intercept, the weight of a constant feature
-        ``intercept_scaling`` appended to every sample.
+    %(C_pa)s
+    %(fit_intercept)s
     intercept_scaling : float or "auto", default="auto"
         Value of that constant feature; the intercept moves by its square
         times the step.  ``"auto"`` uses the root mean square of the non-zero
@@ -488,9 +474,7 @@ class PassiveAggressiveRegressor(
     tol : float or None, default=1e-3
         Stop when the average epoch loss is not below ``best_loss - tol`` for
         ``n_iter_no_change`` epochs (validation R^2 with ``early_stopping``).
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the data and stop when its R^2
-        stops improving.
+    %(early_stopping_r2)s
     %(validation_fraction)s
     %(n_iter_no_change)s
     %(shuffle)s
@@ -501,8 +485,7 @@ class PassiveAggressiveRegressor(
     loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, \
             default="epsilon_insensitive"
         PA-I or PA-II.
-    epsilon : float, default=0.1
-        Width of the insensitive zone: errors smaller than this are ignored.
+    %(epsilon_insensitive)s
     %(random_state)s
     %(warm_start)s
     %(average)s
@@ -514,20 +497,15 @@ class PassiveAggressiveRegressor(
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-        Weights (averaged if ``average``).
-    intercept_ : ndarray of shape (1,)
-        Intercept (averaged if ``average``).
+    %(coef_one_column)s
+    %(intercept_one_column)s
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept (see ``intercept_scaling``).
+    %(intercept_scaling_)s
     %(feature_names_in_)s
-    n_iter_ : int
-        Number of epochs run by the last ``fit``.
+    %(n_iter_)s
     %(loss_curve_)s
     %(validation_scores_)s
-    t_ : float
-        Number of samples seen plus one.
+    %(t_)s
 
     See Also
     --------
@@ -614,39 +592,3 @@ class PassiveAggressiveRegressor(
         return (
             Slack.HINGE if self.loss == "epsilon_insensitive" else Slack.SQUARED_HINGE
         )
-
-    def _prepare_targets(self, y, *, classes, first_call, fitting):
-        pass
-
-    def _targets(self, y):
-        return np.zeros(1, dtype=np.int32), np.ascontiguousarray(y, dtype=np.float64)
-
-    def _shape_coef(self, coef):
-        return coef.reshape(-1)
-
-    def predict(self, X):
-        """Predict targets.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted values.
-        """
-        scores = self._lean_scores(X)
-        if scores is not None:
-            return scores[:, 0]
-        check_is_fitted(self)
-        X = validate_data(
-            self, check_csr_structure(X), accept_sparse="csr", reset=False
-        )
-        if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)
-            scores = X @ self.coef_.T
-            if sp.issparse(scores):
-                scores = scores.toarray()
-            return np.asarray(scores).ravel() + self.intercept_
-        return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_

@@ -34,6 +34,7 @@ __all__ = [
     "CallCache",
     "LeanCallsMixin",
     "LeanLabelsMixin",
+    "cache_of",
     "call_cache",
     "lean_fitted_labels",
     "lean_labels",
@@ -508,9 +509,17 @@ _CACHES = weakref.WeakKeyDictionary()
 def call_cache(estimator):
     """The :class:`CallCache` of ``estimator`` (a new, empty one the first
     time)."""
-    cache = _CACHES.get(estimator)
+    return cache_of(_CACHES, estimator, CallCache)
+
+
+def cache_of(caches, estimator, factory):
+    """The entry of ``estimator`` in the weak-key dictionary ``caches``,
+    made by ``factory()`` the first time: what a lean path remembers of an
+    estimator, kept outside it (its attributes, pickles and clones are
+    those of a model without it)."""
+    cache = caches.get(estimator)
     if cache is None:
-        cache = _CACHES[estimator] = CallCache()
+        cache = caches[estimator] = factory()
     return cache
 
 

@@ -302,18 +302,10 @@ class ROMMAClassifier(_ScaledClassifier):
     aggressive : bool, default=False
         Update whenever the margin :math:`y \\, w \\cdot x` is below 1 (the
         aggressive ROMMA), not only on mistakes.
-    fit_intercept : bool, default=True
-        Whether to learn an intercept, the weight of a constant feature
-        ``intercept_scaling`` appended to every sample (it counts in the
-        norm of the weights).
+    %(fit_intercept_norm)s
     %(intercept_scaling)s
     %(max_iter)s
-    tol : float or None, default=1e-3
-        Stop when the average hinge loss ``[1 - m]_+`` of the margins ``m``
-        (binary: ``y s``; multiclass: ``s_y`` minus the top wrong score) of
-        an epoch is not below ``best_loss - tol`` for ``n_iter_no_change``
-        epochs (validation accuracy with ``early_stopping``).  ``None`` runs
-        ``max_iter`` epochs.
+    %(tol_margin)s
     %(early_stopping)s
     %(validation_fraction)s
     %(n_iter_no_change)s
@@ -328,15 +320,12 @@ class ROMMAClassifier(_ScaledClassifier):
     coef_ : ndarray of shape (1, n_features) if n_classes == 2 else \
             (n_classes, n_features)
         Weights (the prototypes).
-    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
-        Intercepts.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(intercept_classes)s
+    %(classes_)s
     n_updates_ : int
         Number of updates since the model was started.
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     %(n_iter_)s
     %(loss_curve_)s
@@ -453,18 +442,10 @@ class ALMAClassifier(_ScaledClassifier):
         Learn from the unit rows :math:`x / \\|x\\|` (Gentile 2001);
         ``False`` learns from the rows as given (LIBOL's ``ALMA``).  The
         predictions are those of the weights on the rows as given either way.
-    fit_intercept : bool, default=True
-        Whether to learn an intercept, the weight of a constant feature
-        ``intercept_scaling`` appended to every sample (it counts in the
-        norm of the weights).
+    %(fit_intercept_norm)s
     %(intercept_scaling)s
     %(max_iter)s
-    tol : float or None, default=1e-3
-        Stop when the average hinge loss ``[1 - m]_+`` of the margins ``m``
-        (binary: ``y s``; multiclass: ``s_y`` minus the top wrong score) of
-        an epoch is not below ``best_loss - tol`` for ``n_iter_no_change``
-        epochs (validation accuracy with ``early_stopping``).  ``None`` runs
-        ``max_iter`` epochs.
+    %(tol_margin)s
     %(early_stopping)s
     %(validation_fraction)s
     %(n_iter_no_change)s
@@ -482,15 +463,12 @@ class ALMAClassifier(_ScaledClassifier):
             (n_classes, n_features)
         Weights (the prototypes), of norm at most 1 with the intercept's
         weight.
-    intercept_ : ndarray of shape (1,) if n_classes == 2 else (n_classes,)
-        Intercepts.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    %(intercept_classes)s
+    %(classes_)s
     n_updates_ : int
         Number of updates since the model was started (:math:`k - 1`).
     %(n_features_in_)s
-    intercept_scaling_ : float
-        The constant feature behind the intercept.
+    %(intercept_scaling_)s
     %(feature_names_in_)s
     %(n_iter_)s
     %(loss_curve_)s

@@ -43,7 +43,6 @@ from sklearn_pa import (
     _base,
     _engine,
     _gradient,
-    _passive_aggressive,
     _per_call,
     _second_order_base,
     _stream_plan,
@@ -148,13 +147,15 @@ def test_one_row_calls_do_no_work_proportional_to_the_model(
         monkeypatch.setattr(module, "check_state_array", forbidden, raising=False)
     import sklearn.linear_model._base as sklearn_linear
 
-    for module in (
-        _base,
-        _gradient,
-        _passive_aggressive,
-        _second_order_base,
-        sklearn_linear,
-    ):
+    # (every module of the package that can validate, and scikit-learn's
+    # linear models, whose decision_function validates)
+    modules = [
+        module
+        for name, module in list(sys.modules.items())
+        if name.startswith("sklearn_pa") and hasattr(module, "validate_data")
+    ]
+    assert _gradient in modules and _second_order_base in modules
+    for module in (*modules, sklearn_linear):
         monkeypatch.setattr(module, "validate_data", forbidden)
     tracemalloc.start()
     try:

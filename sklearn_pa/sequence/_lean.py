@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from .._per_call import (
+    cache_of,
     fitted_partial_fit_context,
     params_snapshot,
     params_unchanged,
@@ -70,10 +71,7 @@ _CACHES = weakref.WeakKeyDictionary()
 def tagger_cache(estimator):
     """The :class:`TaggerCache` of ``estimator`` (a new, empty one the first
     time)."""
-    cache = _CACHES.get(estimator)
-    if cache is None:
-        cache = _CACHES[estimator] = TaggerCache()
-    return cache
+    return cache_of(_CACHES, estimator, TaggerCache)
 
 
 def checked_params(estimator, classes):

@@ -11,6 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._docstrings import fill_doc
 from .._kernels import _sequence
 from .._kernels._rules import SequenceLoss, SequenceUpdate
 from ._base import _BaseSequenceTagger
@@ -78,6 +79,7 @@ def _pa_workspace_bytes(n_tokens, n_classes, k):
     )
 
 
+@fill_doc
 class StructuredPerceptron(_BaseSequenceTagger):
     r"""Structured perceptron over label sequences, exact or beam search.
 
@@ -107,65 +109,28 @@ class StructuredPerceptron(_BaseSequenceTagger):
         merged, so ``beam_width >= n_classes`` is exact).
     average : bool, default=True
         Average the weights over every sequence seen (the averaged perceptron).
-    max_iter : int, default=10
-        Passes over the training sequences in :meth:`fit` (at most, with
-        ``tol``).
-    shuffle : bool, default=True
-        Shuffle the sequences before each pass.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    verbose : int, default=0
-        If positive, print one line per pass (``Epoch i/max_iter``, the
-        fraction of mispredicted sequences as the average loss, time;
-        ``partial_fit`` prints ``partial_fit call n``).  From 2 on the line
-        adds the mispredicted sequences, updates, weight norm and tokens
-        seen.
-    tol : float or None, default=None
-        Stop :meth:`fit` when the fraction of training sequences mispredicted
-        in a pass is not below ``best - tol`` for ``n_iter_no_change``
-        consecutive passes (a ``ConvergenceWarning`` when ``max_iter`` passes
-        run first).  ``None`` makes ``max_iter`` passes.
-    n_iter_no_change : int, default=5
-        Number of passes with no improvement to wait before stopping.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the training sequences (whole
-        sequences, never trained on, chosen by ``random_state``) and stop
-        :meth:`fit` when their token accuracy (:meth:`score` after each
-        pass) is not above ``best + tol`` for ``n_iter_no_change``
-        consecutive passes (with ``tol=None`` every pass is scored and
-        ``max_iter`` passes run).  ``partial_fit`` ignores it.
-    validation_fraction : float, default=0.1
-        Fraction of the training sequences held out with
-        ``early_stopping``; strictly between 0 and 1.
+    %(tagger_max_iter)s
+    %(tagger_shuffle)s
+    %(tagger_random_state)s
+    %(tagger_verbose)s
+    %(tagger_tol)s
+    %(tagger_n_iter_no_change)s
+    %(tagger_early_stopping)s
+    %(tagger_validation_fraction)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The labels.
-    coef_ : ndarray of shape (n_classes, n_features)
-        Emission weights (averaged when ``average``).
-    transitions_ : ndarray of shape (n_classes, n_classes)
-        ``transitions_[i, j]`` is the weight of label ``i`` followed by ``j``.
-    start_transitions_ : ndarray of shape (n_classes,)
-        Weight of a sequence starting with each label.
-    end_transitions_ : ndarray of shape (n_classes,)
-        Weight of a sequence ending with each label.
-    vectorizer_ : FeatureDictMapper or None
-        The feature-dict to column mapping fitted by :meth:`fit` (None for
-        arrays).
-    n_features_in_ : int
-        Number of features per token.
-    n_iter_ : int
-        Passes made (by every ``fit`` and ``partial_fit`` call since the
-        last ``fit`` started over).
-    loss_curve_ : list of float
-        Fraction of the training sequences mispredicted in each pass of the
-        last ``fit``; each ``partial_fit`` call appends that of its pass.
-    validation_scores_ : list of float or None
-        Token accuracy on the held-out sequences after each pass of the last
-        ``fit`` with ``early_stopping``, else None.
-    t_ : float
-        Sequences seen (the averaging counter).
+    %(tagger_classes_)s
+    %(tagger_coef_)s
+    %(tagger_transitions_)s
+    %(tagger_start_transitions_)s
+    %(tagger_end_transitions_)s
+    %(tagger_vectorizer_)s
+    %(tagger_n_features_in_)s
+    %(tagger_n_iter_)s
+    %(tagger_loss_curve_)s
+    %(tagger_validation_scores_)s
+    %(tagger_t_)s
     n_updates_ : int
         Updates made.
     n_invalid_updates_ : int
@@ -276,6 +241,7 @@ class StructuredPerceptron(_BaseSequenceTagger):
         return {"errors": int(n_errors), "updates": int(n_updates)}
 
 
+@fill_doc
 class StructuredPassiveAggressive(_BaseSequenceTagger):
     r"""Cost-sensitive Passive-Aggressive over sequences, and k-best MIRA.
 
@@ -323,19 +289,10 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         best are taken from the final beam (so ``k_best <= beam_width``).
     average : bool, default=True
         Average the weights over every sequence seen.
-    max_iter : int, default=10
-        Passes over the training sequences in :meth:`fit` (at most, with
-        ``tol``).
-    shuffle : bool, default=True
-        Shuffle the sequences before each pass.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    verbose : int, default=0
-        If positive, print one line per pass (``Epoch i/max_iter``, the
-        fraction of mispredicted sequences as the average loss, time;
-        ``partial_fit`` prints ``partial_fit call n``).  From 2 on the line
-        adds the mispredicted sequences, updates, weight norm and tokens
-        seen.
+    %(tagger_max_iter)s
+    %(tagger_shuffle)s
+    %(tagger_random_state)s
+    %(tagger_verbose)s
     margin : {"linear", "sqrt"}, default="linear"
         The margin required against a sequence of cost :math:`\rho`:
         :math:`\rho` itself, or :math:`\sqrt{\rho}` as eq. 46 of Crammer et
@@ -354,52 +311,24 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
         max-loss search adds the per-position cost to the emissions, so it
         needs ``margin="linear"`` (:math:`\sqrt{\rho}` does not add up over
         positions).
-    tol : float or None, default=None
-        Stop :meth:`fit` when the fraction of training sequences mispredicted
-        in a pass is not below ``best - tol`` for ``n_iter_no_change``
-        consecutive passes (a ``ConvergenceWarning`` when ``max_iter`` passes
-        run first).  ``None`` makes ``max_iter`` passes.
-    n_iter_no_change : int, default=5
-        Number of passes with no improvement to wait before stopping.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the training sequences (whole
-        sequences, never trained on, chosen by ``random_state``) and stop
-        :meth:`fit` when their token accuracy (:meth:`score` after each
-        pass) is not above ``best + tol`` for ``n_iter_no_change``
-        consecutive passes (with ``tol=None`` every pass is scored and
-        ``max_iter`` passes run).  ``partial_fit`` ignores it.
-    validation_fraction : float, default=0.1
-        Fraction of the training sequences held out with
-        ``early_stopping``; strictly between 0 and 1.
+    %(tagger_tol)s
+    %(tagger_n_iter_no_change)s
+    %(tagger_early_stopping)s
+    %(tagger_validation_fraction)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The labels.
-    coef_ : ndarray of shape (n_classes, n_features)
-        Emission weights (averaged when ``average``).
-    transitions_ : ndarray of shape (n_classes, n_classes)
-        ``transitions_[i, j]`` is the weight of label ``i`` followed by ``j``.
-    start_transitions_ : ndarray of shape (n_classes,)
-        Weight of a sequence starting with each label.
-    end_transitions_ : ndarray of shape (n_classes,)
-        Weight of a sequence ending with each label.
-    vectorizer_ : FeatureDictMapper or None
-        The feature-dict to column mapping fitted by :meth:`fit` (None for
-        arrays).
-    n_features_in_ : int
-        Number of features per token.
-    n_iter_ : int
-        Passes made (by every ``fit`` and ``partial_fit`` call since the
-        last ``fit`` started over).
-    loss_curve_ : list of float
-        Fraction of the training sequences mispredicted in each pass of the
-        last ``fit``; each ``partial_fit`` call appends that of its pass.
-    validation_scores_ : list of float or None
-        Token accuracy on the held-out sequences after each pass of the last
-        ``fit`` with ``early_stopping``, else None.
-    t_ : float
-        Sequences seen (the averaging counter).
+    %(tagger_classes_)s
+    %(tagger_coef_)s
+    %(tagger_transitions_)s
+    %(tagger_start_transitions_)s
+    %(tagger_end_transitions_)s
+    %(tagger_vectorizer_)s
+    %(tagger_n_features_in_)s
+    %(tagger_n_iter_)s
+    %(tagger_loss_curve_)s
+    %(tagger_validation_scores_)s
+    %(tagger_t_)s
     n_updates_ : int
         Sequences that changed the weights.
 
