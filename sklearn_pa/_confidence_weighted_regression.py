@@ -16,7 +16,6 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_text
@@ -24,7 +23,7 @@ from ._gradient import OneColumnSparseCoefMixin, _OnlineRegressorMixin
 from ._kernels._rules import SecondOrderRule as R
 from ._rule_specs import second_order_kernel_params
 from ._second_order_base import _GaussianWeightsMixin
-from ._validation import check_csr_structure
+from ._validation import fitted_rows
 
 __all__ = ["AROWRegressor", "ConfidenceWeightedRegressor", "NHERDRegressor"]
 
@@ -106,14 +105,7 @@ class _BaseSecondOrderRegressor(
         >>> reg.predict_variance(X[:2]).shape
         (2,)
         """
-        check_is_fitted(self, "_sigma")
-        X = validate_data(
-            self,
-            check_csr_structure(X),
-            accept_sparse="csr",
-            dtype=np.float64,
-            reset=False,
-        )
+        X = fitted_rows(self, X, attributes="_sigma")
         return np.maximum(self._variance(X, 0), 0.0)
 
 

@@ -21,13 +21,13 @@ from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
 from ._kernels._rules import Rule
 from ._rule_specs import linear_params
-from ._validation import check_csr_structure
+from ._validation import fitted_rows
 
 __all__ = ["GradientDescentRegressor"]
 
@@ -135,10 +135,7 @@ class _OnlineRegressorMixin(RegressorMixin):
         scores = self._lean_scores(X)
         if scores is not None:
             return scores[:, 0]
-        check_is_fitted(self)
-        X = validate_data(
-            self, check_csr_structure(X), accept_sparse="csr", reset=False
-        )
+        X = fitted_rows(self, X, dtype="numeric")
         if sp.issparse(self.coef_):  # after sparsify(): (1, n_features)
             scores = X @ self.coef_.T
             if sp.issparse(scores):

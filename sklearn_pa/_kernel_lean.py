@@ -9,7 +9,6 @@ See :mod:`sklearn_pa._per_call`.
 """
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._per_call import (
     FLOAT64_ROWS,
@@ -20,7 +19,7 @@ from ._per_call import (
     remember_call,
     trusted_published,
 )
-from ._validation import check_csr_structure, check_sample_count
+from ._validation import check_sample_count, fitted_rows
 
 __all__ = ["LeanKernelMixin"]
 
@@ -85,12 +84,5 @@ class LeanKernelMixin:
             if rows is not None:
                 with finite_inputs():
                     return self._expansion(rows)
-        check_is_fitted(self)
-        X = validate_data(
-            self,
-            check_csr_structure(X),
-            accept_sparse="csr",
-            dtype=np.float64,
-            reset=False,
-        )
+        X = fitted_rows(self, X)
         return self._expansion(X)

@@ -15,7 +15,6 @@ from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
-    check_is_fitted,
     validate_data,
 )
 
@@ -42,6 +41,7 @@ from ._validation import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
+    fitted_rows,
     touched_rows,
 )
 
@@ -613,14 +613,7 @@ class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
         scores = self._lean_score_samples(X)
         if scores is not None:
             return scores
-        check_is_fitted(self)
-        X = validate_data(
-            self,
-            check_csr_structure(X),
-            accept_sparse="csr",
-            dtype=np.float64,
-            reset=False,
-        )
+        X = fitted_rows(self, X)
         return -np.sqrt(self._squared_distances(canonical_csr(X)))
 
     def _lean_score_samples(self, X):

@@ -52,6 +52,7 @@ from ._validation import (
     canonical_csr,
     check_csr_structure,
     check_training_scores,
+    fitted_rows,
 )
 from .exceptions import NoisyLabelsWarning
 
@@ -711,11 +712,7 @@ class _BaseSecondOrder(
         proba : ndarray of shape (n_samples, n_classes)
             Probability of each class of ``classes_``.
         """
-        check_is_fitted(self)
-        check_csr_structure(X)
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False
-        )
+        X = fitted_rows(self, X, order="C")
         scores, var = self._margins(X)
         if self.classes_.shape[0] == 1:  # one class met so far: certain
             return np.ones((X.shape[0], 1))

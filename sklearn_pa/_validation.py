@@ -22,7 +22,11 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import _check_sample_weight
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 
 from ._kernels._scores import value_range
 from .utils._shuffle import mt19937_words, set_mt19937_words
@@ -40,6 +44,7 @@ __all__ = [
     "check_sample_count",
     "check_training_scores",
     "check_state_array",
+    "fitted_rows",
     "check_validation_split",
     "check_warm_start_classes",
     "check_warm_start_shape",
@@ -279,6 +284,24 @@ def _set_generator_state(generator, state):
         generator.set_state(state)
     else:
         generator.bit_generator.state = state
+
+
+def fitted_rows(estimator, X, *, dtype=np.float64, order=None, attributes=None):
+    """``X`` validated for the scores of a fitted ``estimator``:
+    ``NotFittedError`` unless it is fitted (``attributes`` as
+    ``check_is_fitted`` takes them), then its CSR structure checked and
+    scikit-learn's validation against the fitted features (count, names,
+    finiteness), as ``dtype`` dense or CSR.  The full path of a scoring
+    method, for a batch the lean checks did not take."""
+    check_is_fitted(estimator, attributes)
+    return validate_data(
+        estimator,
+        check_csr_structure(X),
+        accept_sparse="csr",
+        dtype=dtype,
+        order=order,
+        reset=False,
+    )
 
 
 def check_state_array(estimator, name, value, shape, *, dtype=np.float64, order="C"):

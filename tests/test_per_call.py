@@ -42,7 +42,6 @@ from sklearn_pa import (
     SCWClassifier,
     _base,
     _engine,
-    _gradient,
     _per_call,
     _second_order_base,
     _stream_plan,
@@ -154,7 +153,7 @@ def test_one_row_calls_do_no_work_proportional_to_the_model(
         for name, module in list(sys.modules.items())
         if name.startswith("sklearn_pa") and hasattr(module, "validate_data")
     ]
-    assert _gradient in modules and _second_order_base in modules
+    assert _validation in modules and _base in modules
     for module in (*modules, sklearn_linear):
         monkeypatch.setattr(module, "validate_data", forbidden)
     tracemalloc.start()
