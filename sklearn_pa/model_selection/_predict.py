@@ -42,7 +42,8 @@ def progressive_val_predict(
     the first batch: a constant the learner sets from the data of its first
     call (``intercept_scaling="auto"``, kernel PA's ``gamma="scale"``) comes
     from the first sample, the only one seen at the first update, so no
-    online score depends on a later sample nor on the batch size.  ``method="predict_proba"`` takes it too for
+    online score depends on a later sample nor on the batch size.
+    ``method="predict_proba"`` takes it too for
     :class:`~sklearn_pa.ConfidenceWeightedClassifier`,
     :class:`~sklearn_pa.AROWClassifier` and :class:`~sklearn_pa.SCWClassifier`:
     the pass also records each sample's variance ``x^T Sigma x`` before its
