@@ -25,7 +25,9 @@ early_stopping : bool, default=False
     "intercept_scaling": """\
 intercept_scaling : float or "auto", default="auto"
     Value of that constant feature; ``"auto"`` uses the root mean square
-    of the non-zero entries of the first batch (``intercept_scaling_``).""",
+    of the non-zero entries of the first batch (``intercept_scaling_``;
+    :func:`~sklearn_pa.model_selection.progressive_val_predict` learns the
+    first sample alone, so that it comes from that sample).""",
     "verbose_epochs": """\
 verbose : int, default=0
     If positive, print one line per epoch; from 2 on the line adds the

@@ -118,10 +118,16 @@ class GrowingClassesMixin:
             return self
         out = []
         for known, classes_, scores in parts:
-            if classes_.shape[0] != self.classes_.shape[0]:
-                scores = self._class_growth_from(classes_).scores(scores)
+            # the first row as the model before it scored it, in the columns
+            # of the segment's classes, then in those of the final model (a
+            # batch cut anywhere gives the same scores)
             scores = np.reshape(scores, (scores.shape[0], -1)).copy()
-            scores[0] = _scores_of_known(scores[0], self.classes_, known)
+            scores[0] = _scores_of_known(scores[0], classes_, known)
+            if classes_.shape[0] != self.classes_.shape[0]:
+                if scores.shape[1] == 1:
+                    scores = scores[:, 0]
+                scores = self._class_growth_from(classes_).scores(scores)
+                scores = np.reshape(scores, (scores.shape[0], -1))
             out.append(scores)
         return np.concatenate(out)
 

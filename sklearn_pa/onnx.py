@@ -10,6 +10,7 @@ the pair ``[-s, s]``); a regressor one output, ``variable``.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._confidence_weighted import (
     AROWClassifier,
@@ -153,7 +154,7 @@ def _convert_classifier(scope, operator, container):
     from onnx import TensorProto
 
     model = operator.raw_operator
-    coef = np.asarray(model.coef_, dtype=np.float64)
+    coef = _dense_coef(model)
     intercept = np.ravel(np.asarray(model.intercept_, dtype=np.float64))
     if coef.shape[0] == 1:
         # two classes: the scores [-s, s], whose argmax is predict's s > 0
@@ -188,6 +189,15 @@ def _convert_classifier(scope, operator, container):
     )
 
 
+def _dense_coef(model):
+    """``coef_`` as a float64 ndarray, densified after ``sparsify()`` (the
+    graph holds dense weights; the model is left as it is)."""
+    coef = model.coef_
+    if sp.issparse(coef):
+        coef = coef.toarray()
+    return np.asarray(coef, dtype=np.float64)
+
+
 def _regressor_shapes(operator):
     n = operator.inputs[0].get_first_dimension()
     operator.outputs[0].type = operator.inputs[0].type.__class__([n, 1])
@@ -195,7 +205,7 @@ def _regressor_shapes(operator):
 
 def _convert_regressor(scope, operator, container):
     model = operator.raw_operator
-    coef = np.asarray(model.coef_, dtype=np.float64).reshape(1, -1)
+    coef = _dense_coef(model).reshape(1, -1)
     intercept = np.ravel(np.asarray(model.intercept_, dtype=np.float64))
     _linear_scores(scope, container, operator, coef, intercept, 0)
 
@@ -242,7 +252,8 @@ def to_onnx(model, X, **kwargs):
     Parameters
     ----------
     model : estimator
-        A fitted estimator of :data:`CLASSIFIERS` or :data:`REGRESSORS`.
+        A fitted estimator of :data:`CLASSIFIERS` or :data:`REGRESSORS`;
+        a sparsified ``coef_`` (:meth:`sparsify`) is exported dense.
     X : ndarray of shape (n_samples, n_features)
         Rows whose type (float32 or float64) and width the graph takes.
     **kwargs

@@ -135,7 +135,16 @@ def test_malformed_row_names_its_line_and_nothing_of_its_batch_is_learned(
     np.testing.assert_array_equal(model.coef_, ref.coef_)
 
 
-def test_zero_based_auto_is_decided_on_the_first_batch():
+class _Unseekable(io.BytesIO):
+    def seekable(self):
+        return False
+
+
+def test_zero_based_auto_is_scikit_learns():
+    """One-based unless an index of the file is 0, as load_svmlight_file:
+    a file that can be read twice is scanned first; a stream that cannot
+    is decided on its first batch with an index, and a later 0 is an error
+    that says what to do."""
     one_based = b"1 1:1\n1 3:1\n1 2:1\n"
     ((X, _),) = iter_svmlight_file(io.BytesIO(one_based), 3)
     np.testing.assert_array_equal(X.toarray(), np.eye(3)[[0, 2, 1]])
@@ -144,6 +153,11 @@ def test_zero_based_auto_is_decided_on_the_first_batch():
     np.testing.assert_array_equal(X.toarray(), np.eye(3)[[0, 2]])
     late_zero = b"1 1:1\n1 2:1\n1 0:1\n"
     batches = iter_svmlight_file(io.BytesIO(late_zero), 3, batch_size=2)
+    X = sp.vstack([X for X, _ in batches]).toarray()
+    X_ref, _ = load_svmlight_file(io.BytesIO(late_zero), n_features=3)
+    np.testing.assert_array_equal(X, X_ref.toarray())
+    np.testing.assert_array_equal(X, np.eye(3)[[1, 2, 0]])
+    batches = iter_svmlight_file(_Unseekable(late_zero), 3, batch_size=2)
     next(batches)
     with pytest.raises(ValueError, match="line 3: .*pass zero_based=True"):
         next(batches)

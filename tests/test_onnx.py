@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_iris, make_regression
 
@@ -73,3 +74,38 @@ def test_multilabel_model_is_refused():
     model = PassiveAggressiveClassifier(random_state=0).fit(X, Y)
     with pytest.raises(NotImplementedError, match="multilabel"):
         to_onnx(model, X[:1])
+
+
+SPARSIFY_CASES = [(E, kind) for E in CLASSIFIERS for kind in ("binary", "multiclass")]
+SPARSIFY_CASES += [(E, "regression") for E in REGRESSORS]
+
+
+@pytest.mark.parametrize(
+    "Estimator, kind",
+    SPARSIFY_CASES,
+    ids=[f"{E.__name__}-{kind}" for E, kind in SPARSIFY_CASES],
+)
+def test_a_sparsified_model_is_exported_dense(Estimator, kind):
+    """After sparsify() the graph holds the dense weights and predicts as the
+    model does; the model keeps its sparse coef_."""
+    if kind == "regression":
+        X, y = make_regression(80, 6, noise=1.0, random_state=1)
+    else:
+        X, y = classification(kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # CW's noisy-label warning
+        model = Estimator(random_state=0).fit(X, y)
+    if not hasattr(model, "sparsify"):
+        pytest.skip(f"{Estimator.__name__} has no sparsify")
+    dense_names, dense_out = run(model, X)
+    model.sparsify()
+    assert sp.issparse(model.coef_)
+    names, out = run(model, X)
+    assert names == dense_names
+    assert sp.issparse(model.coef_)
+    for got, expected in zip(out, dense_out):
+        assert_array_equal(got, expected)
+    if Estimator in REGRESSORS:
+        assert_allclose(out[0].ravel(), model.predict(X), rtol=1e-12, atol=1e-12)
+    else:
+        assert_array_equal(out[0], model.predict(X))

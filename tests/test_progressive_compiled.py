@@ -266,15 +266,16 @@ def test_predict_proba_on_the_compiled_path(name, sparse):
         )
         if batch_size is None:
             assert np.mean(np.abs(proba[rows] - expected)) < 0.05
-        # the model is that of partial_fit on the batches, calibration
-        # included, and its first row of a batch is what that model predicts
-        ref = clone(estimator)
+        # the model is that of partial_fit on the first row, then on the
+        # batches (the first one less its first row), calibration included,
+        # and its first row of a batch is what that model predicts
+        ref = clone(estimator).partial_fit(Xs[:1], y[:1], classes=classes)
         for start in range(0, 100, batch_size or 100):
             if start:
                 assert_allclose(
                     proba[start], ref.predict_proba(Xs[start : start + 1])[0]
                 )
-            part = slice(start, start + (batch_size or 100))
+            part = slice(max(start, 1), start + (batch_size or 100))
             ref.partial_fit(Xs[part], y[part], classes=classes)
         _assert_same_model(fitted, ref)
 

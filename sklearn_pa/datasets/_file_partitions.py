@@ -3,8 +3,8 @@
 Each block of the arrays is one file, or one byte range of a plain
 (uncompressed) file: the block owns the lines that start in its range, so
 that the ranges together hold every line once.  Nothing is read when the
-arrays are made (except, for ``zero_based="auto"`` and CSV headers, the
-first lines of the first file); with
+arrays are made (except the CSV header and, for ``zero_based="auto"``, a
+scan of the svmlight files for an index 0); with
 :func:`~sklearn_pa.distributed.fit_parameter_mixing` on a Dask cluster each
 block is read on the worker that keeps it, and on threads in this process
 otherwise.  The row counts of the blocks are unknown until they are read
@@ -27,9 +27,9 @@ from ._files import (
     _check_zero_based,
     _csv_spec,
     _CsvParser,
-    _line_chunks,
     _open_binary,
     _read_header,
+    _scan_zero_based,
     _SvmlightParser,
 )
 
@@ -169,18 +169,33 @@ def _arrays(ranges, read, n_features, x_meta, y_meta):
 
 
 class _SvmlightBlock:
-    """Reads one block of svmlight files (a picklable callable)."""
+    """Reads one block of svmlight files (a picklable callable); ``auto``:
+    ``zero_based`` was decided from ``"auto"``."""
 
-    def __init__(self, n_features, dtype, zero_based):
+    def __init__(self, n_features, dtype, zero_based, auto=False):
         self.n_features, self.dtype, self.zero_based = n_features, dtype, zero_based
+        self.auto = auto
 
     def _empty(self):
         X = sp.csr_matrix((0, self.n_features), dtype=self.dtype)
         return X, np.empty(0)
 
     def __call__(self, path, start, stop):
-        parse = _SvmlightParser(self.n_features, self.dtype, self.zero_based)
+        parse = _SvmlightParser(
+            self.n_features, self.dtype, self.zero_based, auto=self.auto
+        )
         return _read_block(path, start, stop, parse, False, self._empty)
+
+
+def _decide_zero_based(paths):
+    """``zero_based="auto"`` for the files ``paths`` as scikit-learn's
+    ``load_svmlight_files`` decides it: one-based only where every file
+    holds a feature index and none is 0."""
+    for path in paths:
+        with _open_binary(path) as (handle, _):
+            if _scan_zero_based(handle) is True:
+                return True
+    return False
 
 
 def read_svmlight_partitions(
@@ -214,9 +229,13 @@ def read_svmlight_partitions(
     dtype : numpy dtype, default=np.float64
         Dtype of ``X``'s values.
     zero_based : bool or "auto", default="auto"
-        As in :func:`iter_svmlight_file`; ``"auto"`` is decided here, on
-        the first 10,000 lines of the first file (zero-based where they hold
-        an index 0 or no index at all), and the same for every block.
+        Whether the feature indices start at 0 (``True``) or at 1
+        (``False``).  ``"auto"`` is decided here, the same for every block,
+        as :func:`~sklearn.datasets.load_svmlight_files` decides it:
+        one-based unless an index of a file is 0 (or, as there, a file
+        holds no feature index at all).  The files are scanned when the
+        arrays are made, a fast pass over their bytes; pass ``zero_based``
+        to skip it.
 
     Returns
     -------
@@ -260,14 +279,10 @@ def read_svmlight_partitions(
     n_features = _check_n_features(n_features)
     zero_based = _check_zero_based(zero_based)
     paths = _paths(paths)
-    if zero_based == "auto":
-        parse = _SvmlightParser(n_features, dtype, "auto")
-        with _open_binary(paths[0]) as (handle, name):
-            for _, chunk in _line_chunks(handle, 10_000):
-                list(_batches(io.BytesIO(chunk), name, parse, 10_000))
-                break
-        zero_based = True if parse.zero_based == "auto" else parse.zero_based
-    read = _SvmlightBlock(n_features, dtype, zero_based)
+    auto = zero_based == "auto"
+    if auto:
+        zero_based = _decide_zero_based(paths)
+    read = _SvmlightBlock(n_features, dtype, zero_based, auto)
     x_meta = sp.csr_matrix((0, n_features), dtype=dtype)
     return _arrays(_ranges(paths, n_partitions), read, n_features, x_meta, np.empty(0))
 
@@ -283,12 +298,23 @@ class _CsvBlock:
         X = np.empty((0, s["n_features"]), dtype=s["dtype"])
         if s["text"]:
             X = sp.csr_matrix(X)
-        y = None if s["target"] is None else np.empty(0, dtype=s["target_dtype"])
+        y = None if s["target"] is None else np.empty(0, dtype=_y_dtype(s))
         return X, y
 
     def __call__(self, path, start, stop):
         parse = _CsvParser(self.spec)
-        return _read_block(path, start, stop, parse, self.header, self._empty)
+        X, y = _read_block(path, start, stop, parse, self.header, self._empty)
+        if y is not None:
+            y = y.astype(_y_dtype(self.spec), copy=False)
+        return X, y
+
+
+def _y_dtype(spec):
+    """The dtype of the target blocks: ``target_dtype``, except that
+    strings (of a length no block can know before the others are read) are
+    held as objects."""
+    dtype = np.dtype(spec["target_dtype"])
+    return np.dtype(object) if dtype.kind in "USO" else dtype
 
 
 def read_csv_partitions(
@@ -331,7 +357,9 @@ def read_csv_partitions(
     dtype : numpy dtype, default=np.float64
         Dtype of ``X``.
     target_dtype : dtype, default=np.float64
-        Dtype of ``y``.
+        Dtype of ``y``; string targets (``str``, ``bytes``) come as an
+        array of dtype object holding them whole (a block cannot know the
+        length of the other blocks' strings).
     encoding : str, default="utf-8"
         Encoding of the files.
 
@@ -365,8 +393,8 @@ def read_csv_partitions(
         "target_dtype": target_dtype,
         "encoding": encoding,
     }
-    with _open_binary(paths[0]) as (handle, _):
-        names, _, _ = _read_header(handle, header, options)
+    with _open_binary(paths[0]) as (handle, name):
+        names, _, _ = _read_header(handle, header, options, name)
     if names is None:
         raise ValueError(f"{paths[0]} is empty: its first line must name the columns.")
     spec = _csv_spec(names, target_column, text_columns, hasher, options)
@@ -374,6 +402,6 @@ def read_csv_partitions(
     x_meta = np.empty((0, spec["n_features"]), dtype=dtype)
     if spec["text"]:
         x_meta = sp.csr_matrix(x_meta)
-    y_meta = None if spec["target"] is None else np.empty(0, dtype=target_dtype)
+    y_meta = None if spec["target"] is None else np.empty(0, dtype=_y_dtype(spec))
     ranges = _ranges(paths, n_partitions)
     return _arrays(ranges, read, spec["n_features"], x_meta, y_meta)

@@ -159,17 +159,26 @@ class _SvmlightParser:
     """Parse chunks of a svmlight file into CSR batches of ``n_features``
     columns; ``zero_based="auto"`` is decided on the first chunk that has a
     feature index, as :func:`~sklearn.datasets.load_svmlight_file` decides
-    it on a whole file."""
+    it on a whole file (one-based unless an index is 0).  ``auto``: the
+    ``zero_based`` given was decided from ``"auto"`` already (for the
+    error a later index 0 raises)."""
 
-    def __init__(self, n_features, dtype, zero_based):
+    def __init__(self, n_features, dtype, zero_based, *, auto=False):
         self.n_features, self.dtype = n_features, dtype
         self.zero_based = zero_based
-        self.auto = zero_based == "auto"
+        self.auto = auto or zero_based == "auto"
 
     def _raw(self, chunk):
-        X, y = load_svmlight_file(
-            io.BytesIO(chunk), dtype=self.dtype, zero_based=True, query_id=False
-        )
+        try:
+            X, y = load_svmlight_file(
+                io.BytesIO(chunk), dtype=self.dtype, zero_based=True, query_id=False
+            )
+        except OverflowError as exc:
+            # (an index beyond the parser's integers: a bare OverflowError)
+            raise ValueError(
+                f"a feature index too large to read ({exc}); feature indices "
+                f"must be below n_features={self.n_features}"
+            ) from exc
         return X, y
 
     def __call__(self, chunk):
@@ -188,8 +197,8 @@ class _SvmlightParser:
         shift = 0 if zero_based in (True, "auto") else 1
         if shift and indices.size and indices.min() == 0:
             how = (
-                "the file was found one-based on its first batch (zero_based='auto'); "
-                "pass zero_based=True"
+                "the data was found one-based on its first batch with a "
+                "feature index (zero_based='auto'); pass zero_based=True"
                 if self.auto
                 else "zero_based=False; pass zero_based=True"
             )
@@ -206,6 +215,57 @@ class _SvmlightParser:
             (X.data, indices, X.indptr), shape=(X.shape[0], self.n_features)
         )
         return X, y
+
+
+# a feature index (``3:``) after a blank, and an index 0 (``0:``, ``00:``):
+# candidates, kept unless a ``#`` before them on their line makes them a
+# comment
+_INDEX = re.compile(rb"(?:^|[ \t])[0-9]+:", re.MULTILINE)
+_INDEX_ZERO = re.compile(rb"(?:^|[ \t])0+:", re.MULTILINE)
+
+
+def _outside_comments(data, matches):
+    """Whether one of ``matches`` (in the lines ``data``) is not in a
+    comment."""
+    for match in matches:
+        start = data.rfind(b"\n", 0, match.start()) + 1
+        if b"#" not in data[start : match.start()]:
+            return True
+    return False
+
+
+def _svmlight_zero_based(handle):
+    """``zero_based="auto"`` of one svmlight file as
+    :func:`~sklearn.datasets.load_svmlight_files` decides it: one-based
+    only where the file holds a feature index and none is 0.  One pass over
+    its bytes, in blocks."""
+    tail, indexed = b"", False
+    while True:
+        block = handle.read(_BLOCK)
+        data = tail + block
+        if block:
+            cut = data.rfind(b"\n") + 1
+            data, tail = data[:cut], data[cut:]
+        if _outside_comments(data, _INDEX_ZERO.finditer(data)):
+            return True
+        indexed = indexed or _outside_comments(data, _INDEX.finditer(data))
+        if not block:
+            return not indexed
+
+
+def _scan_zero_based(handle):
+    """``zero_based`` of ``"auto"`` for the open binary file ``handle`` as
+    scikit-learn decides it (:func:`_svmlight_zero_based`), read from its
+    current position, to which it is set back; ``"auto"`` for a file that
+    cannot be read twice (decided on its first batch with an index)."""
+    seekable = getattr(handle, "seekable", None)
+    if seekable is None or not seekable():
+        return "auto"
+    position = handle.tell()
+    try:
+        return _svmlight_zero_based(handle)
+    finally:
+        handle.seek(position)
 
 
 def _check_n_features(n_features):
@@ -267,11 +327,12 @@ def iter_svmlight_file(
     zero_based : bool or "auto", default="auto"
         Whether the feature indices start at 0 (``True``) or at 1
         (``False``).  ``"auto"`` decides as
-        :func:`~sklearn.datasets.load_svmlight_file` does, but on the first
-        batch with a feature index (a stream cannot look ahead): one-based
-        unless that batch holds an index 0.  A later index 0 in a file so
-        found one-based is an error naming its line; pass
-        ``zero_based=True`` then.
+        :func:`~sklearn.datasets.load_svmlight_file` does: one-based unless
+        an index of the file is 0.  A path (or a seekable file object) is
+        scanned for one first, a fast pass over its bytes; a stream that
+        cannot be read twice is decided on its first batch with a feature
+        index, and a later index 0 is then an error naming its line (pass
+        ``zero_based=True``).
 
     Yields
     ------
@@ -322,8 +383,11 @@ def iter_svmlight_file(
     n_features = _check_n_features(n_features)
     batch_size = _check_batch_size(batch_size)
     zero_based = _check_zero_based(zero_based)
-    parse = _SvmlightParser(n_features, dtype, zero_based)
+    auto = zero_based == "auto"
     with _open_binary(f) as (handle, name):
+        if auto:
+            zero_based = _scan_zero_based(handle)
+        parse = _SvmlightParser(n_features, dtype, zero_based, auto=auto)
         yield from _batches(handle, name, parse, batch_size)
 
 
@@ -577,7 +641,7 @@ def iter_csv_file(
         "encoding": encoding,
     }
     with _open_binary(f) as (handle, name):
-        names, first_line, handle = _read_header(handle, header, options)
+        names, first_line, handle = _read_header(handle, header, options, name)
         if names is None:
             return
         spec = _csv_spec(names, target_column, text_columns, hasher, options)
@@ -600,16 +664,27 @@ class _Prepend:
         return self.handle.read(size)
 
 
-def _read_header(handle, header, options):
+def _read_header(handle, header, options, name):
     """The column names (from the header, or ``0..n-1`` from the first line,
     which is then read again as data), the number of the first data line and
     the file to read the data from; ``(None, None, handle)`` for an empty
-    file."""
+    file.  ``name``: the file's name, for the errors."""
     first = handle.readline()
     if not first:
         return None, None, handle
     text = first.decode(options["encoding"]).rstrip("\r\n")
-    names = next(csv.reader([text], delimiter=options["delimiter"]))
+    if "\r" in text:
+        raise ValueError(
+            f"{name}, line 1: the lines end with a carriage return alone "
+            "(\\r, old Mac OS line endings), which are not read as line ends: "
+            "convert the file's line endings to \\n (or \\r\\n)."
+        )
+    try:
+        names = next(csv.reader([text], delimiter=options["delimiter"]))
+    except csv.Error as exc:
+        raise ValueError(
+            f"{name}, line 1: the first line does not parse as CSV ({exc})."
+        ) from None
     if header:
         return [n.strip() for n in names], 2, handle
     return list(range(len(names))), 1, _Prepend(first, handle)

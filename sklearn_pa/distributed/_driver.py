@@ -32,8 +32,9 @@ _GENERIC_HINT = (
 )
 _SEE_GUIDE = "See the 'Distributed training' page of the user guide."
 
-# times a round is run again after a worker was lost and Dask recomputed
-# the partitions it held
+# tries of a round (or of the preparation) when workers are lost: between
+# two, Dask recomputes the partitions it can and the driver sends again
+# those it scattered
 _ROUND_ATTEMPTS = 3
 
 
@@ -141,27 +142,34 @@ class _MixingRounds(EpochAdapter):
     each round for ``return_history``.
     """
 
-    def __init__(self, executor, parts, rngs, learner, shipped, state, mixing):
-        self.executor, self.parts, self.rngs = executor, parts, rngs
+    def __init__(self, executor, held, rngs, learner, shipped, state, mixing):
+        self.executor, self.held, self.rngs = executor, held, rngs
         self.learner, self.shipped = learner, shipped
         self.state, self.mixing = state, mixing
         self.history = []
         self._last = {}
 
-    def run(self, order, t, attempt=1):
-        """One round; run again (``attempt`` counts the tries) from the same
-        mixed state when a worker was lost and Dask recomputed the
-        partitions it held (a round changes nothing before its results are
-        all in)."""
-        try:
-            if attempt > 1:  # the learner's copy may have gone with it
-                self.shipped = self.executor.broadcast(self.learner)
-            return self._run_once()
-        except WorkerLost as exc:
-            lost = self.executor.recover(self.parts)
-            if lost or attempt == _ROUND_ATTEMPTS:
-                raise _lost_error(lost, exc, len(self.history) + 1) from exc
-        return self.run(order, t, attempt + 1)
+    @property
+    def parts(self):
+        return self.held["parts"]
+
+    def run(self, order, t):
+        """One round; run again from the same mixed state and random states
+        (a round changes nothing before its results are all in) when a
+        worker was lost, once Dask has recomputed the partitions it held
+        that came from a graph and the driver has sent again those it
+        scattered: the model is that of an undisturbed fit."""
+        lost = []
+        for attempt in range(1, _ROUND_ATTEMPTS + 1):
+            try:
+                if attempt > 1:  # the learner's copy may have gone with it
+                    self.shipped = self.executor.broadcast(self.learner)
+                    _resend(self.executor, self.held, lost, self.shipped)
+                return self._run_once()
+            except WorkerLost as exc:
+                lost = self.executor.recover(self.parts)
+                error = exc
+        raise _lost_error(lost, error, len(self.history) + 1) from error
 
     def _run_once(self):
         executor, learner = self.executor, self.learner
@@ -363,6 +371,12 @@ def fit_parameter_mixing(
         whole data are checked before the first epoch.
     TypeError
         For an estimator parameter mixing does not apply to.
+    RuntimeError
+        When workers are lost in each of three tries of an epoch (or of the
+        preparation of the partitions).  A single loss is recovered: the
+        partitions the lost worker held are recomputed by Dask (a dask
+        collection) or sent again from this process (arrays), and the epoch
+        is run again from the same model and random states.
 
     Notes
     -----
@@ -453,7 +467,13 @@ def fit_parameter_mixing(
 
     executor = executor_for(client, n_jobs)
     x_blocks, y_blocks, feature_names = _blocks(X, y, n_partitions, executor.n_workers)
-    held = {"parts": []}
+    # the partitions held, the number of the block of each, and the blocks
+    # (to send again a partition lost with a worker)
+    held = {
+        "parts": [],
+        "index": list(range(len(x_blocks))),
+        "blocks": (x_blocks, y_blocks),
+    }
     try:
         held["parts"] = executor.persist(x_blocks, y_blocks)
         model, history = _fit_recovering(
@@ -468,37 +488,53 @@ def fit_parameter_mixing(
 
 
 def _lost_error(lost, exc, epoch=None):
-    """The error of a fit that lost a worker: the partitions Dask could not
-    recompute (``lost``, their indices), or a loss that kept recurring."""
+    """The error of a fit that kept losing workers: ``_ROUND_ATTEMPTS``
+    tries, the last of which still missed the partitions ``lost`` (their
+    positions)."""
     when = f" in epoch {epoch}" if epoch else " while preparing the partitions"
+    missing = ""
     if lost:
-        return RuntimeError(
-            f"fit_parameter_mixing lost partition{'s' if len(lost) > 1 else ''} "
-            f"{', '.join(map(str, lost))}{when}: a worker holding it was lost "
-            f"({exc}), and Dask cannot recompute data scattered from "
-            "this process. The estimator is unchanged and the client can be "
-            "used again: fit again, or pass X and y as dask collections, "
-            "whose partitions Dask recomputes when a worker is lost."
+        missing = (
+            f"; partition{'s' if len(lost) > 1 else ''} "
+            f"{', '.join(map(str, lost))} could not be restored"
         )
     return RuntimeError(
         f"fit_parameter_mixing lost a worker{when} {_ROUND_ATTEMPTS} times "
-        f"({exc}). The "
-        "estimator is unchanged and the client can be used again; check the "
-        "cluster's workers and fit again."
+        f"({exc}){missing}. The estimator is unchanged and the client can be "
+        "used again; check the cluster's workers and fit again."
     )
 
 
-def _fit_recovering(executor, held, *args, attempt=1):
-    """:func:`_fit_parts`, started again (``attempt`` counts the tries)
-    when a worker is lost while the partitions are summarised and prepared
-    and Dask recomputes what it held (the rounds retry on their own)."""
-    try:
-        return _fit_parts(executor, held, *args)
-    except WorkerLost as exc:
-        lost = executor.recover(held["parts"])
-        if lost or attempt == _ROUND_ATTEMPTS:
-            raise _lost_error(lost, exc) from exc
-    return _fit_recovering(executor, held, *args, attempt=attempt + 1)
+def _resend(executor, held, lost, learner=None):
+    """Persist again the partitions at the positions ``lost`` of
+    ``held["parts"]`` (those Dask could not recompute: scattered from this
+    process) from the blocks this process holds, prepared for the
+    ``learner`` broadcast when the rounds have started."""
+    x_blocks, y_blocks = held["blocks"]
+    for position in lost:
+        i = held["index"][position]
+        (part,) = executor.persist([x_blocks[i]], [y_blocks[i]], indices=[i])
+        if learner is not None:
+            (part,) = executor.transform(_prepare_block, [part], (learner,))
+        old, held["parts"][position] = held["parts"][position], part
+        executor.release([old])
+
+
+def _fit_recovering(executor, held, *args):
+    """:func:`_fit_parts`, started again when a worker is lost while the
+    partitions are summarised and prepared, once Dask has recomputed what it
+    held and the driver has sent again what it scattered (the rounds retry
+    on their own)."""
+    lost = []
+    for attempt in range(1, _ROUND_ATTEMPTS + 1):
+        try:
+            if attempt > 1:
+                _resend(executor, held, lost)
+            return _fit_parts(executor, held, *args)
+        except WorkerLost as exc:
+            lost = executor.recover(held["parts"])
+            error = exc
+    raise _lost_error(lost, error) from error
 
 
 def _check_classes(summaries, classes):
@@ -554,6 +590,7 @@ def _fit_parts(executor, held, learner, classes, n_epochs, mixing, verbose):
     kept = [s["n_rows"] > 0 for s in summaries]
     executor.release([p for p, keep in zip(parts, kept) if not keep])
     parts = held["parts"] = [p for p, keep in zip(parts, kept) if keep]
+    held["index"] = [i for i, keep in zip(held["index"], kept) if keep]
     summaries = [s for s, keep in zip(summaries, kept) if keep]
     if not parts:
         raise ValueError("X has no rows.")
@@ -568,7 +605,7 @@ def _fit_parts(executor, held, learner, classes, n_epochs, mixing, verbose):
     )
     shipped = executor.broadcast(learner)
     parts = held["parts"] = executor.transform(_prepare_block, parts, (shipped,))
-    rounds = _MixingRounds(executor, parts, rngs, learner, shipped, state, mixing)
+    rounds = _MixingRounds(executor, held, rngs, learner, shipped, state, mixing)
     # the rounds run on the package's one epoch driver: the stopping rule on
     # the training loss, the ConvergenceWarning, the verbose lines and the
     # loss_curve_ are those of every serial fit

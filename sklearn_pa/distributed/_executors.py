@@ -21,7 +21,8 @@ A worker lost while the client executor works (its process killed, its
 machine gone) never leaves the driver waiting: every transfer has a time
 limit and a failed one raises :class:`WorkerLost`; ``recover`` then waits,
 within a time limit, for Dask to recompute the lost partitions (those that
-came from a graph the scheduler still holds) and names those it cannot.
+came from a graph the scheduler still holds) and names those it cannot,
+which the driver sends again from the blocks it holds.
 """
 
 import os
@@ -83,8 +84,10 @@ class ThreadExecutor:
             self._pool = ThreadPoolExecutor(max_workers=self.n_workers)
         return list(self._pool.map(lambda item: func(*item), items))
 
-    def persist(self, x_blocks, y_blocks):
-        indexed = list(zip(x_blocks, y_blocks, range(len(x_blocks))))
+    def persist(self, x_blocks, y_blocks, indices=None):
+        if indices is None:
+            indices = range(len(x_blocks))
+        indexed = list(zip(x_blocks, y_blocks, indices))
         if any(_is_delayed(xb) or _is_delayed(yb) for xb, yb, _ in indexed):
             import dask
 
@@ -163,13 +166,17 @@ class ClientExecutor:
             "allow_other_workers": True,
         }
 
-    def persist(self, x_blocks, y_blocks):
+    def persist(self, x_blocks, y_blocks, indices=None):
+        """The blocks persisted as partitions, block ``indices[j]`` (its
+        number in the fit: its worker, its errors) for ``x_blocks[j]``."""
         import dask
         from dask.delayed import Delayed
 
         client = self.client
         futures = []
-        for i, (xb, yb) in enumerate(zip(x_blocks, y_blocks)):
+        if indices is None:
+            indices = range(len(x_blocks))
+        for i, xb, yb in zip(indices, x_blocks, y_blocks):
             where = self._where(i)
             if isinstance(xb, Delayed):
                 # computed (or moved) once onto its worker

@@ -3,6 +3,7 @@ arrival time of each label (``delay``) and the pass that learns each row
 when its label arrives."""
 
 import copy
+import functools
 import numbers
 
 import numpy as np
@@ -21,6 +22,12 @@ def _with_final(pipeline, final):
     out = copy.copy(pipeline)
     out.steps = list(pipeline.steps[:-1]) + [(pipeline.steps[-1][0], final)]
     return out
+
+
+def _widest(dtypes):
+    """The dtype every one of ``dtypes`` converts to without loss (the
+    longest string of string labels)."""
+    return functools.reduce(np.promote_types, dtypes)
 
 
 def label_arrival(delay, n_samples):
@@ -91,12 +98,20 @@ def delayed_pass(
         if sw_all is not None:
             kwargs["sample_weight"] = sw_all[rows]
         if fast:
-            est._partial_fit_scores(prepare(rows), y[rows], **kwargs)
+            # the first row alone: the constants a learner sets from its
+            # first call come from the only row seen at the first update
+            # (as in _stream._first_sample_apart)
+            parts = [rows[:1], rows[1:]] if done == 0 and rows.shape[0] > 1 else [rows]
+            for part in parts:
+                part_kwargs = dict(kwargs)
+                if sw_all is not None:
+                    part_kwargs["sample_weight"] = sw_all[part]
+                est._partial_fit_scores(prepare(part), y[part], **part_kwargs)
         else:
             est.partial_fit(prepare(rows), y[rows], **kwargs)
         done, fitted = upto, True
 
-    initial = _initial_model(est, fit_kwargs) if fast else None
+    initial = _initial_model(est, fit_kwargs, y) if fast else None
     records = []  # (rows, {response: values}, classes then)
     predicted = np.zeros(n, dtype=bool)
     for start, stop in zip(block_starts[:-1], block_starts[1:]):
@@ -111,7 +126,10 @@ def delayed_pass(
             method = r
             if r == "decision_function" and not classifier:
                 method = "predict"
-            values[r] = np.asarray(getattr(model, method)(X_block))
+            if isinstance(model, _FirstScores):
+                values[r] = model.respond(method, X_block, rows)
+            else:
+                values[r] = np.asarray(getattr(model, method)(X_block))
         records.append((rows, values, getattr(model, "classes_", None)))
         predicted[rows] = True
     learn(n_final)
@@ -135,18 +153,20 @@ def delayed_pass(
     return result
 
 
-def _initial_model(est, fit_kwargs):
+def _initial_model(est, fit_kwargs, y):
     """A copy of the package's learner ``est`` in its state before any
-    update (through its state protocol), to predict the rows that arrive
-    before the first label; None where that state has no classes yet (a
-    classifier that adds them as they come) or cannot be made."""
+    update, to predict the rows that arrive before the first label: through
+    its state protocol, or, for a learner that has none (kernel PA), from
+    the scores its compiled pass records before its first update; None
+    where that state has no classes yet (a classifier that adds them as
+    they come)."""
     if is_classifier(est) and "classes" not in fit_kwargs:
         return None
-    make_state = getattr(est, "__sklearn_pa_state__", None)
-    if make_state is None:
-        return None
-    model = clone(est)
-    return _InitialModel(model, fit_kwargs.get("classes"))
+    try:
+        clone(est).__sklearn_pa_state__()
+    except (AttributeError, TypeError):
+        return _FirstScores(est, fit_kwargs, y)
+    return _InitialModel(clone(est), fit_kwargs.get("classes"))
 
 
 class _InitialModel:
@@ -175,6 +195,47 @@ class _InitialModel:
             return getattr(self._ready(X), name)(X)
 
         return respond
+
+
+class _FirstScores:
+    """The initial model of a learner without a state protocol: the score
+    of a row is the one a fresh copy's compiled pass records for it as its
+    first row, before any update (its label is not learned from: the copy is
+    dropped).  Rows before the first label only, one fresh copy a row."""
+
+    def __init__(self, est, fit_kwargs, y):
+        self.est, self.classes = est, fit_kwargs.get("classes")
+        self.y = np.asarray(y)
+        self.kwargs = {} if self.classes is None else {"classes": self.classes}
+
+    @property
+    def classes_(self):
+        return self.classes
+
+    def decision_function(self, X, rows):
+        scores = [
+            np.asarray(
+                clone(self.est)._partial_fit_scores(
+                    _safe_indexing(X, [i]), self.y[[row]], **self.kwargs
+                )
+            )[0]
+            for i, row in enumerate(rows)
+        ]
+        return np.asarray(scores)
+
+    def respond(self, method, X, rows):
+        scores = self.decision_function(X, rows)
+        if method == "decision_function" or not is_classifier(self.est):
+            return scores
+        if method == "predict":
+            classes = np.asarray(self.classes)
+            if scores.ndim == 1:
+                return classes[(scores > 0).astype(int)]
+            return classes[np.argmax(scores, axis=1)]
+        raise AttributeError(
+            f"{type(self.est).__name__} has no {method} before its first "
+            "update; ask for decision_function or predict."
+        )
 
 
 def in_final_columns(values, classes_then, response, final_classes, est):
@@ -207,10 +268,12 @@ def _fill_rows(parts, records, n, predicted):
         return np.full(n, np.nan)
     if np.all(predicted):
         return np.concatenate(parts)
-    if template.dtype.kind in "fc":
-        out = np.full((n,) + template.shape[1:], np.nan, dtype=template.dtype)
+    # (the widest of the parts: labels of every length fit, 'yes' after 'no')
+    dtype = _widest(p.dtype for p in parts)
+    if dtype.kind in "fc":
+        out = np.full((n,) + template.shape[1:], np.nan, dtype=dtype)
     else:
-        out = np.empty((n,) + template.shape[1:], dtype=template.dtype)
+        out = np.empty((n,) + template.shape[1:], dtype=dtype)
         out[...] = template.flat[0]
     for (rows, _, _), part in zip(records, parts):
         out[rows] = part

@@ -38,7 +38,12 @@ def progressive_val_predict(
     learning from it (the averaged model's score with ``average``; the Bayes
     point of the online Bayes point machine; kernel PA's kernel expansion),
     so the result is exactly the per-sample predict-then-learn loop whatever
-    the batches.  ``method="predict_proba"`` takes it too for
+    the batches.  That pass learns the first sample alone, then the rest of
+    the first batch: a constant the learner sets from the data of its first
+    call (``intercept_scaling="auto"``, kernel PA's ``gamma="scale"``) comes
+    from the first sample, the only one seen at the first update, so no
+    online score depends on a later sample nor on the batch size.
+    ``method="predict_proba"`` takes it too for
     :class:`~sklearn_pa.ConfidenceWeightedClassifier`,
     :class:`~sklearn_pa.AROWClassifier` and :class:`~sklearn_pa.SCWClassifier`:
     the pass also records each sample's variance ``x^T Sigma x`` before its
@@ -50,7 +55,8 @@ def progressive_val_predict(
     the start of each batch) instead of after every sample: the decision
     values and predictions are exact, the
     probabilities close (exact in batches of one sample), and the model
-    afterwards is that of ``partial_fit`` on the batches.  Any other
+    afterwards is that of ``partial_fit`` on the first sample, then on the
+    batches.  Any other
     estimator with ``partial_fit`` falls back to a loop of ``predict`` then
     ``partial_fit`` per batch:
     within a batch the model does not learn between predictions, so only
@@ -114,7 +120,9 @@ def progressive_val_predict(
         learner once per row.  The rows that arrive before the first label
         are predicted by the learner's initial model (not predicted for
         another estimator, or a classifier with ``new_classes="add"``,
-        which knows no class yet).  None or 0: no delay.
+        which knows no class yet; kernel PA's is read from fresh copies'
+        first scores), and the first label is learned alone, as the first
+        sample above.  None or 0: no delay.
 
     Returns
     -------

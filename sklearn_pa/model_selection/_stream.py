@@ -25,7 +25,7 @@ from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 
 from .._targets import grows_classes
-from ._delay import _with_final, delayed_pass, in_final_columns, label_arrival
+from ._delay import _widest, _with_final, delayed_pass, in_final_columns, label_arrival
 
 _METHODS = ("predict", "decision_function", "predict_proba")
 
@@ -247,7 +247,9 @@ def _progressive(
     pending = None
     if fast:
         proba_kwargs = {"predict_proba": True} if want_proba else {}
-        for X_batch, y_batch, sw in batches:
+        batches = iter(batches)
+        first = next(batches, None)
+        for X_batch, y_batch, sw in _first_sample_apart(first, batches):
             try:
                 scores = est._partial_fit_scores(
                     prepare(X_batch), y_batch, **learn_kwargs(sw), **proba_kwargs
@@ -256,7 +258,7 @@ def _progressive(
                 if ys:  # the protocol refused mid-stream: not a valid protocol
                     raise
                 fast = False
-                pending = (X_batch, y_batch, sw)
+                pending = first
                 est = clone(final)
                 break
             if want_proba:
@@ -268,7 +270,10 @@ def _progressive(
             skipped = np.isnan(scores) if scores.ndim == 1 else np.isnan(scores[:, 0])
             predicted.append(~skipped)
             if "decision_function" in responses:
-                outputs["decision_function"].append(scores)
+                # (classes that grow: in the columns of the classes then)
+                outputs["decision_function"].append(
+                    (scores, est.classes_) if growing else scores
+                )
             if "predict" in responses:
                 if classifier:
                     outputs["predict"].append(
@@ -311,10 +316,12 @@ def _progressive(
             weights.append(sw)
             est.partial_fit(X_batch, y_batch, **learn_kwargs(sw))
             fitted = True
-    if growing and not fast:
+    if growing:
         for r in responses:
             outputs[r] = [
-                p if p is None else in_final_columns(*p, r, est.classes_, est)
+                p
+                if p is None or not isinstance(p, tuple)
+                else in_final_columns(*p, r, est.classes_, est)
                 for p in outputs[r]
             ]
     y_all = np.concatenate(ys) if ys else np.empty(0)
@@ -345,6 +352,31 @@ def _chain_first(first, rest):
     yield from rest
 
 
+def _first_sample_apart(first, rest):
+    """The batches of the compiled pass: the first sample alone, then the
+    rest of the first batch, then the other batches.
+
+    A learner sets its data-dependent constants from its first call
+    (``intercept_scaling="auto"``, kernel PA's ``gamma="scale"``); learning
+    the first sample alone sets them from the only sample seen when the
+    first update happens, so that no score depends on a later sample nor on
+    the batch size."""
+    if first is None:
+        return
+    X_batch, y_batch, sw = first
+    if y_batch.shape[0] > 1:
+        head, tail = slice(0, 1), slice(1, y_batch.shape[0])
+        for part in (head, tail):
+            yield (
+                _safe_indexing(X_batch, part),
+                y_batch[part],
+                None if sw is None else np.asarray(sw)[part],
+            )
+    else:
+        yield first
+    yield from rest
+
+
 def _assemble(parts, sizes, n_samples):
     """Concatenate per-batch outputs; unpredicted batches (None) are NaN for
     floating outputs, a placeholder label otherwise."""
@@ -353,8 +385,10 @@ def _assemble(parts, sizes, n_samples):
         return np.full(n_samples, np.nan)
     if all(p is not None for p in parts):
         return np.concatenate(parts)
-    fill = np.nan if template.dtype.kind in "fc" else template.flat[0]
-    dtype = template.dtype if template.dtype.kind not in "iub" else float
+    # (the widest of the parts: labels of every length fit, 'yes' after 'no')
+    dtype = _widest(p.dtype for p in parts if p is not None)
+    fill = np.nan if dtype.kind in "fc" else template.flat[0]
+    dtype = dtype if dtype.kind not in "iub" else float
     return np.concatenate(
         [
             np.asarray(p, dtype=dtype)
