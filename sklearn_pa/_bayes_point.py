@@ -327,6 +327,8 @@ class OnlineBayesPointClassifier(
                 f"such as PassiveAggressiveClassifier; got {type(base).__name__}."
             )
         base._validate_params()
+        # (its errors name this estimator: unknown_labels_error)
+        base._owner = type(self).__name__
         if base.average == "epoch":
             # the base estimator's default: the copies keep their iterates
             # (the Bayes point is itself an average)
