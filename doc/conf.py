@@ -18,6 +18,8 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # MathJax served from _static/mathjax, not a CDN: formulas render offline
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -196,4 +198,13 @@ sphinx_gallery_conf = {
     "backreferences_dir": "gen_modules/backreferences",
     "doc_module": ("sklearn_pa",),
     "inspect_global_variables": False,
+    # a warning of the package's own shown by an example fails its run, hence
+    # the build: an example catches a warning it causes on purpose
+    # (sklearn_pa/utils/_example_checks.py; tests/test_docs.py runs the
+    # examples under the same check)
+    "reset_modules": (
+        "matplotlib",
+        "sklearn_pa.utils._example_checks.package_warnings_as_errors",
+    ),
+    "reset_modules_order": "both",
 }

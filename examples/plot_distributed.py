@@ -68,11 +68,15 @@ client = Client(cluster)
 
 
 def as_dask(X, y, n_partitions):
-    """Row blocks of a CSR matrix as a dask array with that many chunks."""
+    """Row blocks of a CSR matrix as a dask array with that many chunks.
+
+    The blocks are sent to the workers first (``client.scatter``), so the
+    task graph refers to them instead of carrying the data."""
     bounds = np.linspace(0, X.shape[0], n_partitions + 1).astype(int)
+    parts = client.scatter([X[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
     blocks = [
-        da.from_delayed(dask.delayed(X[a:b]), (b - a, X.shape[1]), meta=X[:0])
-        for a, b in zip(bounds[:-1], bounds[1:])
+        da.from_delayed(dask.delayed(part), (b - a, X.shape[1]), meta=X[:0])
+        for part, a, b in zip(parts, bounds[:-1], bounds[1:])
     ]
     return da.concatenate(blocks), da.from_array(
         y, chunks=(tuple(np.diff(bounds).tolist()),)

@@ -21,6 +21,7 @@ digits bundled with scikit-learn.
 
 # %%
 import os
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -62,25 +63,29 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0, strati
 rng = np.random.RandomState(0)
 hidden = {f: rng.random_sample(y_train.shape[0]) > f for f in fractions}
 results = {}
-for rule, label in [("max_loss", "PA"), ("support", "SPA")]:
-    for step in [0.0, 1.0]:
-        scores = []
-        for fraction in fractions:
-            y_semi = y_train.copy()
-            y_semi[hidden[fraction]] = -1
-            clf = OnlineBayesPointClassifier(
-                PassiveAggressiveClassifier(C=np.inf, multiclass=rule),
-                n_estimators=n_estimators,
-                update_probability=0.8,
-                unlabeled_step=step,
-                max_iter=epochs,
-                tol=None,
-                random_state=0,
-            )
-            scores.append(clf.fit(X_train, y_semi).score(X_test, y_test))
-        kind = "ss-" + label if step else label
-        results[kind] = scores
-        print(kind, np.round(scores, 3))
+# -1 hides the labels on purpose here.  ``fit`` warns when -1 sits beside a
+# label 0, in case -1 was meant as a class; that one warning is silenced.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", "y holds .* labeled -1", UserWarning)
+    for rule, label in [("max_loss", "PA"), ("support", "SPA")]:
+        for step in [0.0, 1.0]:
+            scores = []
+            for fraction in fractions:
+                y_semi = y_train.copy()
+                y_semi[hidden[fraction]] = -1
+                clf = OnlineBayesPointClassifier(
+                    PassiveAggressiveClassifier(C=np.inf, multiclass=rule),
+                    n_estimators=n_estimators,
+                    update_probability=0.8,
+                    unlabeled_step=step,
+                    max_iter=epochs,
+                    tol=None,
+                    random_state=0,
+                )
+                scores.append(clf.fit(X_train, y_semi).score(X_test, y_test))
+            kind = "ss-" + label if step else label
+            results[kind] = scores
+            print(kind, np.round(scores, 3))
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 4))

@@ -74,6 +74,7 @@ for ax, update in zip(axes, updates):
         ax.plot(np.arange(1, n_epochs + 1), curve, marker="o", label=label)
     ax.set_title(f'update="{update}"')
     ax.set_xlabel("epoch")
+    ax.set_xticks(np.arange(1, n_epochs + 1))  # whole epochs
 axes[0].set_ylabel("held-out token accuracy")
 axes[0].legend()
 fig.tight_layout()

@@ -327,6 +327,8 @@ class OnlineBayesPointClassifier(
                 f"such as PassiveAggressiveClassifier; got {type(base).__name__}."
             )
         base._validate_params()
+        # (its errors name this estimator: unknown_labels_error)
+        base._owner = type(self).__name__
         if base.average == "epoch":
             # the base estimator's default: the copies keep their iterates
             # (the Bayes point is itself an average)
@@ -364,8 +366,9 @@ class OnlineBayesPointClassifier(
         sample_weight = check_batch_sample_weight(
             sample_weight,
             X,
-            "it multiplies C for each labeled sample and unlabeled_step for "
-            "each unlabeled one",
+            "it multiplies the step (or C, with the base learner's "
+            "weight_scaling='C') for each labeled sample and unlabeled_step "
+            "for each unlabeled one",
         )
         return X, y, sample_weight
 
@@ -677,9 +680,10 @@ class OnlineBayesPointClassifier(
         y : array-like of shape (n_samples,)
             Labels; ``-1`` marks an unlabeled sample.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights: they multiply the base rule's ``C`` on labeled
-            samples and ``unlabeled_step`` on unlabeled ones (a zero weight
-            skips the sample).
+            Per-sample weights: on labeled samples they multiply the step,
+            or the base rule's ``C`` with the base learner's
+            ``weight_scaling="C"``, and on unlabeled ones
+            ``unlabeled_step`` (a zero weight skips the sample).
 
         Returns
         -------

@@ -98,7 +98,8 @@ class GrowingClassesMixin:
         known = cuts["known"]
         if cuts["batch"] is not None:
             X, y, sample_weight = cuts["batch"]
-        bounds = [0, *cuts["starts"], y.shape[0]]
+        n_rows = y.shape[0] if hasattr(y, "shape") else len(y)  # (y a list)
+        bounds = [0, *cuts["starts"], n_rows]
         parts = []
         for n, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
             rows = slice(start, stop)

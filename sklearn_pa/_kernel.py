@@ -23,7 +23,7 @@ from ._per_call import (
     lean_targets,
     started_partial_fit_context,
 )
-from ._targets import added_classes, checked_class_weight
+from ._targets import added_classes, checked_class_weight, unknown_labels_error
 from ._validation import atomic_update
 from .utils._probability import NoProbabilityMixin
 
@@ -264,10 +264,7 @@ class KernelPassiveAggressiveClassifier(
             )
         unknown = np.setdiff1d(np.unique(y), classes_)
         if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown.tolist()!r} that are not in classes "
-                f"{classes_.tolist()!r}."
-            )
+            raise unknown_labels_error(self, unknown, classes_)
         if self.class_weight == "balanced" and not fitting:
             raise ValueError(
                 "class_weight='balanced' is not supported by partial_fit: the "

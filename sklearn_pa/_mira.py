@@ -16,6 +16,7 @@ from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._docstrings import fill_doc
 from ._kernels._rules import Rule
 from ._rule_specs import linear_params
+from ._weights import warn_mira_weights
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["MIRAClassifier"]
@@ -90,7 +91,11 @@ class MIRAClassifier(
     %(warm_start)s
     class_weight : dict, "balanced" or None, default=None
         Weights per class; the bound 1 on the true class's step becomes the
-        class weight (times the sample weight).
+        class weight (times the sample weight).  The bound only caps steps
+        larger than it, about ``margin / ||x||^2``: on rows of large norm a
+        weight above that changes nothing, and ``fit`` warns
+        (:class:`~sklearn_pa.exceptions.InactiveWeightsWarning`) with the
+        ``margin`` that makes the weights bind.
     %(average)s
     %(new_classes)s
 
@@ -186,6 +191,11 @@ class MIRAClassifier(
         self.class_weight = class_weight
         self.average = average
         self.new_classes = new_classes
+
+    def _fit(self, X, y, coef_init, intercept_init, sample_weight):
+        super()._fit(X, y, coef_init, intercept_init, sample_weight)
+        warn_mira_weights(self, X, y, sample_weight)
+        return self
 
     def _kernel_params(self):
         # the paper's MIRA: margin beta, the true class's step bounded by 1

@@ -130,8 +130,8 @@ class PassiveAggressiveClassifier(
     %(random_state)s
     %(warm_start)s
     class_weight : dict, "balanced" or None, default=None
-        Weights per class; they multiply ``C`` for the examples of that class
-        (or the step, with ``weight_scaling="step"``).
+        Weights per class; they multiply the step for the examples of that
+        class, as in scikit-learn (or ``C``, with ``weight_scaling="C"``).
         With ``multiclass="ovr"`` the weight of class ``k`` applies to the
         positive examples of column ``k`` only, as in scikit-learn.
     average : bool, int or "epoch", default="epoch"
@@ -172,15 +172,16 @@ class PassiveAggressiveClassifier(
         ``"thresholded"`` adds a virtual label of score 0 between the relevant
         and the irrelevant labels, so that ``predict`` can return a label set.
     %(new_classes)s
-    weight_scaling : {"C", "step"}, default="C"
-        What ``sample_weight`` and ``class_weight`` multiply.  ``"C"``: the
-        bound of the step (PA-I) or the weight of the squared slack (PA-II),
-        that is the weight of the sample's loss in the problem each step
-        solves, so a weight never pushes a step past the margin; it has no
-        effect on a step that ``C`` does not bind.  ``"step"``: the step
-        itself, as scikit-learn's removed class and ``SGDClassifier`` did
-        (a weight of 5 moves the weights five times as far); see the
-        migration guide for the difference on imbalanced data.
+    weight_scaling : {"step", "C"}, default="step"
+        What ``sample_weight`` and ``class_weight`` multiply.  ``"step"``:
+        the step itself, as scikit-learn's removed class and
+        ``SGDClassifier`` did (a weight of 5 moves the weights five times as
+        far, past the margin if need be).  ``"C"``: the bound of the step
+        (PA-I) or the weight of the squared slack (PA-II), that is the
+        weight of the sample's loss in the problem each step solves, so a
+        weight never pushes a step past the margin, but it has no effect on
+        a step that ``C`` does not bind (large ``C``, or rows of large norm);
+        see the migration guide for the difference on imbalanced data.
 
     Notes
     -----
@@ -277,8 +278,8 @@ class PassiveAggressiveClassifier(
             ranking rule (see Notes).""",
         "sample_weight": """\
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights; each multiplies ``C`` for its sample (the
-            step, with ``weight_scaling="step"``; a zero weight skips the
+            Per-sample weights; each multiplies the step of its sample
+            (``C``, with ``weight_scaling="C"``; a zero weight skips the
             sample).""",
         "partial_y": """\
         y : array-like of shape (n_samples,) or (n_samples, n_labels)
@@ -293,8 +294,8 @@ class PassiveAggressiveClassifier(
             ``new_classes="add"``: optional, labels to add.""",
         "partial_sample_weight": """\
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C`` (the step, with
-            ``weight_scaling="step"``).""",
+            Per-sample weights multiplying the step (``C``, with
+            ``weight_scaling="C"``).""",
     }
 
     # a 2-D indicator y trains the multilabel ranking rules
@@ -323,7 +324,7 @@ class PassiveAggressiveClassifier(
         cost_matrix=None,
         multilabel="thresholded",
         new_classes="error",
-        weight_scaling="C",
+        weight_scaling="step",
     ):
         self.C = C
         self.fit_intercept = fit_intercept
@@ -489,11 +490,12 @@ class PassiveAggressiveRegressor(
     %(random_state)s
     %(warm_start)s
     %(average)s
-    weight_scaling : {"C", "step"}, default="C"
-        What ``sample_weight`` multiplies: ``"C"``, the bound of the step
-        (PA-I) or the weight of the squared slack (PA-II), so a weight never
-        pushes a step past the insensitive zone; ``"step"``, the step itself,
-        as scikit-learn's removed class and ``SGDRegressor`` did.
+    weight_scaling : {"step", "C"}, default="step"
+        What ``sample_weight`` multiplies: ``"step"``, the step itself, as
+        scikit-learn's removed class and ``SGDRegressor`` did; ``"C"``, the
+        bound of the step (PA-I) or the weight of the squared slack (PA-II),
+        so a weight never pushes a step past the insensitive zone, but has
+        no effect on a step that ``C`` does not bind.
 
     Attributes
     ----------
@@ -539,8 +541,8 @@ class PassiveAggressiveRegressor(
             Initial weights.""",
         "sample_weight": """\
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights multiplying ``C`` (the step, with
-            ``weight_scaling="step"``).""",
+            Per-sample weights multiplying the step (``C``, with
+            ``weight_scaling="C"``).""",
     }
 
     def __init__(
@@ -561,7 +563,7 @@ class PassiveAggressiveRegressor(
         random_state=None,
         warm_start=False,
         average=False,
-        weight_scaling="C",
+        weight_scaling="step",
     ):
         self.C = C
         self.fit_intercept = fit_intercept

@@ -31,6 +31,7 @@ from ._margin_learners import _MarginClassifier
 from ._per_call import _NO_ACCUMULATORS, call_cache, lean_rows
 from ._rule_specs import scaled_params
 from ._validation import current_journal
+from ._weights import warn_romma_weights
 
 __all__ = ["ALMAClassifier", "ROMMAClassifier"]
 
@@ -295,7 +296,9 @@ class ROMMAClassifier(_ScaledClassifier):
     whose constraint contradicts the half-space (:math:`y x` pointing
     exactly against :math:`w`) leaves the model alone, as in LIBOL.  The
     rule has no step size: a sample weight only counts as zero (skip the
-    sample) or not, and there are no class weights.
+    sample) or not, and there are no class weights; ``fit`` warns
+    (:class:`~sklearn_pa.exceptions.InactiveWeightsWarning`) when given
+    weights other than 0 and 1.
 
     Parameters
     ----------
@@ -390,6 +393,11 @@ class ROMMAClassifier(_ScaledClassifier):
         self.random_state = random_state
         self.warm_start = warm_start
         self.new_classes = new_classes
+
+    def _fit(self, X, y, coef_init, intercept_init, sample_weight):
+        super()._fit(X, y, coef_init, intercept_init, sample_weight)
+        warn_romma_weights(self, sample_weight)
+        return self
 
     def _kernel_params(self):
         # ROMMA's step has no size: the rule reads no parameter

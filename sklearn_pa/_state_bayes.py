@@ -5,6 +5,7 @@ import numpy as np
 
 from ._mixing import linear_mix
 from ._state import LearnerState, scale_row, summed_count, zero_row
+from ._targets import unknown_labels_error
 from ._unlabeled import _unlabeled_mask
 
 __all__ = ["BayesPointState"]
@@ -56,10 +57,7 @@ class BayesPointState(LearnerState):
         unlabeled = _unlabeled_mask(y)
         unknown = np.setdiff1d(np.unique(y[~unlabeled]), self.estimator.classes_)
         if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown.tolist()!r} that are not in classes "
-                f"{self.estimator.classes_.tolist()!r}."
-            )
+            raise unknown_labels_error(self.estimator, unknown, self.estimator.classes_)
         return self.estimator._labels(y, unlabeled)
 
     def _extra(self, X, y, sample_weight):

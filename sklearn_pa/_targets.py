@@ -565,6 +565,33 @@ def integer_labels(y):
     return None
 
 
+def unknown_labels_error(estimator, unknown, classes):
+    """The error for labels of ``y`` not in ``classes_``: what to pass, and
+    ``new_classes="add"`` where the estimator (or its base learner) has it."""
+    message = (
+        f"y contains labels {np.asarray(unknown).tolist()!r} that are not in "
+        f"classes {np.asarray(classes).tolist()!r}. Pass every label the "
+        "stream may contain as classes on the first call to partial_fit"
+    )
+    params = estimator.get_params(deep=False)
+    # the base learner of an ensemble names its owner (``_owner``)
+    owner = getattr(estimator, "_owner", None)
+    if owner is None and "estimator" in params:
+        owner = type(estimator).__name__
+    if owner is not None:
+        message += (
+            ", or give the base learner new_classes='add' (e.g. "
+            f"{owner}(PassiveAggressiveClassifier(new_classes='add'))) to add "
+            "each label when the stream first meets it"
+        )
+    elif "new_classes" in params:
+        message += (
+            ", or set new_classes='add' to add each label when the stream "
+            "first meets it"
+        )
+    return ValueError(message + ".")
+
+
 def _single_label_weights(estimator, classes_, y, *, growing=False, met=None):
     if growing and classes_.shape[0] == 1:
         # no rival class: no row moves the model (the kernels read two
@@ -578,10 +605,7 @@ def _single_label_weights(estimator, classes_, y, *, growing=False, met=None):
     # (``met``: the distinct labels of y, when integer_labels found them)
     unknown = np.setdiff1d(np.unique(y) if met is None else met, classes_)
     if unknown.size:
-        raise ValueError(
-            f"y contains labels {unknown.tolist()!r} that are not in classes "
-            f"{classes_.tolist()!r}."
-        )
+        raise unknown_labels_error(estimator, unknown, classes_)
     class_weight = estimator.class_weight
     if growing and isinstance(class_weight, dict):
         # a growing stream may weigh classes it has not met yet

@@ -137,6 +137,11 @@ CASES = {
     ),
     "pa_binary_classweight": (
         "binary",
+        lambda: _pa(class_weight={0: 0.3, 1: 2.0}, weight_scaling="C", **EPOCHS),
+    ),
+    # the default weight_scaling="step": the weights multiply the step
+    "pa_binary_classweight_step": (
+        "binary",
         lambda: _pa(class_weight={0: 0.3, 1: 2.0}, **EPOCHS),
     ),
     **{

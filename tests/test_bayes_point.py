@@ -172,6 +172,46 @@ def test_update_probability_one_is_the_base_learner(
         assert clf.copies_coef_[r].tobytes() == clf.copies_coef_[0].tobytes()
 
 
+@pytest.mark.parametrize("weight_scaling", ["step", "C"])
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_weighted_copies_are_the_weighted_base_learner(
+    data, weight_scaling, multiclass, n_classes
+):
+    """With update_probability=1 every copy is the base learner, weights
+    included: they multiply the step or C as the base's ``weight_scaling``
+    says (the default, "step", as scikit-learn did)."""
+    X, y = data
+    if n_classes == 2:
+        y = y % 2
+    sample_weight = np.random.RandomState(3).uniform(0.0, 4.0, len(y))
+    class_weight = {k: 1.0 + k for k in np.unique(y)}
+    base = PassiveAggressiveClassifier(
+        C=0.5,
+        multiclass=multiclass,
+        class_weight=class_weight,
+        weight_scaling=weight_scaling,
+    )
+    unaveraged = dict(shuffle=False, max_iter=3, tol=None, average=False)
+    ref = clone_params(base, **unaveraged).fit(X, y, sample_weight=sample_weight)
+    clf = OnlineBayesPointClassifier(
+        base,
+        n_estimators=3,
+        update_probability=1.0,
+        weighting="uniform",
+        shuffle=False,
+        max_iter=3,
+        tol=None,
+    ).fit(X, y, sample_weight=sample_weight)
+    np.testing.assert_allclose(clf.coef_, ref.coef_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_, ref.intercept_, rtol=1e-12, atol=1e-12)
+    other = "C" if weight_scaling == "step" else "step"
+    moved = clone_params(clf, estimator__weight_scaling=other).fit(
+        X, y, sample_weight=sample_weight
+    )
+    assert not np.allclose(moved.coef_, ref.coef_)
+
+
 def clone_params(est, **params):
     from sklearn.base import clone
 

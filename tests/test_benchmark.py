@@ -292,7 +292,7 @@ def test_load_20newsgroups(capsys):
     main(["--dataset", "20newsgroups", "--epochs", "1", "--estimators", "PA-I"])
     out = capsys.readouterr().out
     assert out.startswith("20newsgroups (11314 x 130107, 20 classes): train/test")
-    assert "7532 test" in out and "--cv is ignored" in out
+    assert "7532 test" in out and "--cv" not in out  # not given: no note
     row = next(line for line in out.splitlines() if line.startswith("PA-I"))
     assert float(row.split()[1]) > 60
 
@@ -746,3 +746,64 @@ def test_module_runs_as_the_main_job():
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert proc.stdout.startswith("digits (1797 x 64, 10 classes): 2-fold")
+
+
+def test_cv_note_only_when_cv_is_given(monkeypatch, capsys):
+    """The train/test protocol names --cv as ignored only when it was given."""
+    from sklearn_pa.benchmark import _cli
+
+    monkeypatch.setattr(_cli, "load_dataset", _tiny_holdout)
+    argv = ["--dataset", "20newsgroups", "--epochs", "1", "--estimators", "PA-I"]
+    main(argv)
+    captured = capsys.readouterr()
+    assert "--cv" not in captured.out and "--cv" not in captured.err
+    # the table says what its columns are
+    assert "accuracy (%)  on the held-out test set (one split: no ±)" in captured.out
+    assert "fit time (s)  wall clock of the fit (1 epoch)" in captured.out
+    # the command line refuses it; the Python function names it as ignored
+    with pytest.raises(SystemExit):
+        main([*argv, "--cv", "5"])
+    assert "--cv does not apply" in capsys.readouterr().err
+    rows = run_benchmark(_tiny_holdout(), ["PA-I"], cv=5, epochs=1)
+    assert "; --cv 5 is ignored on this data set" in format_table(rows)
+    rows = run_benchmark(_tiny_holdout(), ["PA-I"], epochs=1)
+    assert "--cv" not in format_table(rows)
+
+
+def test_table_says_what_time_and_spread_are(capsys):
+    main([*FAST, "--estimators", "PA-I", "sklearn-SGD-pa1"])
+    out = capsys.readouterr().out
+    assert "accuracy (%)  on the held-out fold; mean ± std over the 2 folds" in out
+    assert "fit time (s)  wall clock of one fit (1 epoch); mean over the folds" in out
+
+
+@pytest.mark.slow
+def test_default_run_times_the_learners_not_the_calls(tmp_path, capsys):
+    """``python -m sklearn_pa.benchmark`` as it comes: digits, 30 epochs, so
+    that every fit lasts well beyond the cost of a call (a fit of one epoch
+    on 20 rows), and the whole run stays under 30 s (here, on a shared
+    machine, with a margin)."""
+    import time
+
+    from sklearn.datasets import load_digits
+
+    from sklearn_pa.benchmark import ESTIMATORS
+
+    start = time.perf_counter()
+    assert main(["--output", str(tmp_path / "r.csv")]) == 0
+    elapsed = time.perf_counter() - start
+    out = capsys.readouterr().out
+    assert out.startswith("digits (1797 x 64, 10 classes): 10-fold stratified CV, 30")
+    assert elapsed < 60
+    with (tmp_path / "r.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    X, y = load_digits(return_X_y=True)
+    for name in ("PA-default", "sklearn-SGD-pa1"):
+        call = []
+        for _ in range(5):
+            estimator = ESTIMATORS[name](1, 0)
+            tic = time.perf_counter()
+            estimator.fit(X[:20], y[:20])
+            call.append(time.perf_counter() - tic)
+        fit = next(float(r["fit_time_mean"]) for r in rows if r["estimator"] == name)
+        assert fit > 5 * min(call), (name, fit, min(call))

@@ -179,6 +179,70 @@ def test_svmlight_partial_fit_equals_fit_on_the_loaded_file(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "suffix, opener", [("", open), (".gz", gzip.open), (".bz2", bz2.open)]
+)
+@pytest.mark.parametrize("zero_based", [True, False])
+def test_n_features_is_inferred_as_load_svmlight_file_does(
+    tmp_path, suffix, opener, zero_based
+):
+    """Without n_features the whole file's largest index sets the width,
+    though it appears only in the last batch."""
+    X, y = _svmlight_data(n=57, n_features=30)
+    X = sp.csr_matrix(X.toarray()[:, :25])
+    X = sp.hstack([X, sp.csr_matrix(([0.5], ([56], [4])), shape=(57, 5))], "csr")
+    assert X.shape == (57, 30) and X[:50, 25:].nnz == 0
+    if zero_based:
+        X[0, 0] = 1.0  # the first batch says zero-based
+    path = tmp_path / f"data.svm{suffix}"
+    _write_svmlight(path, X, y, zero_based=zero_based, opener=opener)
+    X_ref, y_ref = load_svmlight_file(str(path))
+    assert X_ref.shape == (57, 30)
+    X_got, y_got, _ = _stack(iter_svmlight_file(path, batch_size=10))
+    assert X_got.shape == X_ref.shape
+    assert (X_got != X_ref).nnz == 0
+    np.testing.assert_array_equal(y_got, y_ref)
+    # a file object: read from its position, sought back after the first pass
+    with opener(path, "rb") as handle:
+        X_obj, _, _ = _stack(iter_svmlight_file(handle, batch_size=10))
+    assert (X_obj != X_ref).nnz == 0
+
+
+def test_n_features_inference_skips_comments_and_qid():
+    data = b"1 qid:77 2:1 # 40:1 in a comment\n# 50:2\n-1 qid:3 3:0.5\n"
+    ((X, y),) = iter_svmlight_file(io.BytesIO(data))
+    assert X.shape == (2, 3)  # one-based: indices 2 and 3
+    np.testing.assert_array_equal(X.toarray(), [[0, 1, 0], [0, 0, 0.5]])
+
+
+class _Pipe(io.RawIOBase):
+    """A file object that cannot seek (a pipe)."""
+
+    def __init__(self, data):
+        self._data = io.BytesIO(data)
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return False
+
+    def readinto(self, buffer):
+        chunk = self._data.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def test_n_features_inference_needs_a_seekable_file():
+    with pytest.raises(ValueError, match="not seekable.*Pass n_features"):
+        next(iter_svmlight_file(_Pipe(b"1 1:1\n")))
+    # with n_features a pipe streams
+    ((X, _),) = iter_svmlight_file(_Pipe(b"1 1:1\n"), 2)
+    assert X.shape == (1, 2)
+    with pytest.raises(ValueError, match="no feature index.*Pass n_features"):
+        next(iter_svmlight_file(io.BytesIO(b"1\n-1 # 3:1\n")))
+
+
+@pytest.mark.parametrize(
     "kwargs, match",
     [
         ({"n_features": 0}, "n_features must be a positive integer"),

@@ -8,6 +8,7 @@ import pkgutil
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,17 @@ def _run(args, cwd, env_extra, timeout):
     )
 
 
+#: Run the example named by argv[1] as a script, a shown warning of the
+#: package's own an error.
+_CHECKED_RUN = """\
+import runpy, sys
+from sklearn_pa.utils._example_checks import install
+install()
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
 def _example_cases():
     """Every example; those that read the data folder twice: with it (when
     set) and without it, where they must fall back to bundled data."""
@@ -64,13 +76,72 @@ def test_example_runs(path, with_data, tmp_path, monkeypatch):
         # a fresh clone: no data folder, and an empty scikit-learn data home
         monkeypatch.delenv(DATA_ENV, raising=False)
         env_extra["SCIKIT_LEARN_DATA"] = str(tmp_path / "empty_data_home")
+    # a warning of the package's own shown by the example is an error, as in
+    # the docs build (sklearn_pa.utils._example_checks)
     proc = _run(
-        [sys.executable, str(path)], cwd=tmp_path, env_extra=env_extra, timeout=600
+        [sys.executable, "-c", _CHECKED_RUN, str(path)],
+        cwd=tmp_path,
+        env_extra=env_extra,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     if with_data is False:
         # it says what it fell back to, and never downloads
         assert "Downloading" not in proc.stdout + proc.stderr
+
+
+_NOISY_FIT = """
+import warnings
+from sklearn.datasets import make_classification
+from sklearn_pa import ConfidenceWeightedClassifier
+X, y = make_classification(n_samples=500, flip_y=0.4, random_state=0)
+"""
+
+
+@pytest.mark.parametrize(
+    "body, fails",
+    [
+        # NoisyLabelsWarning escapes: the run fails, naming it
+        ("ConfidenceWeightedClassifier(random_state=0).fit(X, y)", True),
+        # caught where it is expected: fine
+        (
+            "with warnings.catch_warnings():\n"
+            "    warnings.simplefilter('ignore')\n"
+            "    ConfidenceWeightedClassifier(random_state=0).fit(X, y)",
+            False,
+        ),
+        # a package's UserWarning (-1 beside the label 0) escapes too
+        ("ConfidenceWeightedClassifier().fit(X, [-1, 0] * 250)", True),
+        # a warning of the example's own, or of another library, is not checked
+        ("warnings.warn('the example speaking')", False),
+    ],
+)
+def test_a_shown_warning_of_the_package_fails_an_example(body, fails, tmp_path):
+    """The check the gallery and test_example_runs run every example under."""
+    script = tmp_path / "plot_check.py"
+    script.write_text(_NOISY_FIT + body + "\n")
+    proc = _run(
+        [sys.executable, "-c", _CHECKED_RUN, str(script)],
+        cwd=tmp_path,
+        env_extra={},
+        timeout=120,
+    )
+    assert (proc.returncode != 0) == fails, proc.stderr[-2000:]
+    if fails:
+        assert "PackageWarningError" in proc.stderr
+        assert "Warning raised by the package was shown" in proc.stderr
+
+
+def test_the_gallery_runs_examples_under_the_check():
+    sys.path.insert(0, str(ROOT / "doc"))
+    try:
+        conf = importlib.import_module("conf")
+    finally:
+        sys.path.pop(0)
+    gallery = conf.sphinx_gallery_conf
+    hook = "sklearn_pa.utils._example_checks.package_warnings_as_errors"
+    assert hook in gallery["reset_modules"]
+    assert gallery["reset_modules_order"] == "both"
 
 
 @pytest.mark.slow
@@ -114,7 +185,17 @@ def test_docs_build_without_warnings(gallery, tmp_path, monkeypatch):
     # the API pages list the examples that use them
     page = html / "gen_modules" / "sklearn_pa.PassiveAggressiveClassifier.html"
     assert "Examples using" in page.read_text()
+    # formulas render offline: MathJax is served by the site, not a CDN
+    text = (html / "choosing.html").read_text()
+    assert '<script defer="defer" src="_static/mathjax/tex-chtml.js">' in text
+    assert "cdn.jsdelivr" not in text and "mathjax@" not in text
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert (html / "_static" / "headline.png").is_file()
     if gallery == "fresh-clone":
+        # no path of the build machine in an example's output
+        for page in sorted((html / "auto_examples").glob("plot_*.html")):
+            text = page.read_text()
+            assert str(tmp_path) not in text and str(ROOT) not in text, page.name
         example = html / "auto_examples" / "plot_streaming_20newsgroups.html"
         text = example.read_text()
         assert "using the digits bundled" in text
@@ -155,3 +236,75 @@ def test_docs_build_offline_without_the_switch(switch, reachable, offline, monke
     conf = runpy.run_path(str(ROOT / "doc" / "conf.py"))
     assert conf["OFFLINE"] is offline
     assert (conf["intersphinx_mapping"] == {}) is offline
+
+
+def _headline_chart():
+    spec = importlib.util.spec_from_file_location(
+        "headline_chart", ROOT / "doc" / "headline_chart.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_headline_figures_are_the_benchmarks_pages():
+    """Every figure of the front page's chart is in a table of the
+    benchmarks page, printed by the command the chart names; the front page
+    and the benchmarks page show the chart and the figures' commands."""
+    chart = _headline_chart()
+    page = (ROOT / "doc" / "benchmarks.rst").read_text()
+    rows = page.splitlines()
+    assert chart.TEXT_COMMAND in page and chart.STREAM_COMMAND in page
+    for label, (accuracy, seconds, _) in chart.TEXT.items():
+        assert any(
+            r.startswith(label + "  ") and f"{accuracy:.2f}" in r and str(seconds) in r
+            for r in rows
+        ), label
+    for label, (one, thousand) in chart.STREAM.items():
+        assert any(
+            r.startswith(label + " ") and f"{one:,}" in r and f"{thousand:,}" in r
+            for r in rows
+        ), label
+    front = (ROOT / "doc" / "index.rst").read_text()
+    for text in (page, front):
+        assert ".. image:: _static/headline.png" in text
+        assert "--dataset 20newsgroups --epochs 5" in text
+        assert "--dataset stream-latency" in text
+    # the benchmarks page opens with them, the paper's tables follow
+    assert page.index("Headline\n---") < page.index("The SCCW paper's Table 2")
+    assert (ROOT / "doc" / "_static" / "headline.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_headline_chart_draws(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = _headline_chart().main(tmp_path / "chart.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.realdata
+def test_front_page_example_runs(tmp_path):
+    """The ten lines of the front page, on the data folder's 20 Newsgroups,
+    print what the comment under them says."""
+    if not os.environ.get(DATA_ENV):
+        pytest.skip(f"set {DATA_ENV}")
+    text = (ROOT / "doc" / "index.rst").read_text()
+    block = text.split(".. code-block:: python\n\n", 1)[1].split("\nWhy switch", 1)[0]
+    code = textwrap.dedent(block)
+    env = {"SCIKIT_LEARN_DATA": str(Path(os.environ[DATA_ENV]) / "sklearn")}
+    proc = _run([sys.executable, "-c", code], cwd=tmp_path, env_extra=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "PassiveAggressiveClassifier 0.8092" in proc.stdout
+    assert "NHERDClassifier 0.8395" in proc.stdout
+
+
+def test_readme_docs_command_activates_and_runs_quick_examples():
+    """The README's docs command runs in the environment the first command
+    made, and runs the gallery's examples on small data (about 140 s on 2
+    cores from a fresh clone, where the full examples take longer)."""
+    readme = (ROOT / "README.rst").read_text()
+    (command,) = [
+        line.strip() for line in readme.splitlines() if "python -m sphinx" in line
+    ]
+    assert command.startswith(". .venv/bin/activate && ")
+    assert "SKLEARN_PA_EXAMPLES_QUICK=1 python -m sphinx -W" in command
+    assert "SKLEARN_PA_EXAMPLES_QUICK=1" in readme.split(command)[0]  # explained

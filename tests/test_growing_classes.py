@@ -8,6 +8,7 @@ through the state protocol and continue.
 """
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from sklearn_pa import (
     PassiveAggressiveClassifier,
     SCWClassifier,
 )
+from sklearn_pa.utils import all_estimators
 
 PA_RULES = ("support", "max_loss", "prediction", "ovr")
 
@@ -362,6 +364,37 @@ def test_default_still_refuses_a_new_label():
         est.partial_fit(X[20:40], y[20:40])
     with pytest.raises(ValueError, match="new_classes='add'"):
         PassiveAggressiveClassifier().partial_fit(X[:20], y[:20])
+
+
+def _with_new_classes():
+    for name, Estimator in all_estimators(type_filter="classifier"):
+        if "new_classes" in Estimator().get_params():
+            yield pytest.param(Estimator(), "set new_classes='add'", id=name)
+    yield pytest.param(
+        OnlineBayesPointClassifier(),
+        r"OnlineBayesPointClassifier\(PassiveAggressiveClassifier\(new_classes='add'",
+        id="OnlineBayesPointClassifier",
+    )
+
+
+@pytest.mark.parametrize("est, remedy", list(_with_new_classes()))
+def test_unknown_label_error_names_new_classes_add(est, remedy):
+    """Every learner that can grow its classes says so when a later batch
+    meets a label it does not know (as the missing-classes error does)."""
+    X, y = _stream()
+    est.partial_fit(X[:20], y[:20], classes=[0, 2])
+    with pytest.raises(ValueError, match="not in classes") as error:
+        est.partial_fit(X[20:40], y[20:40])
+    assert re.search(remedy, str(error.value)), str(error.value)
+    assert "classes on the first call to partial_fit" in str(error.value)
+
+
+def test_bayes_point_grows_from_a_list_of_labels():
+    X, y = _stream()
+    est = OnlineBayesPointClassifier(PassiveAggressiveClassifier(new_classes="add"))
+    est.partial_fit(X[:20], list(y[:20]), classes=[0, 2])
+    est.partial_fit(X[20:], list(y[20:]))
+    np.testing.assert_array_equal(est.classes_, [0, 1, 2, 3])
 
 
 def test_growth_refuses_what_has_fixed_classes():

@@ -133,15 +133,16 @@ def test_regressor_recipe_reproduces_sgd_with_sample_weights(loss, rate):
 
 def test_weights_on_C_do_nothing_where_C_does_not_bind():
     """The issue the parameter answers: on data whose steps C=1 never caps,
-    class weights on C change nothing, and on the step they do."""
+    class weights on C change nothing, and on the step (the default) they
+    do."""
     X, y, _ = imbalanced(2)
     X = X * 10.0  # ||x||^2 large: every step loss / ||x||^2 is below C
     kw = dict(shuffle=False, max_iter=3, tol=None, average=False)
     plain = PassiveAggressiveClassifier(**kw).fit(X, y)
-    on_C = PassiveAggressiveClassifier(class_weight={1: 5.0}, **kw).fit(X, y)
-    on_step = PassiveAggressiveClassifier(
-        class_weight={1: 5.0}, weight_scaling="step", **kw
+    on_C = PassiveAggressiveClassifier(
+        class_weight={1: 5.0}, weight_scaling="C", **kw
     ).fit(X, y)
+    on_step = PassiveAggressiveClassifier(class_weight={1: 5.0}, **kw).fit(X, y)
     assert_array_equal(on_C.coef_, plain.coef_)
     assert not np.allclose(on_step.coef_, plain.coef_)
 

@@ -377,7 +377,7 @@ def test_zero_rows_make_no_nan(Estimator, fit_intercept):
 
 def test_sample_and_class_weights_scale_C(multiclass_data):
     X, y = multiclass_data
-    kw = dict(shuffle=False, max_iter=2, tol=None)
+    kw = dict(shuffle=False, max_iter=2, tol=None, weight_scaling="C")
     a = PassiveAggressiveClassifier(C=0.5, **kw).fit(
         X, y, sample_weight=np.full(300, 2.0)
     )
@@ -386,7 +386,8 @@ def test_sample_and_class_weights_scale_C(multiclass_data):
     cw = {k: 2.0 for k in np.unique(y)}
     c = PassiveAggressiveClassifier(C=0.5, class_weight=cw, **kw).fit(X, y)
     np.testing.assert_allclose(c.coef_, b.coef_, atol=1e-12)
-    # a zero weight skips the sample: same as streaming without it
+    # a zero weight skips the sample: same as streaming without it (the
+    # default weight_scaling="step")
     sw = (np.arange(300) % 3 != 0).astype(float)
     classes = np.unique(y)
     # (the iterates: an average counts the skipped rows' steps too)

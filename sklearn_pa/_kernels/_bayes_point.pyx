@@ -136,6 +136,7 @@ def epoch(
     loss_out,
     scores_out=None,
     bint weight_by_mistakes=True,
+    bint weight_step=False,
 ):
     """Run the M copies over the rows ``order`` once, updating W and b.
 
@@ -149,8 +150,9 @@ def epoch(
         The base learner's ``_kernel_params()`` (``RuleParams``,
         ``_rules_linear.pxd``): its rule, slack and C.
     labels : class index per row (BINARY uses 0/1); -1 marks an unlabeled row.
-    sample_weight : per row; multiplies C on a labeled row and the unlabeled
-        step (capped at 2) on an unlabeled one.  A zero weight skips the row.
+    sample_weight : per row; multiplies C on a labeled row (its step with
+        ``weight_step``) and the unlabeled step (capped at 2) on an unlabeled
+        one.  A zero weight skips the row.
     draws : (len(order), n_copies) Bernoulli draws: copy r learns from the
         labeled row ``order[n]`` only when ``draws[n, r]`` is 1.
     W, b : weights (n_features, n_copies * K) and intercepts (n_copies * K),
@@ -171,6 +173,10 @@ def epoch(
     weight_by_mistakes : with ``scores_out``, the mix of the copies:
         ``c_r`` proportional to ``2 ** -mistakes[r]`` (counted up to that
         row), else uniform.
+    weight_step : the base learner's ``weight_scaling="step"``: each copy
+        solves the unweighted step (``C``, class weights of one), then the
+        sample weight and the class weight multiply it, as in
+        ``_first_order.epoch`` (``_weighting.pxd``).
 
     Returns
     -------
@@ -186,13 +192,13 @@ def epoch(
         return _epoch[Rows64](
             &rows64, order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
             weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes,
-            loss_out, scores_out, weight_by_mistakes,
+            loss_out, scores_out, weight_by_mistakes, weight_step,
         )
     arrays = make_rows(rows, &rows32)
     return _epoch[Rows32](
         &rows32, order, labels, sample_weight, draws, W, b, n_copies, weight_pos,
         weight_neg, margins, params, intercept_sq, unlabeled_step, mistakes, loss_out,
-        scores_out, weight_by_mistakes,
+        scores_out, weight_by_mistakes, weight_step,
     )
 
 
@@ -215,6 +221,7 @@ cdef tuple _epoch(
     double[::1] loss_out,
     double[:, ::1] scores_out,
     bint weight_by_mistakes,
+    bint weight_step,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     dtype)."""
@@ -281,11 +288,19 @@ cdef tuple _epoch(
     cdef double *tau_buf = <double *> malloc(K * sizeof(double))
     cdef Candidate *cand = <Candidate *> malloc(K * sizeof(Candidate))
     cdef double *mix = <double *> malloc(M * sizeof(double))
+    # weight_step: the copies solve the step with class weights of one
+    cdef double *ones = <double *> malloc(max(K, 2) * sizeof(double))
+    cdef const double *w_pos = ones if weight_step else &weight_pos[0]
+    cdef const double *w_neg = ones if weight_step else &weight_neg[0]
+    cdef Py_ssize_t n_copy
+    cdef double factor
     if (scores == NULL or delta == NULL or tau_buf == NULL or changed == NULL
-            or cand == NULL or mix == NULL):
+            or cand == NULL or mix == NULL or ones == NULL):
         free(scores); free(delta); free(tau_buf); free(changed); free(cand)
-        free(mix)
+        free(mix); free(ones)
         raise MemoryError()
+    for k in range(max(K, 2)):
+        ones[k] = 1.0
 
     with nogil:
         for n in range(n_rows):
@@ -339,13 +354,28 @@ cdef tuple _epoch(
             n_changed = 0
             if y >= 0:
                 for r in range(M):
-                    n_changed += copy_step(
-                        scores + r * K, K, y, rule, slack, C * w_i, sq,
+                    n_copy = copy_step(
+                        scores + r * K, K, y, rule, slack,
+                        C if weight_step else C * w_i, sq,
                         draws[n, r] != 0 and w_i > 0.0,
-                        &weight_pos[0], &weight_neg[0], margins0,
+                        w_pos, w_neg, margins0,
                         cand, tau_buf, delta, changed + n_changed, r * K,
                         &loss_sum, &mistake,
                     )
+                    if weight_step:
+                        # scikit-learn's weighting: the step times the sample
+                        # weight and the class weight (one-vs-rest: column
+                        # k's own, as in _weighting.scale_step_by_weights)
+                        for j in range(n_changed, n_changed + n_copy):
+                            c = changed[j]
+                            k = c - r * K
+                            if rule == Rule.OVR:
+                                factor = w_i * (
+                                    weight_pos[k] if k == y else weight_neg[k])
+                            else:
+                                factor = w_i * weight_pos[y]
+                            delta[c] *= factor
+                    n_changed += n_copy
                     if mistake:
                         mistakes[r] += 1
             elif sq > 0.0:
@@ -407,5 +437,6 @@ cdef tuple _epoch(
     free(changed)
     free(cand)
     free(mix)
+    free(ones)
     loss_out[0] += loss_sum
     return n_labeled, n_unlabeled, updates, skipped, overflow

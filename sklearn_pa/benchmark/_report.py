@@ -83,8 +83,8 @@ def _title(rows):
             f"{first['n_classes']} classes): {first['protocol']}, "
             f"{first['epochs']} epochs, random_state={first['random_state']}"
         )
-        if first["n_splits"] == 1:
-            title += "; --cv is ignored on this data set"
+        if first.get("cv_ignored") is not None:
+            title += f"; --cv {first['cv_ignored']} is ignored on this data set"
         return title
     if task == "regression":
         return (
@@ -375,6 +375,21 @@ def _cells(rows):
     return _CELLS[_task(rows)](rows)
 
 
+def _columns(rows):
+    """What the accuracy and fit time columns are: over which folds, of
+    which fit, and what the ``±`` is."""
+    first = rows[0]
+    n_splits, epochs = first["n_splits"], first["epochs"]
+    passes = f"{epochs} epoch{'s' if epochs != 1 else ''}"
+    if n_splits > 1:
+        accuracy = f"on the held-out fold; mean ± std over the {n_splits} folds"
+        fit = f"wall clock of one fit ({passes}); mean over the folds"
+    else:
+        accuracy = "on the held-out test set (one split: no ±)"
+        fit = f"wall clock of the fit ({passes})"
+    return ["", "columns:", f"  accuracy (%)  {accuracy}", f"  fit time (s)  {fit}"]
+
+
 def _legend(rows):
     """One line per estimator of the table (its registry summary) and one for
     the ratio column, so that the table reads without ``--list``."""
@@ -417,7 +432,7 @@ def _same_as_pa(rows):
 def _footer(rows):
     task = _task(rows)
     if task == "classification":
-        lines = _legend(rows) + _same_as_pa(rows)
+        lines = _columns(rows) + _legend(rows) + _same_as_pa(rows)
         if _has_published(rows):
             lines += [
                 "",

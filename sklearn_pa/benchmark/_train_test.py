@@ -37,8 +37,8 @@ def run_train_test(
     verbose : bool or int, default=False
         As in :func:`~sklearn_pa.benchmark.run_benchmark`.
     cv : int, default=None
-        Not used (a number of folds passed along is named in the first
-        progress line as ignored).
+        Not used: a number of folds passed along is named as ignored in the
+        first progress line and in the table's title (``cv_ignored``).
 
     Returns
     -------
@@ -60,6 +60,7 @@ def run_train_test(
         result = fit_score(estimators[name], X, y, data.X_test, data.y_test)
         progress.step(name)
         row = classification_row(data, name, protocol, epochs, random_state, [result])
+        row["cv_ignored"] = cv
         rows.append(row)
         progress.log(result_line(row))
     return add_reference(rows)

