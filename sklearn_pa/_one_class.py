@@ -32,6 +32,7 @@ from ._per_call import (
     remember_call,
     started_partial_fit_context,
 )
+from ._pickled_state import CheckedStateMixin
 from ._state_one_class import OneClassState
 from ._validation import (
     atomic_update,
@@ -145,7 +146,9 @@ class _UniclassEpochs(EpochAdapter):
 
 
 @fill_doc
-class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
+class PassiveAggressiveOneClass(
+    CheckedStateMixin, ScaledCentreMixin, OutlierMixin, BaseEstimator
+):
     r"""Uniclass Passive-Aggressive: an online ball for novelty detection.
 
     The model is a ball with centre ``center_`` and radius ``epsilon_``.  On
