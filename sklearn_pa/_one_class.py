@@ -183,7 +183,8 @@ class PassiveAggressiveOneClass(
 
     Both dense and CSR input run in one compiled pass per epoch; a CSR row
     costs O(its non-zeros), the centre being kept as a scalar times a vector
-    (between ``partial_fit`` calls too: ``center_`` is computed when read).
+    (between ``partial_fit`` calls too: ``center_`` is computed when read;
+    writing into it in place, as assigning a new array, changes the model).
 
     Float32 input is converted to float64: the uniclass kernel reads float64
     rows (the linear learners read float32 rows as they are).

@@ -65,15 +65,18 @@ class ScaledCentreMixin:
     between ``partial_fit`` calls (see the module's description)."""
 
     def _centre_assigned(self):
-        """Whether ``center_`` was assigned since the last ``partial_fit``
-        call left the centre scaled (an attribute that is not the copy
-        published when read)."""
+        """Whether ``center_`` was assigned or edited since the last
+        ``partial_fit`` call left the centre scaled: an attribute that is
+        not the copy published when read, or that copy written in place
+        since (its values are no longer ``a * v``: one pass over the
+        model, only while the published copy is held)."""
         values = self.__dict__
-        return (
-            "_scale_pending" in values
-            and "center_" in values
-            and values["center_"] is not values.get("_scale_published")
-        )
+        if "_scale_pending" not in values or "center_" not in values:
+            return False
+        centre = values["center_"]
+        if centre is not values.get("_scale_published"):
+            return True
+        return not np.array_equal(centre, self._folded_centre())
 
     def _folded_centre(self):
         """A new array ``a * v``: the centre a ``partial_fit`` call left as a

@@ -8,6 +8,8 @@ A pickle that holds one was damaged or edited, and would otherwise load and
 fail later with a message about something else.  :class:`CheckedStateMixin`
 refuses it when it is loaded, naming the attribute."""
 
+import contextvars
+import copy
 import numbers
 
 import numpy as np
@@ -17,6 +19,11 @@ __all__ = ["CheckedStateMixin", "non_finite_state"]
 
 #: How deep the containers of a state are searched.
 _MAX_DEPTH = 8
+
+#: Set while ``copy.deepcopy`` rebuilds an estimator: a copy of a model in
+#: memory is that model, whatever was assigned to it (the next call that
+#: reads an assigned attribute checks it); only a pickle is checked.
+_COPYING = contextvars.ContextVar("sklearn_pa_copying", default=False)
 
 
 def _non_finite(value, path, depth):
@@ -89,10 +96,18 @@ def non_finite_state(estimator_class, state):
 class CheckedStateMixin:
     """Refuses, as it is unpickled, an estimator whose learned or private
     numeric state holds NaN, infinity or complex numbers (see
-    :func:`non_finite_state`)."""
+    :func:`non_finite_state`).  ``copy.deepcopy`` copies as it is."""
+
+    def __deepcopy__(self, memo):
+        token = _COPYING.set(True)
+        try:
+            # what copy.deepcopy does for an object without __deepcopy__
+            return copy._reconstruct(self, memo, *self.__reduce_ex__(4))
+        finally:
+            _COPYING.reset(token)
 
     def __setstate__(self, state):
-        if isinstance(state, dict):
+        if isinstance(state, dict) and not _COPYING.get():
             found = non_finite_state(type(self), state)
             if found:
                 name = type(self).__name__

@@ -723,3 +723,61 @@ def test_named_private_fields_with_nan_fail_through_pickle(Estimator, attribute)
     data = pickle.dumps(est)
     with pytest.raises(ValueError, match=f"{name} holds NaN.*in {attribute}"):
         pickle.loads(data)
+
+
+# ------------------------------------------- learned arrays edited in place
+def _float_attributes(est):
+    """The public learned float arrays of ``est`` that can be assigned
+    (those published when first read included)."""
+    for name in sorted({*dir(est), "coef_", "intercept_", "center_"}):
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        if isinstance(getattr(type(est), name, None), property):
+            continue  # (computed: no setter)
+        try:
+            value = getattr(est, name)
+        except AttributeError:
+            continue
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size:
+            yield name
+
+
+def _outcome(function, *args):
+    try:
+        return "ok", function(*args)
+    except ValueError as exc:
+        return "error", str(exc)
+
+
+@pytest.mark.parametrize("name, Estimator, variant", VARIANTS)
+def test_learned_arrays_edited_in_place_act_as_assigned(name, Estimator, variant):
+    """A learned array written in place after partial_fit (its published
+    copy, where the model is kept in another form: the one-class centre,
+    the scaled weights of ROMMA / ALMA) is the model, as the same values
+    assigned as a new array are: for the scores and for the next
+    partial_fit. Read-only arrays refuse the write."""
+    est, X, y = _trained(name, Estimator, variant)
+    X2, y2 = _data(name, est, seed=2)
+    names = list(_float_attributes(est))
+    assert names
+    for attribute in names:
+        edited, assigned = copy.deepcopy(est), copy.deepcopy(est)
+        array = getattr(edited, attribute)
+        if not array.flags.writeable:
+            continue
+        array += 0.25
+        setattr(assigned, attribute, getattr(assigned, attribute) + 0.25)
+        for method in ("decision_function", "predict", "score_samples"):
+            if hasattr(est, method):
+                a = _outcome(getattr(edited, method), X)
+                b = _outcome(getattr(assigned, method), X)
+                assert repr(a) == repr(b), (attribute, method)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = _outcome(_partial_fit, edited, X2, y2)
+            b = _outcome(_partial_fit, assigned, X2, y2)
+        assert a[0] == b[0], (attribute, a, b)
+        if a[0] == "ok":
+            _assert_same(getattr(edited, attribute), getattr(assigned, attribute))
+        else:
+            assert a == b
