@@ -81,7 +81,7 @@ def _latin1(text, encoding="latin1", errors="strict"):
     """``_codecs.encode`` as pickle's protocols 0-2 call it for ``bytes``
     (``latin1`` only)."""
     if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
-        raise pickle.UnpicklingError(
+        raise _Refused(
             "load_sklearn_pickle decodes only latin-1 text to bytes (as "
             f"pickle writes bytes); this pickle asks for {encoding!r}."
         )
@@ -157,7 +157,7 @@ _LOSS_OBJECTS = (
 def _reconstruct(subtype, shape, dtype):
     """numpy's array reconstruction, for a plain ``ndarray`` only."""
     if subtype is not np.ndarray:
-        raise pickle.UnpicklingError(
+        raise _Refused(
             f"load_sklearn_pickle rebuilds plain numpy arrays only, not {subtype!r}."
         )
     return np.ndarray.__new__(np.ndarray, shape, dtype)
@@ -166,7 +166,7 @@ def _reconstruct(subtype, shape, dtype):
 def _bit_generator(name="MT19937"):
     """numpy's bit generator of a pickled ``RandomState``: MT19937 only."""
     if name not in ("MT19937", np.random.MT19937):
-        raise pickle.UnpicklingError(
+        raise _Refused(
             f"load_sklearn_pickle reads a RandomState of MT19937 only, not {name!r}."
         )
     return np.random.MT19937()
@@ -178,6 +178,27 @@ def _randomstate(name="MT19937", ctor=None):
     if isinstance(name, np.random.MT19937):
         return np.random.RandomState(name)
     return np.random.RandomState(_bit_generator(name))
+
+
+class _Refused(pickle.UnpicklingError):
+    """What the loader refuses (a global, an argument): its message says
+    what, and it is raised as it is."""
+
+
+def _load(handle):
+    """The object of the pickle ``handle``: :class:`_Refused` as it is, and
+    any other failure of a damaged or truncated file (the unpickler's own
+    ``EOFError``, ``ValueError``, ``KeyError``...) as an
+    ``UnpicklingError`` that says so."""
+    try:
+        return _Unpickler(handle).load()
+    except (_Refused, MemoryError):
+        raise
+    except Exception as exc:
+        raise pickle.UnpicklingError(
+            "The file is not a readable pickle: it is damaged or truncated "
+            f"({type(exc).__name__}: {exc}). Load an intact copy."
+        ) from exc
 
 
 class _Unpickler(pickle.Unpickler):
@@ -195,7 +216,7 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module, name):
         make = self._allowed.get((module, name))
         if make is None:
-            raise pickle.UnpicklingError(
+            raise _Refused(
                 f"The pickle names {module}.{name}, which a pickled "
                 "scikit-learn Passive-Aggressive or SGD model does not: "
                 "refused without importing or calling it. "
@@ -281,6 +302,9 @@ def _check_state(sklearn_class, state):
     elif class_weight not in (None, "balanced"):
         _refuse(f"class_weight={class_weight!r}")
     if "coef_" not in state:
+        learned = [k for k in ("intercept_", "t_", "classes_") if k in state]
+        if learned:
+            _refuse(f"it has {', '.join(learned)} but not coef_")
         return state  # not fitted
     required = ["coef_", "intercept_", "t_", "n_features_in_"]
     if task == _CLASSIFIER:
@@ -556,7 +580,8 @@ def load_sklearn_pickle(file):
     Raises
     ------
     pickle.UnpicklingError
-        If the pickle names a global outside the allow-list.
+        If the pickle names a global outside the allow-list, or the file
+        is damaged or truncated.
     ValueError
         If it holds another object, a model without a Passive-Aggressive
         equivalent, or a state that scikit-learn cannot have written (the
@@ -584,12 +609,12 @@ def load_sklearn_pickle(file):
     True
     """
     if isinstance(file, (bytes, bytearray, memoryview)):
-        obj = _Unpickler(io.BytesIO(bytes(file))).load()
+        obj = _load(io.BytesIO(bytes(file)))
     elif isinstance(file, (str, os.PathLike)):
         with open(file, "rb") as f:
-            obj = _Unpickler(f).load()
+            obj = _load(f)
     else:
-        obj = _Unpickler(file).load()
+        obj = _load(file)
     if not isinstance(obj, _Pickled):
         raise ValueError(
             f"The pickle holds a {type(obj).__module__}.{type(obj).__name__}, "

@@ -96,18 +96,31 @@ _RAW = re.compile(
 _PACKAGE = str(Path(sklearn_pa.__file__).resolve().parent)
 
 
+def _own_words(message):
+    """``message`` without what it quotes in parentheses (an error of the
+    package that cites numpy's or Python's own says more than it)."""
+    while True:
+        shorter = re.sub(r"\([^()]*\)", "", message)
+        if shorter == message:
+            return message
+        message = shorter
+
+
 class Report:
     """Counts and a few examples per class."""
 
     def __init__(self):
         self.counts = {}
         self.examples = {}
+        self.signatures = Counter()
 
     def case(self, kind, outcome="ok", detail=""):
         counts = self.counts.setdefault(kind, Counter())
         counts["cases"] += 1
         if outcome != "ok":
             counts[outcome] += 1
+            signature = re.sub(r"\d+", "N", detail.split("  File")[0])[:160]
+            self.signatures[kind, outcome, signature] += 1
             examples = self.examples.setdefault(kind, [])
             if len(examples) < 8:
                 examples.append(f"{outcome}: {detail}"[:400])
@@ -119,7 +132,7 @@ class Report:
         if not isinstance(exc, (*expected, NotFittedError)):
             tb = "".join(traceback.format_exception(exc)[-3:])
             self.case(kind, "crashes", f"{where} {type(exc).__name__}: {exc} {tb}")
-        elif len(str(exc)) < 25 or _RAW.search(str(exc)):
+        elif len(str(exc)) < 25 or _RAW.search(_own_words(str(exc))):
             self.case(kind, "unclear", f"{where} {type(exc).__name__}: {exc}")
         else:
             self.case(kind)
@@ -138,6 +151,10 @@ class Report:
             f"{'total':<12}{self.total('cases'):>8}{self.total('crashes'):>9}"
             f"{self.total('silent'):>8}{self.total('unclear'):>9}"
         )
+        if self.signatures:
+            lines.append("-- findings (class, outcome, what: count)")
+        for (kind, outcome, what), n in self.signatures.most_common(30):
+            lines.append(f"   {kind} {outcome} x{n}: {what}")
         for kind, examples in self.examples.items():
             lines.append(f"-- {kind}")
             lines.extend("   " + e for e in examples)

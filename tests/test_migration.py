@@ -560,3 +560,39 @@ def test_broken_states_are_refused_with_what_is_wrong(kind):
     # and the model unbroken loads
     model = _fitted(kind)
     assert_allclose(load_sklearn_pickle(pickle.dumps(model)).coef_, model.coef_)
+
+
+@pytest.mark.parametrize("protocol", [0, 2, pickle.HIGHEST_PROTOCOL])
+def test_damaged_pickles_raise_an_unpickling_error_that_says_so(protocol):
+    """A genuine pickle cut short, with a byte changed or bytes inserted,
+    at many places: refused with pickle.UnpicklingError (or the ValueError
+    of a state it does not describe), never the unpickler's EOFError,
+    KeyError, AttributeError...; or it loads as a model with finite
+    scores."""
+    (X1, y1), (X2, _), classes = _batches(3)
+    model = _quiet(lambda: sgd_classifier(1.0, "hinge").fit(X1, y1))
+    data = pickle.dumps(model, protocol=protocol)
+    rng = np.random.RandomState(protocol)
+    n_refused = 0
+    for at in rng.randint(0, len(data), 60):
+        for damaged in (
+            data[:at],
+            data[:at]
+            + bytes([(data[at] + 1 + rng.randint(255)) % 256])
+            + data[at + 1 :],
+            data[:at] + b"\x00(}" + data[at:],
+        ):
+            try:
+                loaded = load_sklearn_pickle(damaged)
+            except pickle.UnpicklingError as exc:
+                n_refused += 1
+                assert len(str(exc)) > 40
+                continue
+            except ValueError as exc:
+                n_refused += 1
+                assert "scikit-learn" in str(exc) or "pickle" in str(exc)
+                continue
+            assert np.isfinite(loaded.decision_function(X2)).all()
+    assert n_refused > 100
+    with pytest.raises(pickle.UnpicklingError, match="damaged or truncated"):
+        load_sklearn_pickle(data[: len(data) // 2])
