@@ -65,28 +65,38 @@ class AveragedPublicationMixin:
         if not any(c is mine for c, mine in zip(current, published)):
             return True
         # the published arrays themselves: written in place since? (one
-        # pass over the model, only while they are held after a read)
-        return all(
-            c is not mine or np.array_equal(c, expected)
-            for c, mine, expected in zip(
-                current, published, self._average_from_accumulators()
-            )
-        )
+        # pass over the model, by blocks, only while they are held)
+        mine = [c is m for c, m in zip(current, published)]
+        return not self._average_edited(*current, *mine)
 
-    def _average_from_accumulators(self):
-        """``(coef, intercept)``: the average the accumulators describe,
-        computed as :meth:`_publish_average` computes it (bit for bit)."""
+    def _average_edited(self, coef, intercept, check_coef=True, check_b=True):
+        """Whether the published ``coef`` / ``intercept`` (those flagged)
+        no longer hold the average the accumulators describe, computed as
+        :meth:`_publish_average` computes it (bit for bit), a block of
+        features at a time (no copy of the model)."""
         values = self.__dict__
-        W = values["_standard_coef"]
-        W = np.asarray(W).reshape(-1, values["_average_accum"].shape[0]).T
-        b = values["_standard_intercept"]
         U, bu = values["_average_accum"], values["_average_intercept_accum"]
+        n_features, n_columns = U.shape
+        W = np.asarray(values["_standard_coef"]).reshape(n_columns, n_features).T
+        b = values["_standard_intercept"]
         n_avg = self.t_ - self._average_start()
-        if n_avg < 1:
-            return self._shape_coef(W.T), b
-        avg = np.multiply(U, -1.0 / n_avg)
-        avg += W
-        return self._shape_coef(avg.T), b - bu / n_avg
+        expected_b = b if n_avg < 1 else b - bu / n_avg
+        if check_b and not np.array_equal(np.ravel(intercept), np.ravel(expected_b)):
+            return True
+        if not check_coef:
+            return False
+        published = np.asarray(coef).reshape(n_columns, n_features).T
+        step = max(1, 8192 // max(1, n_columns))
+        for r in range(0, n_features, step):
+            rows = slice(r, r + step)
+            if n_avg < 1:
+                block = W[rows]
+            else:
+                block = np.multiply(U[rows], -1.0 / n_avg)
+                block += W[rows]
+            if not np.array_equal(published[rows], block):
+                return True
+        return False
 
     def _average_start(self):
         """The sample count at which averaging starts: 1 for

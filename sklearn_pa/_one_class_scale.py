@@ -27,6 +27,9 @@ from ._validation import current_journal, sum_of_squares
 
 __all__ = ["ScaledCentreMixin", "new_scale_state", "stream_passes"]
 
+# entries compared at a time with the published centre
+_BLOCK = 1024
+
 # the attributes of the scaled centre a partial_fit call leaves
 _PENDING = ("_scale_pending", "_scale_state", "_scale_published")
 
@@ -76,7 +79,14 @@ class ScaledCentreMixin:
         centre = values["center_"]
         if centre is not values.get("_scale_published"):
             return True
-        return not np.array_equal(centre, self._folded_centre())
+        # (by blocks: no copy of the model is made)
+        v, scale = values["_scale_pending"], values["_scale_state"][0]
+        if centre.shape != v.shape:
+            return True
+        return any(
+            not np.array_equal(centre[i : i + _BLOCK], v[i : i + _BLOCK] * scale)
+            for i in range(0, v.shape[0], _BLOCK)
+        )
 
     def _folded_centre(self):
         """A new array ``a * v``: the centre a ``partial_fit`` call left as a
