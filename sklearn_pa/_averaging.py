@@ -59,10 +59,44 @@ class AveragedPublicationMixin:
         published = self.__dict__.get("_published_average")
         if published is None:
             return True
-        return all(
-            _same_values(current, mine)
-            for current, mine in zip((self.coef_, self.intercept_), published)
-        )
+        current = (self.coef_, self.intercept_)
+        if not all(_same_values(c, mine) for c, mine in zip(current, published)):
+            return False
+        if not any(c is mine for c, mine in zip(current, published)):
+            return True
+        # the published arrays themselves: written in place since? (one
+        # pass over the model, by blocks, only while they are held)
+        mine = [c is m for c, m in zip(current, published)]
+        return not self._average_edited(*current, *mine)
+
+    def _average_edited(self, coef, intercept, check_coef=True, check_b=True):
+        """Whether the published ``coef`` / ``intercept`` (those flagged)
+        no longer hold the average the accumulators describe, computed as
+        :meth:`_publish_average` computes it (bit for bit), a block of
+        features at a time (no copy of the model)."""
+        values = self.__dict__
+        U, bu = values["_average_accum"], values["_average_intercept_accum"]
+        n_features, n_columns = U.shape
+        W = np.asarray(values["_standard_coef"]).reshape(n_columns, n_features).T
+        b = values["_standard_intercept"]
+        n_avg = self.t_ - self._average_start()
+        expected_b = b if n_avg < 1 else b - bu / n_avg
+        if check_b and not np.array_equal(np.ravel(intercept), np.ravel(expected_b)):
+            return True
+        if not check_coef:
+            return False
+        published = np.asarray(coef).reshape(n_columns, n_features).T
+        step = max(1, 8192 // max(1, n_columns))
+        for r in range(0, n_features, step):
+            rows = slice(r, r + step)
+            if n_avg < 1:
+                block = W[rows]
+            else:
+                block = np.multiply(U[rows], -1.0 / n_avg)
+                block += W[rows]
+            if not np.array_equal(published[rows], block):
+                return True
+        return False
 
     def _average_start(self):
         """The sample count at which averaging starts: 1 for

@@ -55,6 +55,7 @@ from ._per_call import (
     params_snapshot,
     stream_started,
 )
+from ._pickled_state import CheckedStateMixin
 from ._public_fit import ClassifierPartialFitMixin, PublicFitMixin
 from ._state import LinearState
 from ._stream_plan import StreamPlan
@@ -88,7 +89,11 @@ __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
 
 
 class BaseOnlineLinear(
-    PublicFitMixin, AveragedPublicationMixin, LeanCallsMixin, BaseEstimator
+    CheckedStateMixin,
+    PublicFitMixin,
+    AveragedPublicationMixin,
+    LeanCallsMixin,
+    BaseEstimator,
 ):
     """Shared machinery of the first-order online linear estimators.
 

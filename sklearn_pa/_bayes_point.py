@@ -23,6 +23,7 @@ from ._engine import run_epochs, validation_scorer
 from ._growth import GrowingClassesMixin
 from ._passive_aggressive import PassiveAggressiveClassifier
 from ._per_call import remember_call, started_partial_fit_context
+from ._pickled_state import CheckedStateMixin
 from ._state_bayes import BayesPointState
 from ._targets import ClassGrowth, added_classes, grows_classes
 from ._unlabeled import (
@@ -46,6 +47,7 @@ __all__ = ["OnlineBayesPointClassifier"]
 
 @fill_doc
 class OnlineBayesPointClassifier(
+    CheckedStateMixin,
     LeanBayesPointMixin,
     GrowingClassesMixin,
     NoProbabilityMixin,

@@ -91,7 +91,10 @@ n_iter_ : int
     "loss_curve_": """\
 loss_curve_ : list of float
     Mean training loss of each epoch of the last ``fit``; each
-    ``partial_fit`` call appends the mean loss of its pass.""",
+    ``partial_fit`` call appends the mean loss of its pass.  A stream
+    keeps the newest entries, in constant memory: a call that finds
+    10 000 entries first drops the older half.  For the whole history of
+    a stream, read ``loss_curve_[-1]`` after each call.""",
     "validation_scores_": """\
 validation_scores_ : list of float or None
     With ``early_stopping``, the score on the held-out
@@ -236,7 +239,10 @@ n_iter_ : int
     "tagger_loss_curve_": """\
 loss_curve_ : list of float
     Fraction of the training sequences mispredicted in each pass of the
-    last ``fit``; each ``partial_fit`` call appends that of its pass.""",
+    last ``fit``; each ``partial_fit`` call appends that of its pass.  A
+    stream keeps the newest entries, in constant memory: a call that
+    finds 10 000 entries first drops the older half.  For the whole
+    history of a stream, read ``loss_curve_[-1]`` after each call.""",
     "tagger_validation_scores_": """\
 validation_scores_ : list of float or None
     Token accuracy on the held-out sequences after each pass of the last

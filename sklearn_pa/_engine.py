@@ -461,6 +461,7 @@ def run_epochs(
     if partial_fit and isinstance(previous, list):
         # appended in place: a long stream of calls costs O(1) per call (a
         # failed call cuts it back)
+        previous = _room_in_curve(est, previous, len(history))
         if journal is not None:
             journal.save_length(previous)
         previous.extend(history)
@@ -477,6 +478,28 @@ def run_epochs(
     if warn_convergence and run.n_iter == max_iter:
         warnings.warn(CONVERGENCE_MESSAGE, ConvergenceWarning)
     return run
+
+
+#: The most entries ``partial_fit`` calls keep in ``loss_curve_``: a call
+#: that finds it full first drops its older half, so a stream of any length
+#: runs in constant memory (a ``fit`` of ``max_iter`` epochs writes its own
+#: history whole).
+LOSS_CURVE_MAX_LENGTH = 10_000
+
+
+def _room_in_curve(estimator, curve, n_new):
+    """``curve`` (the estimator's ``loss_curve_``), or, when ``n_new`` more
+    entries would make it longer than :data:`LOSS_CURVE_MAX_LENGTH`, a new
+    list of its newest entries, at most half the bound, made the
+    estimator's ``loss_curve_``.  The old list is left as it was (a
+    failed call puts it back, with the estimator's other attributes), and
+    the copy is made once per half-bound calls: O(1) per call."""
+    if len(curve) + n_new <= LOSS_CURVE_MAX_LENGTH:
+        return curve
+    keep = max(LOSS_CURVE_MAX_LENGTH // 2 - n_new, 0)
+    curve = curve[len(curve) - keep :] if keep else []
+    estimator.loss_curve_ = curve
+    return curve
 
 
 def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
@@ -525,6 +548,8 @@ def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
     previous = values.get("loss_curve_")
     if isinstance(previous, list):
         # appended in place: O(1) per call (a failed call cuts it back)
+        if len(previous) >= LOSS_CURVE_MAX_LENGTH:
+            previous = _room_in_curve(est, previous, 1)
         journal.save_length(previous)
         previous.append(mean_loss)
     else:

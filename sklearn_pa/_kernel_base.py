@@ -39,6 +39,7 @@ from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from ._kernel_lean import _PUBLISHED, LeanKernelMixin
 from ._kernels import _kernel_pa
 from ._per_call import finite_inputs, remember_call
+from ._pickled_state import CheckedStateMixin
 from ._rule_specs import spec
 from ._validation import (
     MAX_SAMPLE_COUNT,
@@ -304,7 +305,7 @@ class _KernelEpochs(EpochAdapter):
         }
 
 
-class _BaseKernelPA(LeanKernelMixin, BaseEstimator):
+class _BaseKernelPA(CheckedStateMixin, LeanKernelMixin, BaseEstimator):
     """Shared machinery: kernel parameters, the block loop, the support set."""
 
     _parameter_constraints: dict = {

@@ -32,6 +32,7 @@ from ._per_call import (
     remember_call,
     started_partial_fit_context,
 )
+from ._pickled_state import CheckedStateMixin
 from ._state_one_class import OneClassState
 from ._validation import (
     atomic_update,
@@ -145,7 +146,9 @@ class _UniclassEpochs(EpochAdapter):
 
 
 @fill_doc
-class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
+class PassiveAggressiveOneClass(
+    CheckedStateMixin, ScaledCentreMixin, OutlierMixin, BaseEstimator
+):
     r"""Uniclass Passive-Aggressive: an online ball for novelty detection.
 
     The model is a ball with centre ``center_`` and radius ``epsilon_``.  On
@@ -180,7 +183,8 @@ class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
 
     Both dense and CSR input run in one compiled pass per epoch; a CSR row
     costs O(its non-zeros), the centre being kept as a scalar times a vector
-    (between ``partial_fit`` calls too: ``center_`` is computed when read).
+    (between ``partial_fit`` calls too: ``center_`` is computed when read;
+    writing into it in place, as assigning a new array, changes the model).
 
     Float32 input is converted to float64: the uniclass kernel reads float64
     rows (the linear learners read float32 rows as they are).

@@ -27,6 +27,9 @@ from ._validation import current_journal, sum_of_squares
 
 __all__ = ["ScaledCentreMixin", "new_scale_state", "stream_passes"]
 
+# entries compared at a time with the published centre
+_BLOCK = 1024
+
 # the attributes of the scaled centre a partial_fit call leaves
 _PENDING = ("_scale_pending", "_scale_state", "_scale_published")
 
@@ -65,14 +68,24 @@ class ScaledCentreMixin:
     between ``partial_fit`` calls (see the module's description)."""
 
     def _centre_assigned(self):
-        """Whether ``center_`` was assigned since the last ``partial_fit``
-        call left the centre scaled (an attribute that is not the copy
-        published when read)."""
+        """Whether ``center_`` was assigned or edited since the last
+        ``partial_fit`` call left the centre scaled: an attribute that is
+        not the copy published when read, or that copy written in place
+        since (its values are no longer ``a * v``: one pass over the
+        model, only while the published copy is held)."""
         values = self.__dict__
-        return (
-            "_scale_pending" in values
-            and "center_" in values
-            and values["center_"] is not values.get("_scale_published")
+        if "_scale_pending" not in values or "center_" not in values:
+            return False
+        centre = values["center_"]
+        if centre is not values.get("_scale_published"):
+            return True
+        # (by blocks: no copy of the model is made)
+        v, scale = values["_scale_pending"], values["_scale_state"][0]
+        if centre.shape != v.shape:
+            return True
+        return any(
+            not np.array_equal(centre[i : i + _BLOCK], v[i : i + _BLOCK] * scale)
+            for i in range(0, v.shape[0], _BLOCK)
         )
 
     def _folded_centre(self):

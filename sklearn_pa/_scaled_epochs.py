@@ -139,9 +139,10 @@ class _ScaledClassifier(_MarginClassifier):
     def _scale_assigned(self, compare=False):
         """Whether ``coef_`` or ``intercept_`` was assigned since the last
         ``partial_fit`` call (an attribute that is not the copy published
-        when read); with ``compare``, only an assigned array whose values
-        are not the model's counts (one pass over the model: the stream
-        then goes on from its scale, as if nothing was assigned)."""
+        when read), or that copy written in place since (one pass over the
+        model, only while the published copy is held); with ``compare``,
+        only an assigned array whose values are not the model's counts (the
+        stream then goes on from its scale, as if nothing was assigned)."""
         values = self.__dict__
         published = values.get("_scale_published") or (None, None)
         names = [
@@ -149,10 +150,20 @@ class _ScaledClassifier(_MarginClassifier):
             for name, mine in zip(("coef_", "intercept_"), published)
             if name in values and values[name] is not mine
         ]
-        if not names or not compare:
-            return bool(names)
+        edited = published[0] is not None and "_scale_pending" in values
+        if not names and not edited:
+            return False
+        if names and not compare and not edited:
+            return True
         W, b = self._folded()
         model = {"coef_": self._shape_coef(W.T), "intercept_": b}
+        if edited and any(
+            values.get(name) is mine and not np.array_equal(mine, model[name])
+            for name, mine in zip(("coef_", "intercept_"), published)
+        ):
+            return True
+        if not names or not compare:
+            return bool(names)
         return not all(_same_values(values[name], model[name]) for name in names)
 
     def _folded(self):

@@ -568,7 +568,11 @@ class _BaseSecondOrder(
             if (idx >= classes.shape[0]).any() or (classes[idx] != y).any():
                 return None
             scores, var = self._margins(X, checked=lean is not None)
-        except Exception:  # partial_fit raises the proper error
+        except (ValueError, TypeError, ArithmeticError, Warning):
+            # an invalid or overflowing batch (a warning raised as an
+            # error included): partial_fit raises the proper error.  Anything
+            # else, a failure of the scoring itself, fails the call: the
+            # batch is not learned without its calibration margins
             return None
         return scores, var, idx
 

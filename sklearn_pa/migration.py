@@ -4,7 +4,10 @@ the PA step) as estimators of this package: :func:`from_sklearn` for a live obje
 has the class (1.10 removed ``PassiveAggressiveClassifier`` and
 ``PassiveAggressiveRegressor``)."""
 
+import copyreg
+import importlib
 import io
+import numbers
 import os
 import pickle
 
@@ -64,8 +67,8 @@ class _Pickled:
 
 
 class _Placeholder:
-    """Any other object of scikit-learn that the running version no longer
-    has (the loss object of the SGD classes, say): it is not needed."""
+    """The loss object of the SGD classes (``_loss_function_``): it is not
+    needed, and never imported."""
 
     def __init__(self, *args, **kwargs):
         pass
@@ -74,20 +77,295 @@ class _Placeholder:
         pass
 
 
+def _latin1(text, encoding="latin1", errors="strict"):
+    """``_codecs.encode`` as pickle's protocols 0-2 call it for ``bytes``
+    (``latin1`` only)."""
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise _Refused(
+            "load_sklearn_pickle decodes only latin-1 text to bytes (as "
+            f"pickle writes bytes); this pickle asks for {encoding!r}."
+        )
+    return text.encode("latin1", errors)
+
+
+def _numpy(module, name):
+    return lambda: getattr(importlib.import_module(module), name)
+
+
+def _throwaway(module, name):
+    """A fresh subclass of ``module.name`` for one load: what the pickle sets
+    on the class (a BUILD on the class itself) stays on the copy."""
+    return lambda: type(name, (getattr(importlib.import_module(module), name),), {})
+
+
+def _allowed_globals():
+    """The globals a pickled scikit-learn PA / SGD model names, across the
+    versions of numpy, scipy and scikit-learn (``pickletools`` on fitted,
+    averaged, class-weighted, sparsified, early-stopped and
+    random-state-holding models of each class, protocols 0 to 5): (module,
+    name) -> a function returning what the name stands for."""
+    allowed = {
+        ("builtins", "object"): lambda: object,
+        ("__builtin__", "object"): lambda: object,
+        ("copyreg", "_reconstructor"): lambda: copyreg._reconstructor,
+        ("copy_reg", "_reconstructor"): lambda: copyreg._reconstructor,
+        ("_codecs", "encode"): lambda: _latin1,
+        ("codecs", "encode"): lambda: _latin1,
+        ("numpy", "ndarray"): lambda: np.ndarray,
+        ("numpy", "dtype"): lambda: np.dtype,
+    }
+    for core in ("numpy.core", "numpy._core"):
+        allowed[core + ".multiarray", "_reconstruct"] = lambda: _reconstruct
+        allowed[core + ".multiarray", "scalar"] = _numpy(
+            "numpy._core.multiarray", "scalar"
+        )
+        allowed[core + ".numeric", "_frombuffer"] = _numpy(
+            "numpy._core.numeric", "_frombuffer"
+        )
+    for module in ("numpy.random._pickle", "numpy.random.mtrand"):
+        allowed[module, "__randomstate_ctor"] = lambda: _randomstate
+        allowed[module, "__RandomState_ctor"] = lambda: _randomstate
+        allowed[module, "__bit_generator_ctor"] = lambda: _bit_generator
+    for module in ("numpy.random._mt19937", "numpy.random"):
+        allowed[module, "MT19937"] = _numpy("numpy.random", "MT19937")
+    for module in ("scipy.sparse._csr", "scipy.sparse.csr", "scipy.sparse"):
+        allowed[module, "csr_matrix"] = _throwaway("scipy.sparse", "csr_matrix")
+    for module in _MODULES:
+        for name in _KINDS:
+            allowed[module, name] = lambda name=name: type(
+                name, (_Pickled,), {"sklearn_class": name}
+            )
+    for module in ("sklearn.linear_model._sgd_fast", "sklearn.linear_model.sgd_fast"):
+        for name in _LOSS_OBJECTS:
+            allowed[module, name] = lambda: _Placeholder
+    return allowed
+
+
+#: scikit-learn's loss objects (``_loss_function_`` of the SGD classes).
+_LOSS_OBJECTS = (
+    "Hinge",
+    "SquaredHinge",
+    "ModifiedHuber",
+    "Log",
+    "SquaredLoss",
+    "Huber",
+    "EpsilonInsensitive",
+    "SquaredEpsilonInsensitive",
+)
+
+
+def _reconstruct(subtype, shape, dtype):
+    """numpy's array reconstruction, for a plain ``ndarray`` only."""
+    if subtype is not np.ndarray:
+        raise _Refused(
+            f"load_sklearn_pickle rebuilds plain numpy arrays only, not {subtype!r}."
+        )
+    return np.ndarray.__new__(np.ndarray, shape, dtype)
+
+
+def _bit_generator(name="MT19937"):
+    """numpy's bit generator of a pickled ``RandomState``: MT19937 only."""
+    if name not in ("MT19937", np.random.MT19937):
+        raise _Refused(
+            f"load_sklearn_pickle reads a RandomState of MT19937 only, not {name!r}."
+        )
+    return np.random.MT19937()
+
+
+def _randomstate(name="MT19937", ctor=None):
+    """numpy's ``RandomState`` of a pickle (its state is set afterwards):
+    of an MT19937 given or named."""
+    if isinstance(name, np.random.MT19937):
+        return np.random.RandomState(name)
+    return np.random.RandomState(_bit_generator(name))
+
+
+class _Refused(pickle.UnpicklingError):
+    """What the loader refuses (a global, an argument): its message says
+    what, and it is raised as it is."""
+
+
+def _load(handle):
+    """The object of the pickle ``handle``: :class:`_Refused` as it is, and
+    any other failure of a damaged or truncated file (the unpickler's own
+    ``EOFError``, ``ValueError``, ``KeyError``...) as an
+    ``UnpicklingError`` that says so."""
+    try:
+        return _Unpickler(handle).load()
+    except (_Refused, MemoryError):
+        raise
+    except Exception as exc:
+        raise pickle.UnpicklingError(
+            "The file is not a readable pickle: it is damaged or truncated "
+            f"({type(exc).__name__}: {exc}). Load an intact copy."
+        ) from exc
+
+
 class _Unpickler(pickle.Unpickler):
-    """Maps scikit-learn's PA and SGD classes to :class:`_Pickled` whether or
-    not the installed scikit-learn has them, and its other missing objects
-    to :class:`_Placeholder`."""
+    """Reads a pickle that names only the globals of
+    :func:`_allowed_globals`, and refuses any other before it is imported or
+    called: scikit-learn's PA and SGD classes become :class:`_Pickled`
+    whether or not the installed scikit-learn has them, its loss objects
+    :class:`_Placeholder`, and the arrays, sparse matrices and random states
+    numpy's and scipy's own."""
+
+    def __init__(self, file):
+        super().__init__(file)
+        self._allowed = _allowed_globals()
 
     def find_class(self, module, name):
-        if module in _MODULES and name in _KINDS:
-            return type(name, (_Pickled,), {"sklearn_class": name})
+        make = self._allowed.get((module, name))
+        if make is None:
+            raise _Refused(
+                f"The pickle names {module}.{name}, which a pickled "
+                "scikit-learn Passive-Aggressive or SGD model does not: "
+                "refused without importing or calling it. "
+                "load_sklearn_pickle reads only numpy arrays, scipy sparse "
+                "matrices, numpy random states and scikit-learn's "
+                f"{', '.join(_KINDS)}; if this file is a model you trust, "
+                "load it with pickle.load."
+            )
+        return make()
+
+
+_LOSSES = {
+    _CLASSIFIER: ("hinge", "squared_hinge"),
+    _REGRESSOR: ("epsilon_insensitive", "squared_epsilon_insensitive"),
+}
+
+
+def _refuse(what):
+    raise ValueError(
+        f"This scikit-learn model is not one that scikit-learn can have "
+        f"written: {what}. It is refused rather than loaded as a broken model."
+    )
+
+
+def _real(name, value, ndim=None, minimum=None):
+    """``value`` as a float64 array after checks: a real number type
+    (integers, floats or booleans; no complex, object or string),
+    ``ndim`` dimensions, finite, at least ``minimum``."""
+    if hasattr(value, "toarray") and hasattr(value, "tocsr"):
+        value = value.toarray()  # sparsify()
+    array = np.asarray(value) if not isinstance(value, np.ndarray) else value
+    if array.dtype.kind not in "biuf":
+        _refuse(f"{name} holds {array.dtype} values, not real numbers")
+    if ndim is not None and array.ndim != ndim:
+        _refuse(f"{name} has {array.ndim} dimensions, not {ndim}")
+    array = array.astype(np.float64)
+    if not np.isfinite(array).all():
+        _refuse(f"{name} holds NaN or infinite values")
+    if minimum is not None and (array < minimum).any():
+        _refuse(f"{name} holds a value below {minimum}")
+    return array
+
+
+def _check_shape(name, array, *shapes):
+    if array.shape not in shapes:
+        expected = " or ".join(str(shape) for shape in shapes)
+        _refuse(f"{name} has the shape {array.shape}; this model's is {expected}")
+    return array
+
+
+def _check_state(sklearn_class, state):
+    """The state of a scikit-learn model, checked: the options known, the
+    learned arrays real, finite and of the shapes the model's dimensions
+    give, the classes unique.  Returns the state with its arrays as float64
+    (dense) arrays; raises ``ValueError`` saying what is wrong."""
+    if not isinstance(state, dict):
+        _refuse(f"its state is a {type(state).__name__}, not a dict")
+    task, is_sgd = _KINDS[sklearn_class]
+    state = dict(state)
+    if is_sgd and state.get("learning_rate") not in ("pa1", "pa2"):
+        return state  # refused by _params: no PA step
+    if not is_sgd and state.get("loss") not in _LOSSES[task]:
+        _refuse(
+            f"loss={state.get('loss')!r}; scikit-learn's {sklearn_class} "
+            f"takes {' or '.join(map(repr, _LOSSES[task]))}"
+        )
+    step = "eta0" if is_sgd else "C"
+    if step not in state:
+        _refuse(f"it has no {step}")
+    for key in ("C", "eta0", "epsilon"):
+        if key in state and (
+            isinstance(state[key], bool)
+            or not isinstance(state[key], numbers.Real)
+            or not np.isfinite(state[key])
+            or state[key] < 0
+            or (key != "epsilon" and state[key] == 0)
+        ):
+            bound = "a non-negative" if key == "epsilon" else "a positive"
+            _refuse(f"{key}={state[key]!r}, where it is {bound} finite number")
+    class_weight = state.get("class_weight")
+    if isinstance(class_weight, dict):
+        _real("class_weight", list(class_weight.values()), minimum=0.0)
+    elif class_weight not in (None, "balanced"):
+        _refuse(f"class_weight={class_weight!r}")
+    if "coef_" not in state:
+        learned = [k for k in ("intercept_", "t_", "classes_") if k in state]
+        if learned:
+            _refuse(f"it has {', '.join(learned)} but not coef_")
+        return state  # not fitted
+    required = ["coef_", "intercept_", "t_", "n_features_in_"]
+    if task == _CLASSIFIER:
+        required.append("classes_")
+    missing = [key for key in required if key not in state]
+    if missing:
+        _refuse(f"it has coef_ but not {', '.join(missing)}")
+    n_features = state["n_features_in_"]
+    if not isinstance(n_features, numbers.Integral) or n_features < 1:
+        _refuse(f"n_features_in_={n_features!r}, where it is a positive integer")
+    n_features = int(n_features)
+    t = _real("t_", state["t_"], ndim=0, minimum=1.0)
+    state["t_"] = float(t)
+    n_iter = state.get("n_iter_", 0)
+    if not isinstance(n_iter, numbers.Integral) or n_iter < 0:
+        _refuse(f"n_iter_={n_iter!r}, where it is a non-negative integer")
+    if task == _CLASSIFIER:
+        classes = np.asarray(state["classes_"])
+        if classes.ndim != 1 or classes.shape[0] < 2:
+            _refuse(f"classes_ has the shape {classes.shape}, not two labels or more")
+        if classes.dtype.kind not in "biufUSO":
+            _refuse(f"classes_ holds {classes.dtype} values")
+        if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+            _refuse("classes_ holds NaN or infinite labels")
         try:
-            return super().find_class(module, name)
-        except (ImportError, AttributeError):
-            if module == "sklearn" or module.startswith("sklearn."):
-                return _Placeholder
-            raise
+            n_unique = len(np.unique(classes))
+        except TypeError:
+            _refuse("classes_ holds labels of different types that do not sort")
+        if n_unique != len(classes):
+            _refuse("classes_ holds a label twice")
+        n_columns = 1 if len(classes) == 2 else len(classes)
+        full = (n_columns, n_features)
+        flat = (n_features,) if n_columns == 1 else full
+        bias = (n_columns,)
+        weights = state.get("_expanded_class_weight")
+        if weights is not None:
+            _check_shape(
+                "_expanded_class_weight",
+                _real("_expanded_class_weight", weights, minimum=0.0),
+                (len(classes),),
+            )
+    else:
+        full = flat = (n_features,)
+        bias = (1,)
+    # coef_ as scikit-learn publishes it; the averaged model's
+    # iterate and average are flat for one column
+    shapes = {"coef_": (full,), "intercept_": (bias,)}
+    if state.get("average") and "_standard_coef" in state:
+        for key in ("_standard", "_average"):
+            shapes[key + "_coef"] = (full, flat)
+            shapes[key + "_intercept"] = (bias,)
+    for key, allowed in shapes.items():
+        if key not in state:
+            _refuse(f"it has _standard_coef but not {key}")
+        state[key] = _check_shape(key, _real(key, state[key]), *allowed)
+    names = state.get("feature_names_in_")
+    if names is not None and np.shape(names) != (n_features,):
+        _refuse(
+            f"feature_names_in_ has the shape {np.shape(names)}, not ({n_features},)"
+        )
+    return state
 
 
 def _params(task, is_sgd, state):
@@ -171,6 +449,7 @@ def _adopt_weights(estimator, coef, intercept, t, average=None):
 
 
 def _convert(sklearn_class, state):
+    state = _check_state(sklearn_class, state)
     task, is_sgd = _KINDS[sklearn_class]
     params = _params(task, is_sgd, state)
     Estimator = (
@@ -273,8 +552,20 @@ def load_sklearn_pickle(file):
     :func:`from_sklearn` for what is kept and how ``partial_fit``
     continues).  The class is never imported from scikit-learn: the pickle
     loads where scikit-learn no longer has it (1.10 and later) or has
-    another version of it.  As any pickle, it can run code while it is
-    read: load only pickles you trust.
+    another version of it.
+
+    The pickle is read with an allow-list of what such a model contains:
+    numpy arrays, dtypes and scalars, numpy's ``RandomState`` (MT19937),
+    scipy's CSR matrix (a model after ``sparsify()``), the four classes and
+    the loss objects of the SGD classes (which are not imported).  A pickle
+    that names anything else (``os.system``, ``eval``, ``subprocess``, any
+    other module) is refused before the name is imported or called, so a
+    hostile file runs no code.  The model read is then checked: options
+    that scikit-learn knows, learned arrays that are real, finite and of
+    the shapes of the model's dimensions, unique classes; a state that
+    scikit-learn cannot have written is refused, never loaded as a model
+    that predicts wrong.  (A pickle can still ask for a large amount of
+    memory.)
 
     Parameters
     ----------
@@ -285,6 +576,16 @@ def load_sklearn_pickle(file):
     Returns
     -------
     estimator : PassiveAggressiveClassifier or PassiveAggressiveRegressor
+
+    Raises
+    ------
+    pickle.UnpicklingError
+        If the pickle names a global outside the allow-list, or the file
+        is damaged or truncated.
+    ValueError
+        If it holds another object, a model without a Passive-Aggressive
+        equivalent, or a state that scikit-learn cannot have written (the
+        message names the attribute).
 
     See Also
     --------
@@ -308,12 +609,12 @@ def load_sklearn_pickle(file):
     True
     """
     if isinstance(file, (bytes, bytearray, memoryview)):
-        obj = _Unpickler(io.BytesIO(bytes(file))).load()
+        obj = _load(io.BytesIO(bytes(file)))
     elif isinstance(file, (str, os.PathLike)):
         with open(file, "rb") as f:
-            obj = _Unpickler(f).load()
+            obj = _load(f)
     else:
-        obj = _Unpickler(file).load()
+        obj = _load(file)
     if not isinstance(obj, _Pickled):
         raise ValueError(
             f"The pickle holds a {type(obj).__module__}.{type(obj).__name__}, "

@@ -3,6 +3,7 @@ bit (``weight_scaling="step"``), and the loader of its pickles."""
 
 import io
 import pickle
+import re
 import sys
 import warnings
 
@@ -339,3 +340,260 @@ def test_other_objects_are_refused():
         from_sklearn(sklearn.linear_model.LogisticRegression())
     with pytest.raises(ValueError, match="not one of scikit-learn's"):
         load_sklearn_pickle(pickle.dumps({"coef_": 1}))
+
+
+# ------------------------------------------------------- hostile pickles
+class _Call:
+    """Pickles as a call of ``function(*args)``: what a hostile pickle
+    holds (it runs when a plain unpickler reads it)."""
+
+    def __init__(self, function, *args):
+        self.function, self.args = function, args
+
+    def __reduce__(self):
+        return self.function, self.args
+
+
+def _payloads(marker):
+    """Calls that would each create ``marker``."""
+    import builtins
+    import functools
+    import os
+    import subprocess
+
+    path = str(marker)
+    code = f"open({path!r}, 'w').close()"
+    return {
+        "os.system": _Call(os.system, f"touch {path}"),
+        "builtins.eval": _Call(builtins.eval, code),
+        "builtins.exec": _Call(builtins.exec, code),
+        "subprocess.call": _Call(subprocess.call, ["touch", path]),
+        "subprocess.Popen": _Call(subprocess.Popen, ["touch", path]),
+        "functools.partial": _Call(functools.partial(os.system, f"touch {path}")),
+        "np.random ctor": _Call(
+            np.random._pickle.__randomstate_ctor, f"touch {path}", os.system
+        ),
+        "object array": np.array([_Call(os.system, f"touch {path}")], dtype=object),
+    }
+
+
+def _hostile_models(payload):
+    """A genuine scikit-learn model with ``payload`` in its state, nested at
+    several depths, and the payload alone or in containers."""
+    (X1, y1), _, classes = _batches(3)
+    yield "bare", payload
+    yield "in a list", [1, payload]
+    yield "in a dict", {"coef_": {"nested": [payload]}}
+    for where in ("extra", "coef_", "classes_", "random_state"):
+        model = _quiet(
+            lambda: sgd_classifier(1.0, "hinge").partial_fit(X1, y1, classes=classes)
+        )
+        setattr(model, where, {"deep": [(payload,)]} if where == "extra" else payload)
+        yield f"in a model's {where}", model
+
+
+@pytest.mark.parametrize(
+    "name", list(_payloads("m")), ids=lambda name: name.replace(" ", "-")
+)
+@pytest.mark.parametrize("protocol", [0, 2, pickle.HIGHEST_PROTOCOL])
+def test_hostile_pickles_never_run(name, protocol, tmp_path):
+    """A pickle that calls anything but what a scikit-learn model needs is
+    refused when the call is named, before it is imported or run: the
+    marker file the payload would write never exists."""
+    marker = tmp_path / "marker"
+    payload = _payloads(marker)[name]
+    for where, obj in _hostile_models(payload):
+        data = pickle.dumps(obj, protocol=protocol)
+        with pytest.raises(pickle.UnpicklingError, match="refused without"):
+            load_sklearn_pickle(data)
+        assert not marker.exists(), f"{name} {where} ran"
+    # the same payload does run under pickle itself: the test can fail
+    if name == "os.system":
+        pickle.loads(pickle.dumps(payload, protocol=protocol))
+        assert marker.exists()
+
+
+def test_loader_refuses_lookalike_globals():
+    """A name only close to an allowed one is refused: other numpy
+    functions, the allowed module with another name, the class name under
+    another module."""
+    for module, name in [
+        ("numpy", "load"),
+        ("numpy.lib.npyio", "load"),
+        ("numpy._core.multiarray", "empty"),
+        ("sklearn.linear_model._passive_aggressive", "os"),
+        ("os", "PassiveAggressiveClassifier"),
+        ("sklearn.linear_model", "LogisticRegression"),
+        ("builtins", "getattr"),
+        ("copyreg", "__newobj__"),
+    ]:
+        data = f"c{module}\n{name}\n)R.".encode()
+        with pytest.raises(pickle.UnpicklingError, match=f"{module}.{name}"):
+            load_sklearn_pickle(data)
+    # a numpy subclass (np.matrix) is not rebuilt
+    matrix = _quiet(lambda: np.matrix([[1.0]]))
+    with pytest.raises(pickle.UnpicklingError, match="matrix"):
+        load_sklearn_pickle(pickle.dumps(matrix))
+
+
+# ------------------------------------------------------------ broken states
+def _fitted(kind):
+    (X1, y1), _, classes = _batches(3)
+    X, y = make_regression(80, 12, random_state=0)
+    if kind == "sgd binary":
+        return _quiet(lambda: sgd_classifier(1.0, "hinge").fit(X1, y1 > 0))
+    if kind == "sgd multiclass averaged":
+        return _quiet(lambda: sgd_classifier(1.0, "hinge", average=True).fit(X1, y1))
+    if kind == "sgd regressor":
+        return _quiet(
+            lambda: SGDRegressor(
+                loss="epsilon_insensitive", penalty=None, learning_rate="pa2", eta0=0.5
+            ).fit(X, y)
+        )
+    if kind == "pa multiclass balanced":
+        return _quiet(
+            lambda: _sklearn_pa_classifier(class_weight="balanced").fit(X1, y1)
+        )
+    return _quiet(
+        lambda: sklearn.linear_model.PassiveAggressiveRegressor(average=True).fit(X, y)
+    )
+
+
+def _break(model, fault):
+    """Set one fault on the pickled state; the message expected (None when
+    the fault does not apply to this model)."""
+    is_clf = hasattr(model, "classes_")
+    coef = model.coef_
+    if fault == "nan coef":
+        model.coef_ = np.where(
+            np.arange(coef.size).reshape(coef.shape) == 1, np.nan, coef
+        )
+        return "coef_ holds NaN"
+    if fault == "inf intercept":
+        model.intercept_ = np.full_like(model.intercept_, np.inf)
+        return "intercept_ holds NaN or infinite"
+    if fault == "transposed coef":
+        if coef.ndim == 1 or coef.shape[0] == coef.shape[1]:
+            model.coef_ = coef.reshape(1, -1)
+        else:
+            model.coef_ = np.ascontiguousarray(coef.T)
+        return "coef_ has the shape"
+    if fault == "complex coef":
+        model.coef_ = coef + 1j
+        return "coef_ holds complex128"
+    if fault == "string coef":
+        model.coef_ = coef.astype(str)
+        return "coef_ holds <U"
+    if fault == "duplicate classes":
+        if not is_clf:
+            return None
+        model.classes_ = np.r_[model.classes_[:-1], model.classes_[0]]
+        return "classes_ holds a label twice"
+    if fault == "one class":
+        if not is_clf:
+            return None
+        model.classes_ = model.classes_[:1]
+        return "classes_ has the shape"
+    if fault == "unknown loss":
+        if not hasattr(model, "C"):
+            return None
+        model.loss = "log_loss"
+        return "loss='log_loss'"
+    if fault == "negative C":
+        name = "C" if hasattr(model, "C") else "eta0"
+        setattr(model, name, -1.0)
+        return f"{name}=-1.0"
+    if fault == "no t_":
+        del model.t_
+        return "not t_"
+    if fault == "nan t_":
+        model.t_ = float("nan")
+        return "t_ holds NaN"
+    if fault == "n_features_in_":
+        model.n_features_in_ = model.n_features_in_ + 1
+        return "coef_ has the shape"
+    if fault == "nan class weight":
+        if getattr(model, "_expanded_class_weight", None) is None or not is_clf:
+            return None
+        model._expanded_class_weight = np.full(len(model.classes_), np.nan)
+        return "_expanded_class_weight holds NaN"
+    if fault == "nan average":
+        if not model.average:
+            return None
+        model._average_coef = model._average_coef * np.nan
+        return "_average_coef holds NaN"
+    raise AssertionError(fault)
+
+
+FAULTS = [
+    "nan coef", "inf intercept", "transposed coef", "complex coef", "string coef",
+    "duplicate classes", "one class", "unknown loss", "negative C", "no t_",
+    "nan t_", "n_features_in_", "nan class weight", "nan average",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "sgd binary",
+        "sgd multiclass averaged",
+        "sgd regressor",
+        pytest.param("pa multiclass balanced", marks=needs_sklearn_pa),
+        pytest.param("pa regressor averaged", marks=needs_sklearn_pa),
+    ],
+)
+def test_broken_states_are_refused_with_what_is_wrong(kind):
+    """Each fault of a pickled model's state is refused by the loader and by
+    from_sklearn with a ValueError naming the attribute, never loaded as a
+    model that predicts wrong or fails later."""
+    tried = 0
+    for fault in FAULTS:
+        model = _fitted(kind)
+        match = _break(model, fault)
+        if match is None:
+            continue
+        tried += 1
+        with pytest.raises(ValueError, match=re.escape(match)):
+            load_sklearn_pickle(pickle.dumps(model))
+        with pytest.raises(ValueError, match=re.escape(match)):
+            from_sklearn(model)
+    assert tried >= 9
+    # and the model unbroken loads
+    model = _fitted(kind)
+    assert_allclose(load_sklearn_pickle(pickle.dumps(model)).coef_, model.coef_)
+
+
+@pytest.mark.parametrize("protocol", [0, 2, pickle.HIGHEST_PROTOCOL])
+def test_damaged_pickles_raise_an_unpickling_error_that_says_so(protocol):
+    """A genuine pickle cut short, with a byte changed or bytes inserted,
+    at many places: refused with pickle.UnpicklingError (or the ValueError
+    of a state it does not describe), never the unpickler's EOFError,
+    KeyError, AttributeError...; or it loads as a model with finite
+    scores."""
+    (X1, y1), (X2, _), classes = _batches(3)
+    model = _quiet(lambda: sgd_classifier(1.0, "hinge").fit(X1, y1))
+    data = pickle.dumps(model, protocol=protocol)
+    rng = np.random.RandomState(protocol)
+    n_refused = 0
+    for at in rng.randint(0, len(data), 60):
+        for damaged in (
+            data[:at],
+            data[:at]
+            + bytes([(data[at] + 1 + rng.randint(255)) % 256])
+            + data[at + 1 :],
+            data[:at] + b"\x00(}" + data[at:],
+        ):
+            try:
+                loaded = load_sklearn_pickle(damaged)
+            except pickle.UnpicklingError as exc:
+                n_refused += 1
+                assert len(str(exc)) > 40
+                continue
+            except ValueError as exc:
+                n_refused += 1
+                assert "scikit-learn" in str(exc) or "pickle" in str(exc)
+                continue
+            assert np.isfinite(loaded.decision_function(X2)).all()
+    assert n_refused > 100
+    with pytest.raises(pickle.UnpicklingError, match="damaged or truncated"):
+        load_sklearn_pickle(data[: len(data) // 2])

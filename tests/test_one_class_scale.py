@@ -139,3 +139,34 @@ def test_an_assigned_centre_restarts_the_stream_from_it():
     np.testing.assert_array_equal(est.center_, twin.center_)
     with pytest.raises(AttributeError, match="no attribute"):
         est.not_an_attribute_  # noqa: B018
+
+
+@pytest.mark.parametrize("name", list(FACTORIES))
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("edit", ["shift", "one entry", "zero"])
+def test_a_centre_edited_in_place_is_the_model(name, sparse, edit):
+    """center_ written in place after partial_fit (the published copy of the
+    scaled centre) is the model, as the same values assigned as a new array
+    are: score_samples, predict and the next partial_fit read it."""
+    X = _rows()
+    if not sparse:
+        X = X.toarray()
+    edited = FACTORIES[name]().partial_fit(X[:20])
+    assigned = copy.deepcopy(edited)
+    centre = edited.center_
+    if edit == "shift":
+        centre += 0.5
+    elif edit == "one entry":
+        centre[7] = 3.0
+    else:
+        centre[:] = 0.0
+    assigned.center_ = np.array(centre)
+    for method in ("score_samples", "decision_function", "predict"):
+        np.testing.assert_array_equal(
+            getattr(edited, method)(X), getattr(assigned, method)(X)
+        )
+    for i in range(20, 26):
+        edited.partial_fit(X[i : i + 1])
+        assigned.partial_fit(X[i : i + 1])
+    np.testing.assert_array_equal(edited.center_, assigned.center_)
+    np.testing.assert_array_equal(edited.score_samples(X), assigned.score_samples(X))

@@ -27,6 +27,12 @@ from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import get_tags
 
+from sklearn_pa import (
+    AROWClassifier,
+    MIRAClassifier,
+    PassiveAggressiveClassifier,
+    _engine,
+)
 from sklearn_pa.benchmark import stream_memory
 from sklearn_pa.utils import all_estimators
 
@@ -641,6 +647,77 @@ def test_long_sparse_stream_keeps_memory_flat(name, Estimator):
     slack = 0.01 * settled + 2**18
     assert peak[3:].max() <= settled + slack, (peak[:3], peak.max())
     assert held[-1] <= held[1] + slack, (held[1], held[-1])
+
+
+@pytest.mark.parametrize("name, Estimator", ESTIMATORS)
+def test_loss_curve_of_a_long_stream_is_bounded(name, Estimator, monkeypatch):
+    """One-row partial_fit calls keep at most LOSS_CURVE_MAX_LENGTH entries
+    in loss_curve_ (here 8 for the test, at least half of it once full), and
+    those entries are the newest of the unbounded record; a fit's history is
+    whole."""
+    reference, X, y = _trained(name, Estimator)
+    est = copy.deepcopy(reference)
+    n = len(X) if isinstance(X, list) else X.shape[0]
+
+    def one_row_call(model, i):
+        rows = slice(i % n, i % n + 1)
+        _partial_fit(model, X[rows], None if y is None else y[rows])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(45):
+            one_row_call(reference, i)  # (the default bound: all kept)
+        monkeypatch.setattr(_engine, "LOSS_CURVE_MAX_LENGTH", 8)
+        lengths = []
+        for i in range(45):
+            one_row_call(est, i)
+            lengths.append(len(est.loss_curve_))
+    assert len(reference.loss_curve_) == 46
+    assert max(lengths) == 8 and min(lengths[8:]) >= 4, lengths
+    assert est.loss_curve_ == reference.loss_curve_[-len(est.loss_curve_) :]
+    assert est.t_ == reference.t_
+    if hasattr(est, "fit") and _is_matrix(X):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _fit(est.set_params(max_iter=12, tol=None), X, y)
+        assert len(est.loss_curve_) == est.n_iter_ == 12
+
+
+def test_loss_curve_bound_of_a_100k_call_stream():
+    """The default bound over 100,000 one-row calls: the record never
+    passes LOSS_CURVE_MAX_LENGTH entries (it grew by one per call, about
+    4 MB per 100,000 calls)."""
+    X, y = np.random.RandomState(0).randn(2, 3), np.array([0, 1])
+    est = PassiveAggressiveClassifier().partial_fit(X, y, classes=[0, 1])
+    longest = 0
+    for i in range(100_000):
+        est.partial_fit(X[i % 2 : i % 2 + 1], y[i % 2 : i % 2 + 1])
+        longest = max(longest, len(est.loss_curve_))
+    assert longest == _engine.LOSS_CURVE_MAX_LENGTH
+    assert len(est.loss_curve_) >= _engine.LOSS_CURVE_MAX_LENGTH // 2
+    assert est.t_ == 100_003
+
+
+@pytest.mark.parametrize(
+    "Estimator", [PassiveAggressiveClassifier, AROWClassifier, MIRAClassifier]
+)
+def test_failed_call_at_the_loss_curve_bound_keeps_the_record(Estimator, monkeypatch):
+    """A call that fails after it made room in a full record (warnings as
+    errors, an overflowing last row) leaves loss_curve_ as it was."""
+    monkeypatch.setattr(_engine, "LOSS_CURVE_MAX_LENGTH", 6)
+    X, y = np.random.RandomState(0).randn(20, 4), np.arange(20) % 2
+    est = Estimator().partial_fit(X[:2], y[:2], classes=[0, 1])
+    for i in range(5):
+        est.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert len(est.loss_curve_) == 6
+    before = list(est.loss_curve_)
+    bad = X[:3].copy()
+    bad[-1] = 1e200
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises((RuntimeWarning, ValueError)):
+            est.partial_fit(bad, y[:3])
+    assert est.loss_curve_ == before
 
 
 def _budget_params():

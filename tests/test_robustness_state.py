@@ -9,6 +9,7 @@ regression fails the test instead of killing the test run.
 """
 
 import copy
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -632,3 +633,151 @@ def test_kernel_pa_block_refuses_arrays_that_do_not_fit():
         """
     )
     assert "all refused" in out
+
+
+# ------------------------------------------------- pickles of this package
+def _float_leaves(value, path=()):
+    """The paths (keys into dicts, lists and tuples) of every float array or
+    float number inside ``value``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _float_leaves(item, (*path, key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _float_leaves(item, (*path, i))
+    elif sp.issparse(value) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size
+    ):
+        yield path
+    elif isinstance(value, (float, np.floating)):
+        yield path
+
+
+def _poisoned(state, path, bad):
+    """A copy of ``state`` with ``bad`` in the first entry at ``path``."""
+    state = copy.deepcopy(state)
+
+    def poison(value, rest):
+        if not rest:
+            if sp.issparse(value):
+                value = value.copy()
+                value.data[0] = bad
+                return value
+            if isinstance(value, np.ndarray):
+                value = value.copy()
+                value.flat[0] = bad
+                return value
+            return bad
+        key, *rest = rest
+        if isinstance(value, tuple):
+            return (*value[:key], poison(value[key], rest), *value[key + 1 :])
+        value[key] = poison(value[key], rest)
+        return value
+
+    return poison(state, list(path))
+
+
+@pytest.mark.parametrize("name, Estimator, variant", VARIANTS)
+def test_pickled_state_with_nan_is_refused_on_load(name, Estimator, variant):
+    """Every float of a fitted model's learned and private state (found by
+    walking its pickled state, not listed), set to NaN or infinity, is
+    refused when the pickle is loaded, with the entry named, instead of
+    loading and failing later with a message about something else."""
+    est, X, y = _trained(name, Estimator, variant)
+    state = est.__getstate__()
+    params = set(Estimator._get_param_names())
+    leaves = [
+        path
+        for path in _float_leaves({k: v for k, v in state.items() if k not in params})
+    ]
+    assert leaves, "no learned float state found"
+    for i, path in enumerate(leaves):
+        bad = (np.nan, np.inf, -np.inf)[i % 3]
+        loaded = Estimator.__new__(Estimator)
+        with pytest.raises(ValueError, match=f"in {path[0]}.*damaged or edited"):
+            loaded.__setstate__(_poisoned(state, path, bad))
+    # the sound state loads, through pickle itself
+    loaded = pickle.loads(pickle.dumps(est))
+    _assert_same(est.__dict__, loaded.__dict__)
+
+
+@pytest.mark.parametrize(
+    "Estimator, attribute",
+    [
+        (PassiveAggressiveClassifier, "intercept_scaling_"),
+        (PassiveAggressiveRegressor, "intercept_scaling_"),
+        (PassiveAggressiveOneClass, "_scale_state"),
+        (OnlineBayesPointClassifier, "copy_weights_"),
+        (OnlineBayesPointClassifier, "_W"),
+        (StructuredPerceptron, "_W"),
+        (StructuredPassiveAggressive, "transitions_"),
+    ],
+)
+def test_named_private_fields_with_nan_fail_through_pickle(Estimator, attribute):
+    """The fields a damaged pickle was seen to carry: through pickle.loads
+    (the path a user takes), the error names the field."""
+    name = Estimator.__name__
+    est, X, y = _trained(name, Estimator)
+    path = next(p for p in _float_leaves(est.__getstate__()) if p[0] == attribute)
+    est.__dict__.update(_poisoned(est.__getstate__(), path, np.nan))
+    data = pickle.dumps(est)
+    with pytest.raises(ValueError, match=f"{name} holds NaN.*in {attribute}"):
+        pickle.loads(data)
+
+
+# ------------------------------------------- learned arrays edited in place
+def _float_attributes(est):
+    """The public learned float arrays of ``est`` that can be assigned
+    (those published when first read included)."""
+    for name in sorted({*dir(est), "coef_", "intercept_", "center_"}):
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        if isinstance(getattr(type(est), name, None), property):
+            continue  # (computed: no setter)
+        try:
+            value = getattr(est, name)
+        except AttributeError:
+            continue
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size:
+            yield name
+
+
+def _outcome(function, *args):
+    try:
+        return "ok", function(*args)
+    except ValueError as exc:
+        return "error", str(exc)
+
+
+@pytest.mark.parametrize("name, Estimator, variant", VARIANTS)
+def test_learned_arrays_edited_in_place_act_as_assigned(name, Estimator, variant):
+    """A learned array written in place after partial_fit (its published
+    copy, where the model is kept in another form: the one-class centre,
+    the scaled weights of ROMMA / ALMA) is the model, as the same values
+    assigned as a new array are: for the scores and for the next
+    partial_fit. Read-only arrays refuse the write."""
+    est, X, y = _trained(name, Estimator, variant)
+    X2, y2 = _data(name, est, seed=2)
+    names = list(_float_attributes(est))
+    assert names
+    for attribute in names:
+        edited, assigned = copy.deepcopy(est), copy.deepcopy(est)
+        array = getattr(edited, attribute)
+        if not array.flags.writeable:
+            continue
+        array += 0.25
+        setattr(assigned, attribute, getattr(assigned, attribute) + 0.25)
+        for method in ("decision_function", "predict", "score_samples"):
+            if hasattr(est, method):
+                a = _outcome(getattr(edited, method), X)
+                b = _outcome(getattr(assigned, method), X)
+                assert repr(a) == repr(b), (attribute, method)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = _outcome(_partial_fit, edited, X2, y2)
+            b = _outcome(_partial_fit, assigned, X2, y2)
+        assert a[0] == b[0], (attribute, a, b)
+        if a[0] == "ok":
+            _assert_same(getattr(edited, attribute), getattr(assigned, attribute))
+        else:
+            assert a == b

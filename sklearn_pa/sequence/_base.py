@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from .._kernels import _sequence, _sequence_batch
 from .._per_call import params_snapshot, params_unchanged
+from .._pickled_state import CheckedStateMixin
 from .._validation import atomic_update, check_state_array, touched_rows
 from ._lean import (
     PUBLIC_WEIGHTS,
@@ -76,7 +77,7 @@ class _SequenceEpochs(EpochAdapter):
         }
 
 
-class _BaseSequenceTagger(BaseEstimator):
+class _BaseSequenceTagger(CheckedStateMixin, BaseEstimator):
     """First-order Markov tagger trained online over whole sequences.
 
     Subclasses set ``_run_epoch(batch, labels, order)``.  The model is the
