@@ -10,6 +10,7 @@ import io
 import numbers
 import os
 import pickle
+import pickletools
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -185,20 +186,38 @@ class _Refused(pickle.UnpicklingError):
     what, and it is raised as it is."""
 
 
+def _damaged(exc):
+    """The ``UnpicklingError`` of a file that ``exc`` showed damaged."""
+    return pickle.UnpicklingError(
+        "The file is not a readable pickle: it is damaged or truncated "
+        f"({type(exc).__name__}: {exc}). Load an intact copy."
+    )
+
+
 def _load(handle):
     """The object of the pickle ``handle``: :class:`_Refused` as it is, and
     any other failure of a damaged or truncated file (the unpickler's own
     ``EOFError``, ``ValueError``, ``KeyError``...) as an
-    ``UnpicklingError`` that says so."""
+    ``UnpicklingError`` that says so.
+
+    The opcodes are read once before anything is built
+    (``pickletools.genops``): a length field that claims more bytes than the
+    file holds is found there, without allocating what it claims (the
+    unpickler itself allocates first, and its ``MemoryError`` would depend on
+    the memory free at the time).
+    """
+    data = handle.read()
     try:
-        return _Unpickler(handle).load()
+        for _ in pickletools.genops(data):
+            pass
+    except Exception as exc:
+        raise _damaged(exc) from exc
+    try:
+        return _Unpickler(io.BytesIO(data)).load()
     except (_Refused, MemoryError):
         raise
     except Exception as exc:
-        raise pickle.UnpicklingError(
-            "The file is not a readable pickle: it is damaged or truncated "
-            f"({type(exc).__name__}: {exc}). Load an intact copy."
-        ) from exc
+        raise _damaged(exc) from exc
 
 
 class _Unpickler(pickle.Unpickler):
