@@ -91,6 +91,14 @@ def main():
             failures.append(f"{name}: held-out score {score:.3f}")
     print(f"{len(names)} estimators fitted on the digits")
 
+    # the full-covariance kernel calls BLAS through scipy.linalg.cython_blas:
+    # a wheel built against one scipy runs on another
+    full = sklearn_pa.ConfidenceWeightedClassifier(covariance="full", random_state=0)
+    score = full.fit(X[train], y[train]).score(X[test], y[test])
+    print(f"  ConfidenceWeightedClassifier(covariance='full')  {score:7.3f}")
+    if score < FLOOR["classifier"]:
+        failures.append(f"ConfidenceWeightedClassifier(covariance='full'): {score:.3f}")
+
     listing = subprocess.run(
         [sys.executable, "-m", "sklearn_pa.benchmark", "--list"],
         capture_output=True,
