@@ -40,10 +40,13 @@ class AveragedPublicationMixin:
         pending average is computed first)."""
         if self.__dict__.get("_average_pending") is not None:
             self.coef_  # noqa: B018 (computes the pending average)
-        state = super().__getstate__()
-        # coef_ is a view of this buffer: pickle the average once, as coef_
-        state.pop("_average_coef_buffer", None)
-        return state
+        # coef_ is a view of this buffer: pickle the average once, as coef_.
+        # The buffer leaves the estimator too, on every Python: from 3.11
+        # object.__getstate__ returns the instance's own __dict__, so a pickle
+        # or a deepcopy always dropped it there, and an estimator must equal
+        # its copy (the next average allocates a new buffer, once)
+        self.__dict__.pop("_average_coef_buffer", None)
+        return dict(super().__getstate__())
 
     def _averaging_state(self):
         """Whether the fitted state holds averaging accumulators (the model

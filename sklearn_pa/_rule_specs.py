@@ -29,7 +29,7 @@ below, its branch in each switch of its kernel, and its estimator.
 """
 
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import Enum, IntEnum
 
 from ._kernels._rules import (
     Rule,
@@ -212,7 +212,8 @@ _BY_MEMBER = {(type(s.member), int(s.member)): s for s in RULE_SPECS}
 def spec(member, enum=Rule):
     """The :class:`RuleSpec` of ``member``: an enum member, or an int read
     as a member of ``enum`` (a ``Rule`` by default)."""
-    if isinstance(member, IntEnum):
+    # (a cpdef enum is an IntEnum from Cython 3.1, an IntFlag before)
+    if isinstance(member, Enum):
         enum = type(member)
     return _BY_MEMBER[enum, int(member)]
 

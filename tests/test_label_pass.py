@@ -4,8 +4,12 @@ the same classes (values and dtype), the same errors, and no other pass."""
 
 import numpy as np
 import pytest
-from numpy.lib import _arraysetops_impl
 from sklearn.utils.multiclass import unique_labels
+
+try:  # numpy >= 2
+    from numpy.lib import _arraysetops_impl
+except ImportError:  # numpy 1.x, the declared floor
+    from numpy.lib import arraysetops as _arraysetops_impl
 
 from sklearn_pa import AROWClassifier, PassiveAggressiveClassifier, _targets
 from sklearn_pa._targets import integer_labels
