@@ -84,10 +84,8 @@ _ATTRIBUTES_DOC = """
 """
 
 
-def _doc(text):
-    return text.replace("%(common)s", _COMMON_DOC.strip()).replace(
-        "%(attributes)s", _ATTRIBUTES_DOC.strip()
-    )
+def _doc(text, **blocks):
+    return fill_text(text, common=_COMMON_DOC, attributes=_ATTRIBUTES_DOC, **blocks)
 
 
 class ConfidenceWeightedClassifier(_BaseSecondOrder):
@@ -474,5 +472,5 @@ class SCWClassifier(_BaseSecondOrder):
 
 
 for _cls in (ConfidenceWeightedClassifier, AROWClassifier, SCWClassifier):
-    _cls.__doc__ = fill_text(_doc(_cls.__doc__))
+    _cls.__doc__ = _doc(_cls.__doc__)
 del _cls

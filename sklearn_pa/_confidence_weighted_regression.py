@@ -169,11 +169,7 @@ _ATTRIBUTES_DOC = """
 
 
 def _doc(text):
-    return fill_text(
-        text.replace("%(common)s", _COMMON_DOC.strip()).replace(
-            "%(attributes)s", _ATTRIBUTES_DOC.strip()
-        )
-    )
+    return fill_text(text, common=_COMMON_DOC, attributes=_ATTRIBUTES_DOC)
 
 
 class AROWRegressor(_BaseSecondOrderRegressor):

@@ -12,6 +12,7 @@ keeps its own text.
 """
 
 import re
+import textwrap
 
 #: name -> the numpydoc entry, its description indented by four spaces
 ENTRIES = {
@@ -255,16 +256,23 @@ t_ : float
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.M)
 
 
-def fill_text(text):
+def fill_text(text, **blocks):
     """``text`` with each ``%(name)s`` line replaced by the entry ``name`` of
-    :data:`ENTRIES`, indented as the placeholder; an unknown name raises
-    ``KeyError``."""
+    ``blocks`` or else of :data:`ENTRIES`, indented as the placeholder; an
+    unknown name raises ``KeyError``.
+
+    An entry may be written with any indentation (a module-level block
+    indented as a class docstring, or not): the indentation its lines share
+    is removed first.  The placeholder's own indentation is the docstring's,
+    which Python 3.13 strips when it compiles a docstring and earlier
+    versions keep, so the filled text has the same layout on every version.
+    """
+    entries = {**ENTRIES, **blocks}
 
     def entry(match):
         indent, name = match.groups()
-        return "\n".join(
-            indent + line if line else line for line in ENTRIES[name].split("\n")
-        )
+        block = fill_text(textwrap.dedent(entries[name].strip("\n")), **blocks)
+        return "\n".join(indent + line if line else line for line in block.split("\n"))
 
     return _PLACEHOLDER.sub(entry, text)
 

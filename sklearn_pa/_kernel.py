@@ -118,7 +118,7 @@ class KernelPassiveAggressiveClassifier(
         Aggressiveness: the bound on the step (PA-I) or the inverse weight
         of the squared slack (PA-II).  ``np.inf`` gives plain PA.
     %(loss_pa)s
-    {common}
+    %(common)s
     class_weight : dict, "balanced" or None, default=None
         Weights per class; they multiply ``C`` for the samples of that class,
         as in :class:`PassiveAggressiveClassifier`.  ``"balanced"`` is
@@ -432,7 +432,7 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
             default="epsilon_insensitive"
         PA-I or PA-II.
     %(epsilon_insensitive)s
-    {common}
+    %(common)s
 
     Attributes
     ----------
@@ -599,7 +599,5 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
 
 
 for _cls in (KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor):
-    _cls.__doc__ = fill_text(
-        _cls.__doc__.replace("    {common}", _COMMON_PARAMS_DOC.strip("\n"))
-    )
+    _cls.__doc__ = fill_text(_cls.__doc__, common=_COMMON_PARAMS_DOC)
 del _cls

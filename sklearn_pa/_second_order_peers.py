@@ -16,7 +16,6 @@ from numbers import Real
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._confidence_weighted import _doc
-from ._docstrings import fill_text
 from ._kernels._rules import SecondOrderRule as R
 from ._second_order_base import _BaseSecondOrder
 from .utils.estimator_checks import _GAUSSIAN_PROBA
@@ -35,7 +34,8 @@ _NHERD_DIAGONAL = {
     "drop": R.STEP_NHERD_DROP,
 }
 
-_COVARIANCE_DOC = """covariance : {"diagonal", "full"}, default="diagonal"
+_COVARIANCE_DOC = """
+    covariance : {"diagonal", "full"}, default="diagonal"
         ``"diagonal"`` keeps one variance per feature (per block) and touches
         only a row's non-zeros; ``"full"`` the whole matrix (refused when it
         would not fit in memory), updated with BLAS."""
@@ -551,7 +551,5 @@ class NAROWClassifier(_PeerSecondOrder):
 
 
 for _cls in (SOPClassifier, IELLIPClassifier, NHERDClassifier, NAROWClassifier):
-    _cls.__doc__ = fill_text(
-        _doc(_cls.__doc__).replace("%(covariance)s", _COVARIANCE_DOC)
-    )
+    _cls.__doc__ = _doc(_cls.__doc__, covariance=_COVARIANCE_DOC)
 del _cls

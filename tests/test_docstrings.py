@@ -1,9 +1,12 @@
 """The shared docstring entries (``sklearn_pa/_docstrings.py``) are filled
 into every public docstring, and each serves more than one estimator."""
 
+import importlib
 import inspect
+import textwrap
 
 import pytest
+from numpydoc.docscrape import NumpyDocString
 
 import sklearn_pa
 from sklearn_pa import model_selection, sequence
@@ -27,10 +30,16 @@ def test_no_placeholder_is_left(name, obj):
 
 
 def test_each_entry_is_shared():
-    docs = [obj.__doc__ or "" for _, obj in _public_objects() if inspect.isclass(obj)]
+    # cleandoc: the docstrings' indentation is stripped by Python 3.13's
+    # compiler and kept by earlier versions
+    docs = [
+        inspect.cleandoc(obj.__doc__ or "")
+        for _, obj in _public_objects()
+        if inspect.isclass(obj)
+    ]
     for key, entry in ENTRIES.items():
         first_line = entry.split("\n", 1)[0]
-        users = sum(f"\n    {first_line}\n" in doc for doc in docs)
+        users = sum(f"\n{first_line}\n" in doc for doc in docs)
         assert users >= 2, (key, users)
 
 
@@ -41,3 +50,48 @@ def test_fill_text_indents_and_refuses_unknown_names():
     assert filled.endswith("    other : int\n")
     with pytest.raises(KeyError):
         fill_text("    %(no_such_entry)s\n")
+
+
+def _as_python_313_compiles(doc):
+    """``doc`` as Python 3.13 stores a docstring: the indentation that the
+    lines after the first share is stripped."""
+    first, _, rest = doc.partition("\n")
+    return first + "\n" + textwrap.dedent(rest)
+
+
+@pytest.mark.parametrize(
+    "module, blocks",
+    [
+        ("sklearn_pa._confidence_weighted", ["_COMMON_DOC", "_ATTRIBUTES_DOC"]),
+        (
+            "sklearn_pa._confidence_weighted_regression",
+            ["_COMMON_DOC", "_ATTRIBUTES_DOC"],
+        ),
+        ("sklearn_pa._kernel", ["_COMMON_PARAMS_DOC"]),
+        ("sklearn_pa._second_order_peers", ["_COVARIANCE_DOC"]),
+    ],
+)
+def test_module_blocks_fill_alike_on_every_python(module, blocks):
+    """A block written at module level, indented as a class docstring, fills
+    a docstring the same whether the docstring kept its indentation (Python
+    up to 3.12) or not (3.13): the numpydoc sections parse alike."""
+    mod = importlib.import_module(module)
+    names = {name.strip("_").lower().removesuffix("_doc"): name for name in blocks}
+    names = {key.removesuffix("_params"): name for key, name in names.items()}
+    body = "".join(f"    %({key})s\n" for key in names if key != "attributes")
+    template = (
+        "Summary line.\n\n    Parameters\n    ----------\n"
+        f"{body}    tail : int\n        The last one.\n"
+    )
+    if "attributes" in names:
+        template += "\n    %(attributes)s\n"
+    template += "    "
+    values = {key: getattr(mod, name) for key, name in names.items()}
+    kept = fill_text(template, **values)
+    stripped = fill_text(_as_python_313_compiles(template), **values)
+    assert inspect.cleandoc(kept) == inspect.cleandoc(stripped)
+    parsed = NumpyDocString(inspect.cleandoc(stripped))
+    params = [p.name for p in parsed["Parameters"]]
+    assert params[-1] == "tail" and len(params) > 1, params
+    if "attributes" in names:
+        assert parsed["Attributes"], "no attribute parsed"
