@@ -106,8 +106,10 @@ def fitted_partial_fit_context(started):
             previous = config.get("skip_parameter_validation")
             if previous is True:
                 return partial_fit(estimator, *args, **kwargs)
-            config["skip_parameter_validation"] = True
             try:
+                # (set inside the try: an interrupt right after it still
+                # puts the previous value back)
+                config["skip_parameter_validation"] = True
                 return partial_fit(estimator, *args, **kwargs)
             finally:
                 config["skip_parameter_validation"] = previous

@@ -12,9 +12,6 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
-import contextvars
-import threading
-import weakref
 from numbers import Real
 
 import numpy as np
@@ -29,7 +26,14 @@ from sklearn.utils.validation import (
 )
 
 from ._kernels._scores import value_range
-from .utils._shuffle import mt19937_words, set_mt19937_words
+from .utils._atomic import (
+    JOURNAL,
+    AtomicBlock,
+    RawWords,
+    estimator_lock,
+    restore_entries,
+)
+from .utils._shuffle import mt19937_words
 
 __all__ = [
     "MAX_SAMPLE_COUNT",
@@ -63,7 +67,7 @@ __all__ = [
 MAX_SAMPLE_COUNT = 2**53
 
 
-class atomic_update:  # (lower case: used as a function, with atomic_update(est))
+class atomic_update(AtomicBlock):  # (lower case: used as a function)
     """Leave ``estimator`` exactly as it was if the block raises.
 
     Validation only ever assigns attributes, so restoring the attribute
@@ -85,39 +89,12 @@ class atomic_update:  # (lower case: used as a function, with atomic_update(est)
 
     The block holds the estimator's lock (:func:`estimator_lock`): calls
     from several threads on one estimator run one after the other, so that
-    no update is lost.
+    no update is lost.  The lock is taken and given back in compiled code
+    (:mod:`sklearn_pa.utils._atomic`), so that an interrupt
+    (``KeyboardInterrupt``) at any point of a call never leaves it held.
     """
 
-    __slots__ = ("_estimator", "_journal", "_lock", "_saved", "_token")
-
-    def __init__(self, estimator):
-        self._estimator = estimator
-
-    def __enter__(self):
-        self._lock = estimator_lock(self._estimator)
-        self._lock.acquire()
-        try:
-            self._saved = dict(self._estimator.__dict__)
-            self._journal = journal = Journal()
-            journal.save_generator(self._saved.get("random_state"))
-            self._token = _JOURNAL.set(journal)
-        except BaseException:
-            self._lock.release()
-            raise
-        return journal
-
-    def __exit__(self, kind, value, traceback):
-        try:
-            _JOURNAL.reset(self._token)
-            if kind is not None:
-                self._journal.restore()
-                values = self._estimator.__dict__
-                values.clear()
-                values.update(self._saved)
-        finally:
-            self._saved = self._journal = None
-            self._lock.release()
-        return False
+    __slots__ = ()
 
 
 class Journal:
@@ -169,7 +146,7 @@ class Journal:
         if type(generator) is np.random.RandomState:
             words = mt19937_words(generator._bit_generator)
             if words is not None:
-                self._generators.append((generator, _RawWords(words)))
+                self._generators.append((generator, RawWords(words)))
                 return
         self.save_generator(generator)
 
@@ -182,30 +159,22 @@ class Journal:
     def restore(self):
         """Write every saved entry back, the latest first, put every saved
         generator back in its state and cut every saved list back."""
-        for array, rows, content in reversed(self._entries):
-            if rows is None:
-                array[...] = content
-            else:
-                array[rows] = content
-        for generator, state in self._generators:
-            _set_generator_state(generator, state)
-        for items, length in self._lists:
-            del items[length:]
-        self._entries.clear()
-        self._generators.clear()
-        self._lists.clear()
+        restore_entries(self._entries, self._generators, self._lists)
 
     def __len__(self):
         return len(self._entries)
 
 
-_JOURNAL = contextvars.ContextVar("sklearn_pa_journal", default=None)
+
+
+#: (the journal each block keeps)
+atomic_update.journal_type = Journal
 
 
 def current_journal():
     """The :class:`Journal` of the innermost :func:`atomic_update` block of
     this thread, or None outside one."""
-    return _JOURNAL.get()
+    return JOURNAL.get()
 
 
 def touched_rows(rows, extra=None):
@@ -244,46 +213,10 @@ def _distinct(indices, n_features):
     return np.flatnonzero(seen)
 
 
-_LOCKS = weakref.WeakKeyDictionary()
-_LOCKS_GUARD = threading.Lock()
-
-
-def estimator_lock(estimator):
-    """The re-entrant lock that serialises the updates of ``estimator``
-    (held by :func:`atomic_update`): one per live estimator, kept outside
-    it, so that pickling and cloning are unaffected."""
-    lock = _LOCKS.get(estimator)
-    if lock is None:
-        with _LOCKS_GUARD:
-            lock = _LOCKS.get(estimator)
-            if lock is None:
-                lock = _LOCKS[estimator] = threading.RLock()
-    return lock
-
-
 def _generator_state(generator):
     if isinstance(generator, np.random.RandomState):
         return generator.get_state(legacy=False)
     return generator.bit_generator.state
-
-
-class _RawWords:
-    """The raw state of a ``RandomState``'s ``MT19937`` bit generator
-    (:meth:`Journal.save_generator_draws`)."""
-
-    __slots__ = ("words",)
-
-    def __init__(self, words):
-        self.words = words
-
-
-def _set_generator_state(generator, state):
-    if isinstance(state, _RawWords):
-        set_mt19937_words(generator._bit_generator, state.words)
-    elif isinstance(generator, np.random.RandomState):
-        generator.set_state(state)
-    else:
-        generator.bit_generator.state = state
 
 
 def fitted_rows(estimator, X, *, dtype=np.float64, order=None, attributes=None):
