@@ -165,8 +165,6 @@ class Journal:
         return len(self._entries)
 
 
-
-
 #: (the journal each block keeps)
 atomic_update.journal_type = Journal
 

@@ -9,17 +9,12 @@ views.
 
 import _thread
 import copy
-import pickle
 import sys
 import threading
-import time
-import warnings
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from sklearn import get_config
-from sklearn.base import clone
 
 from sklearn_pa import (
     AROWClassifier,
@@ -126,8 +121,8 @@ class _InterruptAt:
 def test_an_interrupt_at_any_point_of_a_call_leaves_the_lock_free(factory, n_rows):
     """``KeyboardInterrupt`` raised in turn at every point of a later call
     where a signal handler may run (between taking the lock and the ``try``
-    that gives it back, at the start of the block's exit, anywhere else): afterwards the lock is free,
-    no journal is left current, scikit-learn's parameter validation is on
+    that gives it back, at the start of the block's exit, anywhere else):
+    afterwards the lock is free, no journal is left current, scikit-learn's parameter validation is on
     again, the model is the one before the call or the one after it, and
     another thread's call does not block."""
     X, y = _data()
@@ -144,7 +139,7 @@ def test_an_interrupt_at_any_point_of_a_call_leaves_the_lock_free(factory, n_row
     # (every point of a short call; evenly spaced ones of a longer one)
     for at in range(1, counter.count + 1, max(1, counter.count // 600)):
         interrupted = copy.deepcopy(est)
-        if not _InterruptAt(at).run(lambda: _learn(interrupted, *batch)):
+        if not _InterruptAt(at).run(lambda e=interrupted: _learn(e, *batch)):
             continue
         _assert_free(interrupted)
         scores = _scores(interrupted, X[:10])
