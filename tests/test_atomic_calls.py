@@ -122,9 +122,9 @@ def test_an_interrupt_at_any_point_of_a_call_leaves_the_lock_free(factory, n_row
     """``KeyboardInterrupt`` raised in turn at every point of a later call
     where a signal handler may run (between taking the lock and the ``try``
     that gives it back, at the start of the block's exit, anywhere else):
-    afterwards the lock is free, no journal is left current, scikit-learn's parameter validation is on
-    again, the model is the one before the call or the one after it, and
-    another thread's call does not block."""
+    afterwards the lock is free, no journal is left current, scikit-learn's
+    parameter validation is on again, the model is the one before the call
+    or the one after it, and another thread's call does not block."""
     X, y = _data()
     est = _started(factory, X[:20], y[:20])
     _learn(est, X[20:21], y[20:21])
