@@ -55,16 +55,19 @@ class StreamPlan:
         The epoch adapter of the call that made the plan, holding the
         kernel arrays ``W``, ``b``, ``U``, ``bu`` behind the published
         state.
-    t_end : int
-        The sample counter after that call (``t_ - 1``).
     published : tuple
         :func:`_published` of the estimator after that call.
+
+    The sample counter a call starts from is read from the estimator's own
+    ``t_`` (the object the plan saw), never kept here: a call that fails or
+    is interrupted puts the estimator back, and with it the counter the
+    next call starts from.
     """
 
-    __slots__ = ("adapter", "published", "t_end")
+    __slots__ = ("adapter", "published")
 
-    def __init__(self, adapter, t_end, published):
-        self.adapter, self.t_end, self.published = adapter, t_end, published
+    def __init__(self, adapter, published):
+        self.adapter, self.published = adapter, published
 
     @classmethod
     def make(cls, estimator, X, y, sample_weight, W, b, U, bu):
@@ -82,7 +85,7 @@ class StreamPlan:
         if adapter is None:
             return None
         _release(adapter)
-        return cls(adapter, int(est.t_) - 1, _published(values))
+        return cls(adapter, _published(values))
 
     def partial_fit(self, estimator, X, y, classes, sample_weight):
         """Run the call on the plan, inside the caller's ``atomic_update``;
@@ -109,7 +112,7 @@ class StreamPlan:
                 est,
                 adapter,
                 order,
-                self.t_end,
+                int(values["t_"]) - 1,
                 values.get("_rng"),
                 est.shuffle,
                 journal,
@@ -119,7 +122,6 @@ class StreamPlan:
         est.n_iter_ = 1
         est.t_ = float(t) + 1.0
         est._publish(adapter.W, adapter.b, adapter.U, adapter.bu, lazy=True)
-        self.t_end = t
         self.published = _published(values)
         return True
 
