@@ -68,6 +68,7 @@ from ._targets import (
 from ._validation import (
     KERNEL_DTYPES,
     MAX_SAMPLE_COUNT,
+    ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -80,6 +81,7 @@ from ._validation import (
     check_warm_start_classes,
     check_warm_start_shape,
     initial_weights,
+    locked_read,
     typical_feature_value,
     validation_split,
 )
@@ -88,7 +90,11 @@ __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
 
 
 class BaseOnlineLinear(
-    PublicFitMixin, AveragedPublicationMixin, LeanCallsMixin, BaseEstimator
+    PublicFitMixin,
+    AveragedPublicationMixin,
+    LeanCallsMixin,
+    ReadsUnderLockMixin,
+    BaseEstimator,
 ):
     """Shared machinery of the first-order online linear estimators.
 
@@ -282,6 +288,14 @@ class BaseOnlineLinear(
             y_numeric=not is_classifier(self),
             multi_output=False,
         )
+        return self._finish_batch(X, y, sample_weight)
+
+    def _finish_batch(self, X, y, sample_weight):
+        """The part of a batch's validation every target kind shares, once
+        ``X`` and ``y`` passed scikit-learn's: duplicate CSR entries summed
+        (:func:`canonical_csr`: every target kind learns from the same
+        rows), ``sample_weight`` finite and non-negative, the estimator's
+        own check of the rows.  Returns ``(X, y, sample_weight)``."""
         X = canonical_csr(X)
         sample_weight = check_batch_sample_weight(sample_weight, X)
         self._check_rows(X)
@@ -670,9 +684,7 @@ class OnlineLinearClassifierMixin(
         if not kind.multi_output:
             return super()._validate_batch(X, y, sample_weight, reset)
         X, y = kind.validate(self, check_csr_structure(X), y, reset=reset)
-        sample_weight = check_batch_sample_weight(sample_weight, X)
-        self._check_rows(X)
-        return X, y, sample_weight
+        return self._finish_batch(X, y, sample_weight)
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         """Choose the target strategy, the classes and the class weights
@@ -740,6 +752,7 @@ class OnlineLinearClassifierMixin(
         )
         return check_validation_split(self, idx_train, idx_val, sample_weight)
 
+    @locked_read
     def decision_function(self, X):
         """Confidence scores: the signed score of ``classes_[1]`` (two
         classes) or of each class.
@@ -761,6 +774,7 @@ class OnlineLinearClassifierMixin(
             return super().decision_function(check_csr_structure(X))
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
+    @locked_read
     def predict(self, X):
         """Predict class labels, or the relevant labels of a multilabel model.
 
