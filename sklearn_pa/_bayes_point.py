@@ -31,6 +31,7 @@ from ._unlabeled import (
     warn_if_marker_looks_like_a_class,
 )
 from ._validation import (
+    ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -38,6 +39,7 @@ from ._validation import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
+    locked_read,
 )
 from .utils._probability import NoProbabilityMixin
 
@@ -50,6 +52,7 @@ class OnlineBayesPointClassifier(
     GrowingClassesMixin,
     NoProbabilityMixin,
     LinearClassifierMixin,
+    ReadsUnderLockMixin,
     BaseEstimator,
 ):
     """Online Bayes Point Machine over a first-order learner; semi-supervised.
@@ -720,6 +723,7 @@ class OnlineBayesPointClassifier(
                 return lean
             return self._partial_fit_batch(X, y, classes, sample_weight)
 
+    @locked_read
     def decision_function(self, X):
         """Confidence scores of the samples under the averaged copies.
 

@@ -24,7 +24,7 @@ from ._per_call import (
     started_partial_fit_context,
 )
 from ._targets import added_classes, checked_class_weight
-from ._validation import atomic_update
+from ._validation import atomic_update, locked_read
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegressor"]
@@ -376,6 +376,7 @@ class KernelPassiveAggressiveClassifier(
             return None
         return lean_fitted_labels(self, y, classes, n_samples)
 
+    @locked_read
     def decision_function(self, X):
         """The kernel expansion ``sum_i alpha_i K(x_i, x)``.
 
@@ -393,6 +394,7 @@ class KernelPassiveAggressiveClassifier(
         scores = self._decision(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
+    @locked_read
     def predict(self, X):
         """Predict class labels.
 
@@ -585,6 +587,7 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         """The batch's targets for the lean path (finite numbers), or None."""
         return lean_targets(y, n_samples)
 
+    @locked_read
     def predict(self, X):
         """Predict targets.
 

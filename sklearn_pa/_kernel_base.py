@@ -42,6 +42,7 @@ from ._per_call import finite_inputs, remember_call
 from ._rule_specs import spec
 from ._validation import (
     MAX_SAMPLE_COUNT,
+    ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -304,7 +305,7 @@ class _KernelEpochs(EpochAdapter):
         }
 
 
-class _BaseKernelPA(LeanKernelMixin, BaseEstimator):
+class _BaseKernelPA(LeanKernelMixin, ReadsUnderLockMixin, BaseEstimator):
     """Shared machinery: kernel parameters, the block loop, the support set."""
 
     _parameter_constraints: dict = {

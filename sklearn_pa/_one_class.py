@@ -34,6 +34,7 @@ from ._per_call import (
 )
 from ._state_one_class import OneClassState
 from ._validation import (
+    ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -42,6 +43,7 @@ from ._validation import (
     check_state_array,
     check_warm_start_shape,
     fitted_rows,
+    locked_read,
     touched_rows,
 )
 
@@ -145,7 +147,9 @@ class _UniclassEpochs(EpochAdapter):
 
 
 @fill_doc
-class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
+class PassiveAggressiveOneClass(
+    ScaledCentreMixin, OutlierMixin, ReadsUnderLockMixin, BaseEstimator
+):
     r"""Uniclass Passive-Aggressive: an online ball for novelty detection.
 
     The model is a ball with centre ``center_`` and radius ``epsilon_``.  On
@@ -597,6 +601,7 @@ class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
         return X, sample_weight, w, extra, t_start
 
     # --------------------------------------------------------- prediction
+    @locked_read
     def score_samples(self, X):
         """Minus the distance of each sample to the centre.
 
@@ -640,6 +645,7 @@ class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
             return None
         return -np.sqrt(self._squared_distances(X))
 
+    @locked_read
     def decision_function(self, X):
         """Signed distance to the sphere: positive inside the ball.
 
@@ -655,6 +661,7 @@ class PassiveAggressiveOneClass(ScaledCentreMixin, OutlierMixin, BaseEstimator):
         """
         return self.score_samples(X) - self.offset_
 
+    @locked_read
     def predict(self, X):
         """+1 for samples inside the ball (inliers), -1 outside.
 

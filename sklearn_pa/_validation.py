@@ -12,6 +12,7 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
+import functools
 from numbers import Real
 
 import numpy as np
@@ -36,6 +37,7 @@ from .utils._atomic import (
 from .utils._shuffle import mt19937_words
 
 __all__ = [
+    "ReadsUnderLockMixin",
     "MAX_SAMPLE_COUNT",
     "Journal",
     "atomic_update",
@@ -55,6 +57,7 @@ __all__ = [
     "current_journal",
     "estimator_lock",
     "initial_weights",
+    "locked_read",
     "sum_of_squares",
     "sum_of_squares_f64",
     "touched_rows",
@@ -163,6 +166,43 @@ class Journal:
 
     def __len__(self):
         return len(self._entries)
+
+
+def locked_read(method):
+    """A read method (``predict``, ``decision_function``, ...) run holding
+    the estimator's lock (:func:`estimator_lock`): it never sees a call of
+    another thread half done (its kernel pass, its restore after a
+    failure), and what it publishes (an average left pending) is written
+    under the lock, never over a call in progress."""
+
+    @functools.wraps(method)
+    def read(self, *args, **kwargs):
+        with estimator_lock(self):
+            return method(self, *args, **kwargs)
+
+    return read
+
+
+class ReadsUnderLockMixin:
+    """scikit-learn's test of a fitted estimator and the pickled state,
+    read under the estimator's lock (:func:`estimator_lock`), so that a
+    call of another thread never changes the attributes while they are
+    scanned or copied."""
+
+    def __sklearn_is_fitted__(self):
+        """Whether the estimator holds a learned attribute (scikit-learn's
+        own test), scanned holding its lock."""
+        with estimator_lock(self):
+            return any(
+                name.endswith("_") and not name.startswith("__") for name in vars(self)
+            )
+
+    def __getstate__(self):
+        """The pickled state: a copy of the attributes taken holding the
+        lock (scikit-learn's is the live dictionary, which pickling then
+        scans)."""
+        with estimator_lock(self):
+            return dict(super().__getstate__())
 
 
 #: (the journal each block keeps)

@@ -9,12 +9,17 @@ views.
 
 import _thread
 import copy
+import pickle
 import sys
 import threading
+import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn import get_config
+from sklearn.base import is_regressor
+from sklearn.utils.validation import check_is_fitted
 
 from sklearn_pa import (
     AROWClassifier,
@@ -24,8 +29,11 @@ from sklearn_pa import (
     PassiveAggressiveOneClass,
     PassiveAggressiveRegressor,
     ROMMAClassifier,
+    StructuredPassiveAggressive,
+    StructuredPerceptron,
 )
 from sklearn_pa._validation import current_journal, estimator_lock
+from sklearn_pa.utils import all_estimators
 
 
 def _data(n_rows=200, n_features=8, seed=0, n_classes=3):
@@ -146,8 +154,10 @@ def test_an_interrupt_at_any_point_of_a_call_leaves_the_lock_free(factory, n_row
         if np.array_equal(scores, expected):
             continue  # interrupted once the call was done
         np.testing.assert_array_equal(scores, before, err_msg=f"point {at}")
-        # the call again gives the model of an uninterrupted one
+        # the call again gives the model (and the sample count) of an
+        # uninterrupted one
         _learn(interrupted, *batch)
+        assert interrupted.t_ == after.t_, f"t_ after point {at}"
         np.testing.assert_array_equal(_scores(interrupted, X[:10]), expected)
     assert _other_thread_learns(interrupted, *batch)
 
@@ -173,3 +183,275 @@ def test_timed_interrupts_leave_the_lock_free(factory):
         timer.join()
         _assert_free(est)
     assert _other_thread_learns(est, X[:5], y[:5])
+
+
+# --------------------------------------------------------------------------
+# Reads never write the estimator outside its lock
+
+
+def _sentences(n_sentences, seed=0):
+    rng = np.random.RandomState(seed)
+    labels = np.array(["B", "I", "O"])
+    X, y = [], []
+    for _ in range(n_sentences):
+        length = rng.randint(2, 6)
+        X.append(
+            [{f"f{k}": f"w{w}" for k, w in enumerate(rng.randint(50, size=4))}] * length
+        )
+        y.append(labels[rng.randint(3, size=length)].tolist())
+    return X, y
+
+
+# (name, factory, its data, the batch a failing call gets, the reads)
+def _tabular(n):
+    X, y = _data(n_rows=n, seed=1)
+    return X, y
+
+
+def _bad_rows(X, y):
+    X = X.copy()
+    X[-1, 0] = np.nan  # refused after the other rows were read
+    return X, y
+
+
+THREADED = [
+    ("PA averaged", lambda: PassiveAggressiveClassifier(random_state=0)),
+    ("PA average=3", lambda: PassiveAggressiveClassifier(average=3, random_state=0)),
+    ("AROW averaged", lambda: AROWClassifier(average=True, random_state=0)),
+    ("ROMMA", lambda: ROMMAClassifier(random_state=0)),
+    ("BPM", lambda: OnlineBayesPointClassifier(n_estimators=3, random_state=0)),
+    ("kernel PA", lambda: KernelPassiveAggressiveClassifier()),
+    ("one-class", lambda: PassiveAggressiveOneClass()),
+    ("regressor averaged", lambda: PassiveAggressiveRegressor(average=True)),
+    ("tagger", lambda: StructuredPerceptron(random_state=0)),
+]
+
+
+def _read(est, X):
+    """The reads of the test: a published attribute, the scores (full path
+    and lean path), the fitted check, a pickle."""
+    check_is_fitted(est)
+    for name in ("coef_", "center_", "dual_coef_"):
+        if name in type(est).__dict__ or hasattr(est, name):
+            getattr(est, name)
+            break
+    if isinstance(est, StructuredPerceptron):
+        est.predict(X)
+    else:
+        est.predict(X.astype(np.float32))  # the full path
+        est.predict(np.ascontiguousarray(X[:2]))
+    pickle.loads(pickle.dumps(est))
+
+
+@pytest.mark.parametrize("name, factory", THREADED, ids=[n for n, _ in THREADED])
+def test_reads_in_threads_never_undo_nor_lose_a_call(name, factory):
+    """Two threads read (the published weights, ``predict`` on both paths,
+    ``check_is_fitted``, pickling) while two threads learn, one of whose
+    calls fail half of the time: no read fails, and the model is the one a
+    sequential replay of the successful calls gives."""
+    tagger = name == "tagger"
+    if tagger:
+        X, y = _sentences(120)
+        kwargs = {"classes": ["B", "I", "O"]}
+    else:
+        X, y = _data(n_rows=240, seed=1)
+        kwargs = (
+            {}
+            if name in ("one-class", "regressor averaged")
+            else {"classes": [0, 1, 2]}
+        )
+    est = factory()
+    _learn(est, X[:20], y[:20], **kwargs)
+    start = copy.deepcopy(est)
+    order, errors, stop = [], [], threading.Event()
+    order_lock = threading.Lock()
+
+    def batch(i, failing):
+        rows = slice(20 + 2 * i, 22 + 2 * i)
+        if not failing:
+            return X[rows], y[rows]
+        if tagger:
+            return X[rows], [labels[:-1] + ["Z"] for labels in y[rows]]
+        return _bad_rows(X[rows], y[rows])
+
+    def write(first, fail):
+        for i in range(first, first + 40):
+            failing = fail and i % 2 == 0
+            Xb, yb = batch(i, failing)
+            with order_lock:  # (the order the calls ran in, for the replay)
+                try:
+                    _learn(est, Xb, yb)
+                except ValueError:
+                    if not failing:
+                        raise
+                else:
+                    order.append(i)
+        stop.set()
+
+    def read():
+        try:
+            while not stop.is_set():
+                _read(est, X[:6] if tagger else X[:6])
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=write, args=(0, False)),
+        threading.Thread(target=write, args=(40, True)),
+        threading.Thread(target=read),
+        threading.Thread(target=read),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+    assert not any(thread.is_alive() for thread in threads)
+    for exc in errors[:1]:
+        raise exc
+    replay = start
+    for i in order:
+        _learn(replay, *batch(i, False))
+    check_is_fitted(est)
+    if tagger:
+        np.testing.assert_array_equal(
+            np.concatenate(est.predict(X[:30])), np.concatenate(replay.predict(X[:30]))
+        )
+        np.testing.assert_array_equal(est.coef_, replay.coef_)
+    else:
+        np.testing.assert_array_equal(est.predict(X[:30]), replay.predict(X[:30]))
+        np.testing.assert_allclose(
+            _scores(est, X[:30]), _scores(replay, X[:30]), rtol=0, atol=0
+        )
+
+
+# --------------------------------------------------------------------------
+# fit with averaging never writes into an array a published coef_ views
+
+
+def _averaging_estimators():
+    return [
+        pytest.param(Estimator, id=name)
+        for name, Estimator in all_estimators(type_filter="all")
+        if "average" in Estimator().get_params()
+    ]
+
+
+def _fit_data(Estimator, seed):
+    rng = np.random.RandomState(seed)
+    if issubclass(Estimator, (StructuredPerceptron, StructuredPassiveAggressive)):
+        return _sentences(30, seed=seed)
+    X = rng.normal(size=(60, 5))
+    if is_regressor(Estimator()):
+        return X, X @ rng.normal(size=5)
+    return X, rng.randint(3, size=60)
+
+
+def _published(est):
+    names = ("coef_", "intercept_", "transitions_")
+    return {n: getattr(est, n) for n in names if hasattr(est, n)}
+
+
+@pytest.mark.parametrize("Estimator", _averaging_estimators())
+@pytest.mark.parametrize("average", [True, 5])
+def test_a_failing_fit_with_averaging_leaves_the_published_weights(Estimator, average):
+    """A second ``fit`` with averaging that fails after publishing (an
+    interrupt at evenly spaced points of it) leaves ``coef_`` and
+    ``intercept_`` bit-identical: the failing fit never wrote into the
+    arrays they are, nor into an array they view."""
+    X, y = _fit_data(Estimator, 1)
+    counter = _InterruptAt()
+    counter.run(lambda: Estimator(average=average, random_state=0).fit(X, y))
+    step = max(1, counter.count // 40)
+    # (evenly spaced points, and every point of the fit's end, where it
+    # publishes)
+    points = set(range(1, counter.count + 1, step))
+    points |= set(range(max(1, counter.count - 60), counter.count + 1))
+    n_interrupted = 0
+    for at in sorted(points):
+        est = Estimator(average=average, random_state=0)
+        est.fit(*_fit_data(Estimator, 0))
+        published = _published(est)
+        saved = {n: np.array(v, copy=True) for n, v in published.items()}
+        if not _InterruptAt(at).run(lambda e=est: e.fit(X, y)):
+            continue
+        n_interrupted += 1
+        current = _published(est)
+        if not all(current[n] is published[n] for n in published):
+            continue  # interrupted once the fit was done
+        for name, value in saved.items():
+            np.testing.assert_array_equal(
+                published[name], value, err_msg=f"{name} at point {at}"
+            )
+    assert n_interrupted > 5
+
+
+# --------------------------------------------------------------------------
+# Every target kind learns from the same rows
+
+
+def _multilabel_classifiers():
+    return [
+        pytest.param(Estimator, id=name)
+        for name, Estimator in all_estimators(type_filter="classifier")
+        if any(kind.multi_output for kind in getattr(Estimator, "_target_kinds", ()))
+    ]
+
+
+def _duplicated_csr(X, rng, dtype):
+    """A CSR matrix equal to ``X`` whose rows give some entries twice (two
+    parts that sum to the entry), in shuffled order."""
+    X = sp.csr_matrix(X)
+    indptr, indices, data = [0], [], []
+    for i in range(X.shape[0]):
+        start, end = X.indptr[i], X.indptr[i + 1]
+        cols, vals = list(X.indices[start:end]), list(X.data[start:end])
+        for j in range(len(cols)):
+            if rng.rand() < 0.5:
+                cols.append(cols[j])
+                part = vals[j] * 0.25
+                vals[j] -= part
+                vals.append(part)
+        order = rng.permutation(len(cols))
+        indices += [cols[k] for k in order]
+        data += [vals[k] for k in order]
+        indptr.append(len(indices))
+    dup = sp.csr_matrix(
+        (np.asarray(data, dtype=dtype), np.asarray(indices), np.asarray(indptr)),
+        shape=X.shape,
+    )
+    assert not dup.has_canonical_format
+    return dup
+
+
+@pytest.mark.parametrize("Estimator", _multilabel_classifiers())
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+@pytest.mark.parametrize("multilabel", [True, False])
+def test_duplicate_csr_entries_are_summed_for_every_target_kind(
+    Estimator, dtype, method, multilabel
+):
+    """A CSR matrix with duplicate entries gives the model of the same
+    matrix with them summed, for a multilabel indicator ``y`` as for
+    single labels, on ``fit`` and ``partial_fit``, float64 and float32."""
+    rng = np.random.RandomState(0)
+    X = sp.random(40, 12, density=0.3, format="csr", random_state=rng, dtype=dtype)
+    Y = (rng.rand(40, 3) < 0.4).astype(int) if multilabel else rng.randint(3, size=40)
+    dup = _duplicated_csr(X, rng, dtype)
+    # (duplicates are summed in float64, as on the float64 conversion)
+    summed = dup.astype(np.float64)
+    summed.sum_duplicates()
+    models = []
+    for data in (dup, summed):
+        est = Estimator(random_state=0)
+        if method == "fit":
+            est.fit(data, Y)
+        else:
+            est.partial_fit(data[:20], Y[:20], classes=[0, 1, 2])
+            est.partial_fit(data[20:], Y[20:])
+        models.append(est)
+    np.testing.assert_allclose(models[0].coef_, models[1].coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        models[0].intercept_, models[1].intercept_, rtol=1e-6, atol=1e-9
+    )
