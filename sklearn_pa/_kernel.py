@@ -409,6 +409,19 @@ class KernelPassiveAggressiveClassifier(
             Predicted labels.
         """
         scores = self.decision_function(X)
+        if not np.isfinite(scores).all():
+            # (argmax would name the first class for a NaN score)
+            owner = type(self).__name__
+            if not np.isfinite(self.dual_coef_).all():
+                raise ValueError(
+                    f"dual_coef_ of {owner} contains NaN or infinity; assign "
+                    "finite values or refit with fit."
+                )
+            raise ValueError(
+                f"The decision values of {owner} for X are NaN or infinity: "
+                "the kernel of X and the support vectors overflows; scale X "
+                "(StandardScaler, MaxAbsScaler) as the training data was."
+            )
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]

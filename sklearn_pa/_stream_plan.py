@@ -22,7 +22,7 @@ from operator import is_
 import numpy as np
 
 from ._engine import stream_epoch
-from ._validation import current_journal
+from ._validation import current_journal, weighs_nothing
 
 __all__ = ["StreamPlan"]
 
@@ -33,7 +33,8 @@ def _published(values):
     """The objects a call left as the learned state (those a user would
     replace): ``coef_``, ``intercept_``, an average left pending, ``t_``,
     the covariance of the confidence-weighted family, the targets'
-    strategy (which states the rule)."""
+    strategy (which states the rule), the value of the intercept's constant
+    feature."""
     get = values.get
     return (
         get("coef_", _MISSING),
@@ -42,6 +43,7 @@ def _published(values):
         get("t_", _MISSING),
         get("_sigma", _MISSING),
         get("_target_strategy", _MISSING),
+        get("intercept_scaling_", _MISSING),
     )
 
 
@@ -95,11 +97,14 @@ class StreamPlan:
         values = est.__dict__
         if not all(map(is_, _published(values), self.published)):
             return False
+        given = sample_weight is not None
         batch = est._lean_batch(X, y, classes, sample_weight)
         journal = current_journal()
         if batch is None or journal is None:
             return False
         X, y, sample_weight = batch
+        if given and weighs_nothing(sample_weight):
+            return True  # a no-op, as on the full path
         adapter = self.adapter
         adapter.estimator = est
         try:

@@ -63,6 +63,7 @@ __all__ = [
     "touched_rows",
     "typical_feature_value",
     "validation_split",
+    "weighs_nothing",
 ]
 
 # Largest sample count a parameter may name (``average``, ``budget``): the
@@ -508,13 +509,27 @@ def canonical_csr(X):
     return X
 
 
-def check_batch_sample_weight(sample_weight, X, role="it multiplies C for each sample"):
+def check_batch_sample_weight(
+    sample_weight, X, role="it multiplies C for each sample", *, all_zero=False
+):
     """Per-sample weights of a batch as float64, refused (before any update)
-    unless finite and non-negative; ``role`` says what a weight does."""
-    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    unless finite and non-negative; ``role`` says what a weight does.  All
+    zero weights are refused (as scikit-learn does) unless ``all_zero``
+    (a later ``partial_fit`` batch, then a no-op: :func:`weighs_nothing`)."""
+    sample_weight = _check_sample_weight(
+        sample_weight, X, dtype=np.float64, allow_all_zero_weights=all_zero
+    )
     if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
         raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
     return sample_weight
+
+
+def weighs_nothing(sample_weight, given=True):
+    """Whether a validated batch's ``sample_weight`` (``given``: passed by
+    the caller) is all zeros on at least one row: the batch is then a no-op
+    on every path (scikit-learn refuses it in ``fit``; a stream gets such
+    batches when it weighs its rows)."""
+    return given and sample_weight.shape[0] > 0 and not sample_weight.any()
 
 
 def typical_feature_value(X):

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _capabilities import estimators_for, learns
 from sklearn import get_config
 from sklearn.base import is_regressor
 from sklearn.utils.validation import check_is_fitted
@@ -455,3 +456,116 @@ def test_duplicate_csr_entries_are_summed_for_every_target_kind(
     np.testing.assert_allclose(
         models[0].intercept_, models[1].intercept_, rtol=1e-6, atol=1e-9
     )
+
+
+# --------------------------------------------------------------------------
+# The fast path and the full path take the same batches
+
+
+def _stream_of(Estimator, rng):
+    X = rng.normal(size=(40, 4))
+    y = rng.randint(2, size=40)
+    est = Estimator()
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    learns(est, X[:20], y[:20], first=True)
+    learns(est, X[20:22], y[20:22])  # a later call (the stream's set-up)
+    return est, X, y
+
+
+@pytest.mark.parametrize("name, Estimator", estimators_for("weighted partial_fit"))
+@pytest.mark.parametrize("form", ["dense", "float32", "csr", "list"])
+@pytest.mark.parametrize("n_rows", [1, 3])
+def test_an_all_zero_sample_weight_batch_is_a_no_op(name, Estimator, form, n_rows):
+    """A later batch whose sample weights are all zero moves nothing:
+    neither the weights nor ``t_`` nor the average, on the fast path
+    (float64 rows) as on the full one (a list), and a batch of
+    non-zero weights then gives the model of a stream without it."""
+    rng = np.random.RandomState(0)
+    est, X, y = _stream_of(Estimator, rng)
+    other = copy.deepcopy(est)
+    cast = {
+        "dense": np.ascontiguousarray,
+        "float32": lambda a: a.astype(np.float32),
+        "csr": sp.csr_matrix,
+        "list": lambda a: a.tolist(),  # (the full path)
+    }[form]
+    rows = slice(22, 22 + n_rows)
+    t = est.t_
+    learns(est, cast(X[rows]), y[rows], sample_weight=np.zeros(n_rows))
+    assert est.t_ == t
+    for model in (est, other):
+        learns(model, X[30:33], y[30:33], sample_weight=np.full(3, 0.5))
+    assert est.t_ == other.t_
+    np.testing.assert_array_equal(_scores(est, X[:10]), _scores(other, X[:10]))
+
+
+def test_a_classes_list_is_read_on_every_call():
+    """A ``classes`` list changed in place between calls is checked again
+    (the fast path compares what it holds, not only which object it is),
+    as a list of other classes is."""
+    X, y = _data()
+    for classes_arg in ([0, 1, 2], np.array([0, 1, 2]), (0, 1, 2)):
+        est = PassiveAggressiveClassifier(random_state=0)
+        est.partial_fit(X[:20], y[:20], classes=classes_arg)
+        est.partial_fit(X[20:21], y[20:21], classes=classes_arg)
+        est.partial_fit(X[21:22], y[21:22], classes=classes_arg)
+        if isinstance(classes_arg, tuple):
+            classes_arg = (0, 1, 2, 3)
+        elif isinstance(classes_arg, list):
+            classes_arg.append(3)
+        else:
+            classes_arg[2] = 5
+        t = est.t_
+        with pytest.raises(ValueError, match="classes"):
+            est.partial_fit(X[22:23], y[22:23], classes=classes_arg)
+        assert est.t_ == t
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: PassiveAggressiveClassifier(random_state=0),
+        lambda: PassiveAggressiveClassifier(average=False, random_state=0),
+        lambda: AROWClassifier(random_state=0),
+        lambda: PassiveAggressiveRegressor(random_state=0),
+    ],
+)
+def test_a_reassigned_intercept_scaling_is_seen_by_a_stream(factory):
+    """``intercept_scaling_`` assigned between calls is the value the next
+    call learns with, on the stream's fast path as on a model that never
+    took it."""
+    X, y = _data()
+    models = []
+    for planned in (True, False):
+        est = factory()
+        _learn(
+            est, X[:20], y[:20], **({} if is_regressor(est) else {"classes": [0, 1, 2]})
+        )
+        if planned:
+            _learn(est, X[20:21], y[20:21])  # the stream's plan is made
+        else:
+            est = pickle.loads(pickle.dumps(est))  # (no plan)
+            _learn(est, X[20:21], y[20:21])
+            est = pickle.loads(pickle.dumps(est))
+        est.intercept_scaling_ = 7.5
+        _learn(est, X[21:24], y[21:24])
+        models.append(est)
+    np.testing.assert_array_equal(models[0].intercept_, models[1].intercept_)
+    np.testing.assert_array_equal(models[0].coef_, models[1].coef_)
+
+
+@pytest.mark.parametrize("form", ["dense", "float32"])
+def test_kernel_pa_never_predicts_a_class_from_nan_scores(form):
+    """A NaN written into ``dual_coef_`` is refused by ``predict`` with what
+    to do, on both paths, instead of naming the first class."""
+    X, y = _data(n_rows=60)
+    est = KernelPassiveAggressiveClassifier().fit(X, y)
+    est.dual_coef_.flat[0] = np.nan
+    rows = X[:4] if form == "dense" else X[:4].astype(np.float32)
+    with pytest.raises(ValueError, match="dual_coef_ .* NaN"):
+        est.predict(rows)
+    binary = KernelPassiveAggressiveClassifier().fit(X, y % 2)
+    binary.dual_coef_.flat[0] = np.nan
+    with pytest.raises(ValueError, match="dual_coef_ .* NaN"):
+        binary.predict(rows)
