@@ -34,6 +34,19 @@ OUTSIDE = {
         "ExponentiatedGradientRegressor": "a huge entry does not overflow its "
         "scores (no skipped-row warning to raise)",
     },
+    "class growth": {
+        "KernelPassiveAggressiveClassifier": "dual model: no coef_ nor average "
+        "for the tests to compare (its growth: tests/test_kernel_pa.py)",
+        "OnlineBayesPointClassifier": "no new_classes parameter (its copies "
+        "take the classes of the first call)",
+        "ROMMAClassifier": "no average parameter, which the tests set",
+        "ALMAClassifier": "no average parameter, which the tests set",
+    },
+    "class growth from one class": {
+        name: "its step depends on t_: a model grown at row 10 continues the "
+        "schedule, where the test's reference restarts it at t_ = 1"
+        for name in ("IELLIPClassifier", "OnlineGradientDescentClassifier")
+    },
     "lean stream": {
         "KernelPassiveAggressiveClassifier": "dual model (own per-call tests)",
         "KernelPassiveAggressiveRegressor": "dual model (own per-call tests)",
