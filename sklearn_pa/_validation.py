@@ -12,7 +12,6 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
-import functools
 from numbers import Real
 
 import numpy as np
@@ -32,6 +31,7 @@ from .utils._atomic import (
     AtomicBlock,
     RawWords,
     estimator_lock,
+    locked_read,
     restore_entries,
 )
 from .utils._shuffle import mt19937_words
@@ -167,21 +167,6 @@ class Journal:
 
     def __len__(self):
         return len(self._entries)
-
-
-def locked_read(method):
-    """A read method (``predict``, ``decision_function``, ...) run holding
-    the estimator's lock (:func:`estimator_lock`): it never sees a call of
-    another thread half done (its kernel pass, its restore after a
-    failure), and what it publishes (an average left pending) is written
-    under the lock, never over a call in progress."""
-
-    @functools.wraps(method)
-    def read(self, *args, **kwargs):
-        with estimator_lock(self):
-            return method(self, *args, **kwargs)
-
-    return read
 
 
 class ReadsUnderLockMixin:
