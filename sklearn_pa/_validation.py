@@ -25,7 +25,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._kernels._scores import value_range
+from ._kernels._scores import rows_finite, value_range
 from .utils._atomic import (
     JOURNAL,
     AtomicBlock,
@@ -54,6 +54,7 @@ __all__ = [
     "check_validation_split",
     "check_warm_start_classes",
     "check_warm_start_shape",
+    "check_weights_read",
     "current_journal",
     "estimator_lock",
     "initial_weights",
@@ -507,6 +508,34 @@ def check_batch_sample_weight(
     if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
         raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
     return sample_weight
+
+
+def check_weights_read(estimator, X, W, b):
+    """Refuse, with the message of the full check of an assigned array
+    (:func:`check_state_array`), a weight the rows of ``X`` read (the rows
+    of the feature-major ``W`` of their features, the intercepts ``b``)
+    that is NaN or infinite, such as one written in place into ``coef_``
+    between calls: at the cost of the rows read, not of the model."""
+    try:
+        if sp.issparse(X):
+            ok = rows_finite(W, b, X.indices[: X.indptr[-1]])
+        else:
+            ok = (
+                rows_finite(W, b, _ALL_ROWS[: W.shape[0]])
+                if W.shape[0] <= (_ALL_ROWS.shape[0])
+                else bool(np.isfinite(W).all() and np.isfinite(b).all())
+            )
+    except (TypeError, ValueError):  # (another layout: numpy's check)
+        ok = bool(np.isfinite(W).all() and np.isfinite(b).all())
+    if not ok:
+        name = "intercept_" if not np.isfinite(b).all() else "coef_"
+        raise ValueError(
+            f"{name} of {type(estimator).__name__} contains NaN or infinity; "
+            "assign finite values or refit with fit."
+        )
+
+
+_ALL_ROWS = np.arange(1 << 16, dtype=np.int64)
 
 
 def weighs_nothing(sample_weight, given=True):

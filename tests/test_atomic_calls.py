@@ -569,3 +569,44 @@ def test_kernel_pa_never_predicts_a_class_from_nan_scores(form):
     binary.dual_coef_.flat[0] = np.nan
     with pytest.raises(ValueError, match="dual_coef_ .* NaN"):
         binary.predict(rows)
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: PassiveAggressiveClassifier(average=False, random_state=0),
+        lambda: PassiveAggressiveRegressor(average=False, random_state=0),
+        lambda: AROWClassifier(random_state=0),
+        lambda: AROWClassifier(covariance="full", random_state=0),
+    ],
+)
+@pytest.mark.parametrize("attribute", ["coef_", "intercept_"])
+@pytest.mark.parametrize("form", ["dense", "csr", "float32", "list"])
+def test_a_nan_written_into_the_weights_is_refused_by_every_path(
+    factory, attribute, form
+):
+    """A NaN or an infinity written in place into ``coef_`` or
+    ``intercept_`` between calls is refused, with the message of the full
+    check of an assigned array, by the stream's fast path (dense and CSR
+    rows) as by the full one, and the model is left as it was."""
+    X, y = _data()
+    est = factory()
+    kwargs = {} if is_regressor(est) else {"classes": [0, 1, 2]}
+    _learn(est, X[:20], y[:20], **kwargs)
+    _learn(est, X[20:21], y[20:21])
+    cast = {
+        "dense": np.ascontiguousarray,
+        "csr": sp.csr_matrix,
+        "float32": lambda a: a.astype(np.float32),
+        "list": lambda a: a.tolist(),
+    }[form]
+    for bad in (np.nan, np.inf):
+        weights = getattr(est, attribute)
+        weights.flat[0] = bad
+        t = est.t_
+        with pytest.raises(ValueError, match=f"{attribute} of .* NaN or infinity"):
+            _learn(est, cast(X[21:23]), y[21:23])
+        assert est.t_ == t
+        weights.flat[0] = 0.0
+    _learn(est, cast(X[21:23]), y[21:23])
+    assert est.t_ == t + 2
