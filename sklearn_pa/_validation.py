@@ -25,7 +25,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._kernels._scores import rows_finite, value_range
+from ._kernels._scores import rows_finite32, rows_finite64, value_range
 from .utils._atomic import (
     JOURNAL,
     AtomicBlock,
@@ -518,13 +518,15 @@ def check_weights_read(estimator, X, W, b):
     between calls: at the cost of the rows read, not of the model."""
     try:
         if sp.issparse(X):
-            ok = rows_finite(W, b, X.indices[: X.indptr[-1]])
+            rows = X.indices[: X.indptr[-1]]
+        else:  # (every feature: the cost of the dense rows' pass)
+            rows = _ALL_ROWS[: W.shape[0]] if W.shape[0] <= _ALL_ROWS.shape[0] else None
+        if rows is None:
+            ok = bool(np.isfinite(W).all() and np.isfinite(b).all())
+        elif rows.dtype == np.int32:
+            ok = rows_finite32(W, b, rows)
         else:
-            ok = (
-                rows_finite(W, b, _ALL_ROWS[: W.shape[0]])
-                if W.shape[0] <= (_ALL_ROWS.shape[0])
-                else bool(np.isfinite(W).all() and np.isfinite(b).all())
-            )
+            ok = rows_finite64(W, b, rows)
     except (TypeError, ValueError):  # (another layout: numpy's check)
         ok = bool(np.isfinite(W).all() and np.isfinite(b).all())
     if not ok:
@@ -535,7 +537,7 @@ def check_weights_read(estimator, X, W, b):
         )
 
 
-_ALL_ROWS = np.arange(1 << 16, dtype=np.int64)
+_ALL_ROWS = np.arange(1 << 16, dtype=np.int32)
 
 
 def weighs_nothing(sample_weight, given=True):
