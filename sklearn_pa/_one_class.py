@@ -45,6 +45,7 @@ from ._validation import (
     fitted_rows,
     locked_read,
     touched_rows,
+    weighs_nothing,
 )
 
 __all__ = ["PassiveAggressiveOneClass"]
@@ -353,7 +354,8 @@ class PassiveAggressiveOneClass(
             reset=reset,
         )
         X = canonical_csr(X)
-        sample_weight = check_batch_sample_weight(sample_weight, X)
+        # (all-zero weights: refused by fit, a no-op on a later batch)
+        sample_weight = check_batch_sample_weight(sample_weight, X, all_zero=not reset)
         return X, sample_weight
 
     def _initial_state(self, n_features):
@@ -514,15 +516,22 @@ class PassiveAggressiveOneClass(
         self : object
             Fitted estimator.
         """
+        given = sample_weight is not None
         with atomic_update(self):
+            values = self.__dict__
+            later = "center_" in values or "_scale_pending" in values
             batch = self._lean_batch(X, sample_weight)
             if batch is None:
                 X, sample_weight, w, extra, t_start = self._full_batch(X, sample_weight)
+                if later and weighs_nothing(sample_weight, given):
+                    return self  # a no-op, as on the lean path
             else:
                 # the scaled centre and the radius state, trusted: the
                 # pass updates the vector in place (the journal saves what
                 # it touches), a copy of the radius state
                 X, sample_weight = batch
+                if weighs_nothing(sample_weight, given):
+                    return self  # a no-op, as on the full path
                 w = self._stream_centre(lambda: self.center_)
                 extra = self._stored_extra()
                 if not (self.epsilon == "auto" and "_radius" in self.__dict__):

@@ -71,9 +71,9 @@ KNOWN_FAILURES = {
     },
     "weighted partial_fit": {
         name: "an all-zero sample_weight batch is refused (full path) or "
-        "advances t_ (lean path): the no-op lives in the linear and kernel "
-        "families' calls and the stream plan only"
-        for name in ("OnlineBayesPointClassifier", "PassiveAggressiveOneClass")
+        "advances t_ (lean path): the no-op lives in the linear, kernel and "
+        "one-class calls and the stream plan only"
+        for name in ("OnlineBayesPointClassifier",)
     },
 }
 
