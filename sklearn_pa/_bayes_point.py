@@ -40,6 +40,7 @@ from ._validation import (
     check_state_array,
     check_warm_start_shape,
     locked_read,
+    weighs_nothing,
 )
 from .utils._probability import NoProbabilityMixin
 
@@ -369,6 +370,8 @@ class OnlineBayesPointClassifier(
             X,
             "it multiplies C for each labeled sample and unlabeled_step for "
             "each unlabeled one",
+            # (all-zero weights: refused by fit, a no-op on a later batch)
+            all_zero=not reset,
         )
         return X, y, sample_weight
 
@@ -567,9 +570,16 @@ class OnlineBayesPointClassifier(
         self._validate_params()
         base = self._make_base()
         first_call = not hasattr(self, "_W")
+        given = sample_weight is not None
         X, y, sample_weight = self._validate_batch(
             X, y, sample_weight, reset=first_call
         )
+        if not first_call and weighs_nothing(sample_weight, given):
+            # a no-op, as on the lean path (with record_scores: the scores
+            # of the Bayes point as it is)
+            if not record_scores:
+                return self
+            return self.decision_function(X).reshape(X.shape[0], -1)
         unlabeled = _unlabeled_mask(y)
         warn_if_marker_looks_like_a_class(y, unlabeled)
         if not first_call and grows_classes(base):

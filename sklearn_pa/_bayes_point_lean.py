@@ -24,7 +24,7 @@ from ._per_call import (
     remember_call,
     trusted_published,
 )
-from ._validation import estimator_lock
+from ._validation import estimator_lock, weighs_nothing
 
 __all__ = ["LeanBayesPointMixin"]
 
@@ -93,9 +93,12 @@ class LeanBayesPointMixin:
         y = self._lean_labels(y, classes, base, X.shape[0])
         if y is None:
             return None
+        given = sample_weight is not None
         sample_weight = lean_sample_weight(sample_weight, X.shape[0])
         if sample_weight is None:
             return None
+        if given and weighs_nothing(sample_weight):
+            return self  # a no-op, as on the full path
         labels = np.searchsorted(self.classes_, y).astype(np.int32)
         self.n_iter_ = self._run(
             X,

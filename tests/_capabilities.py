@@ -69,12 +69,6 @@ KNOWN_FAILURES = {
         "not cover the split-weight learners (_SplitWeightsMixin)"
         for name in ("ErrorProportionalRegressor", "ExponentiatedGradientRegressor")
     },
-    "weighted partial_fit": {
-        name: "an all-zero sample_weight batch is refused (full path) or "
-        "advances t_ (lean path): the no-op lives in the linear, kernel and "
-        "one-class calls and the stream plan only"
-        for name in ("OnlineBayesPointClassifier",)
-    },
 }
 
 
