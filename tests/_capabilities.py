@@ -47,6 +47,18 @@ OUTSIDE = {
         "schedule, where the test's reference restarts it at t_ = 1"
         for name in ("IELLIPClassifier", "OnlineGradientDescentClassifier")
     },
+    "mixing": {
+        name: "a kernel model is a set of support vectors, not a weight "
+        "vector: no parameter mixing"
+        for name in (
+            "KernelPassiveAggressiveClassifier",
+            "KernelPassiveAggressiveRegressor",
+        )
+    }
+    | {
+        name: "sequences of sentences, not rows of a matrix: no parameter mixing"
+        for name in ("StructuredPassiveAggressive", "StructuredPerceptron")
+    },
     "lean stream": {
         "KernelPassiveAggressiveClassifier": "dual model (own per-call tests)",
         "KernelPassiveAggressiveRegressor": "dual model (own per-call tests)",
@@ -59,6 +71,17 @@ OUTSIDE = {
 
 #: property -> {estimator name: the defect, known and not yet fixed}
 KNOWN_FAILURES = {
+    "mixing": {
+        "ALMAClassifier": "an epoch of the state protocol on a prepared block "
+        "gives other weights than partial_fit on the same rows (max |dW| "
+        "0.17 on 240 x 8), and the threaded mixing differs from Dask's",
+    },
+    "mixing round trip": {
+        name: "the decision values of a model set from its state differ in "
+        "the last bits (up to 3e-15) from those of the model it was taken "
+        "from: its weights are kept as a scale times a vector"
+        for name in ("ALMAClassifier", "ROMMAClassifier")
+    },
     "per-call O(rows)": {
         "ExponentiatedGradientRegressor": "a one-row partial_fit allocates in "
         "O(model) (the split weights' exponentiated update renormalises every "
