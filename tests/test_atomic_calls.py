@@ -135,19 +135,26 @@ def test_an_interrupt_at_any_point_of_a_call_leaves_the_lock_free(factory, n_row
     parameter validation is on again, the model is the one before the call
     or the one after it, and another thread's call does not block."""
     X, y = _data()
-    est = _started(factory, X[:20], y[:20])
-    _learn(est, X[20:21], y[20:21])
+    started = _started(factory, X[:20], y[:20])
+
+    def streaming():
+        # (a copy has no set-up of its own: a later call makes it, so that
+        # the interrupted call takes the stream's fast path)
+        est = copy.deepcopy(started)
+        _learn(est, X[20:21], y[20:21])
+        return est
+
     batch = X[30 : 30 + n_rows], y[30 : 30 + n_rows]
-    after = copy.deepcopy(est)
+    after = streaming()
     _learn(after, *batch)
     expected = _scores(after, X[:10])
-    counter, copied = _InterruptAt(), copy.deepcopy(est)
+    counter, copied = _InterruptAt(), streaming()
     counter.run(lambda: _learn(copied, *batch))
     assert counter.count > 20
-    before = _scores(est, X[:10])
+    before = _scores(streaming(), X[:10])
     # (every point of a short call; evenly spaced ones of a longer one)
     for at in range(1, counter.count + 1, max(1, counter.count // 600)):
-        interrupted = copy.deepcopy(est)
+        interrupted = streaming()
         if not _InterruptAt(at).run(lambda e=interrupted: _learn(e, *batch)):
             continue
         _assert_free(interrupted)
