@@ -80,7 +80,6 @@ from ._validation import (
     check_validation_split,
     check_warm_start_classes,
     check_warm_start_shape,
-    check_weights_read,
     initial_weights,
     locked_read,
     typical_feature_value,
@@ -491,9 +490,6 @@ class BaseOnlineLinear(
             self._average_from = 1
         else:
             W, b = self._state_arrays()
-            # (a weight written in place since the last call: refused at
-            # the cost of the rows read)
-            check_weights_read(self, X, W, b)
             trusted = call_cache(self).kernel_state
             if (
                 self.average

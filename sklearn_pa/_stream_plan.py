@@ -22,7 +22,7 @@ from operator import is_
 import numpy as np
 
 from ._engine import stream_epoch
-from ._validation import check_weights_read, current_journal, weighs_nothing
+from ._validation import current_journal, weighs_nothing
 
 __all__ = ["StreamPlan"]
 
@@ -111,9 +111,6 @@ class StreamPlan:
             # (the parameters and the targets' strategy are those of the
             # call that made the plan: checked above)
             adapter.bind(X, y, sample_weight, same_rule=True)
-            # (a weight written in place since the last call, at the cost
-            # of the rows read)
-            check_weights_read(est, X, adapter.W, adapter.b)
             n_rows = X.shape[0]
             order = _ORDER[:n_rows] if n_rows <= _ORDER.shape[0] else np.arange(n_rows)
             t, _ = stream_epoch(

@@ -12,6 +12,7 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
+import math
 from numbers import Real
 
 import numpy as np
@@ -25,7 +26,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._kernels._scores import rows_finite32, rows_finite64, value_range
+from ._kernels._scores import value_range
 from .utils._atomic import (
     JOURNAL,
     AtomicBlock,
@@ -122,13 +123,13 @@ class Journal:
 
     def save(self, array, rows=None):
         """Keep ``array[rows]`` (``rows`` indexes the first axis; ``None``:
-        the whole array) as it is now."""
+        the whole array) as it is now; returns that copy (None for an
+        empty or missing array)."""
         if array is None or array.size == 0:
-            return
-        if rows is None:
-            self._entries.append((array, None, array.copy()))
-        else:
-            self._entries.append((array, rows, array.take(rows, axis=0)))
+            return None
+        content = array.copy() if rows is None else array.take(rows, axis=0)
+        self._entries.append((array, rows, content))
+        return content
 
     def save_generator(self, generator):
         """Keep the state of ``generator`` (a ``RandomState`` or
@@ -510,34 +511,22 @@ def check_batch_sample_weight(
     return sample_weight
 
 
-def check_weights_read(estimator, X, W, b):
+def check_weights_read(estimator, W_rows, b):
     """Refuse, with the message of the full check of an assigned array
-    (:func:`check_state_array`), a weight the rows of ``X`` read (the rows
-    of the feature-major ``W`` of their features, the intercepts ``b``)
-    that is NaN or infinite, such as one written in place into ``coef_``
-    between calls: at the cost of the rows read, not of the model."""
-    try:
-        if sp.issparse(X):
-            rows = X.indices[: X.indptr[-1]]
-        else:  # (every feature: the cost of the dense rows' pass)
-            rows = _ALL_ROWS[: W.shape[0]] if W.shape[0] <= _ALL_ROWS.shape[0] else None
-        if rows is None:
-            ok = bool(np.isfinite(W).all() and np.isfinite(b).all())
-        elif rows.dtype == np.int32:
-            ok = rows_finite32(W, b, rows)
-        else:
-            ok = rows_finite64(W, b, rows)
-    except (TypeError, ValueError):  # (another layout: numpy's check)
-        ok = bool(np.isfinite(W).all() and np.isfinite(b).all())
-    if not ok:
-        name = "intercept_" if not np.isfinite(b).all() else "coef_"
-        raise ValueError(
-            f"{name} of {type(estimator).__name__} contains NaN or infinity; "
-            "assign finite values or refit with fit."
-        )
-
-
-_ALL_ROWS = np.arange(1 << 16, dtype=np.int32)
+    (:func:`check_state_array`), a weight a batch reads that is NaN or
+    infinite, such as one written in place into ``coef_`` between calls:
+    ``W_rows`` and ``b`` are the journal's copies of the rows of the weights
+    the batch's features index and of the intercepts (None: not saved), so
+    the check costs a pass over what the journal copied, in cache."""
+    for name, values in (("coef_", W_rows), ("intercept_", b)):
+        if values is None or values.size == 0:
+            continue
+        _, largest, smallest = value_range(values.reshape(-1))
+        if not (math.isfinite(largest) and math.isfinite(smallest)):
+            raise ValueError(
+                f"{name} of {type(estimator).__name__} contains NaN or "
+                "infinity; assign finite values or refit with fit."
+            )
 
 
 def weighs_nothing(sample_weight, given=True):

@@ -227,33 +227,3 @@ def value_range(const double[::1] data):
     if nan:
         return n_nonzero, float("nan"), float("nan")
     return n_nonzero, largest, smallest
-
-
-cdef bint _rows_finite(const double[:, ::1] W, const double[::1] b,
-                       const index_t[::1] rows) noexcept nogil:
-    cdef Py_ssize_t i, k, K = W.shape[1], D = W.shape[0]
-    for k in range(b.shape[0]):
-        if not isfinite(b[k]):
-            return False
-    for i in range(rows.shape[0]):
-        if rows[i] < 0 or rows[i] >= D:
-            continue
-        for k in range(K):
-            if not isfinite(W[rows[i], k]):
-                return False
-    return True
-
-
-def rows_finite32(const double[:, ::1] W, const double[::1] b, const int[::1] rows):
-    """Whether the rows ``rows`` (int32) of the feature-major weights ``W``
-    (those a batch's features read) and the intercepts ``b`` are all
-    finite: a weight written in place between calls is checked at the cost
-    of the rows read, not of the model."""
-    return _rows_finite(W, b, rows)
-
-
-def rows_finite64(
-    const double[:, ::1] W, const double[::1] b, const long long[::1] rows
-):
-    """:func:`rows_finite32` for int64 rows."""
-    return _rows_finite(W, b, rows)
