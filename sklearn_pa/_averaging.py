@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._per_call import call_cache
+from ._validation import estimator_lock
 
 __all__ = ["AveragedPublicationMixin"]
 
@@ -36,17 +37,11 @@ class AveragedPublicationMixin:
     averaged or not (see the module docstring)."""
 
     def __getstate__(self):
-        """The pickled state, without the buffer ``coef_`` is a view of (a
-        pending average is computed first)."""
-        if self.__dict__.get("_average_pending") is not None:
-            self.coef_  # noqa: B018 (computes the pending average)
-        # coef_ is a view of this buffer: pickle the average once, as coef_.
-        # The buffer leaves the estimator too, on every Python: from 3.11
-        # object.__getstate__ returns the instance's own __dict__, so a pickle
-        # or a deepcopy always dropped it there, and an estimator must equal
-        # its copy (the next average allocates a new buffer, once)
-        self.__dict__.pop("_average_coef_buffer", None)
-        return dict(super().__getstate__())
+        """The pickled state (a pending average is computed first)."""
+        with estimator_lock(self):
+            if self.__dict__.get("_average_pending") is not None:
+                self.coef_  # noqa: B018 (computes the pending average)
+            return super().__getstate__()
 
     def _averaging_state(self):
         """Whether the fitted state holds averaging accumulators (the model
@@ -128,7 +123,6 @@ class AveragedPublicationMixin:
         """
         self.__dict__.pop("_average_pending", None)
         if U is None:
-            self._average_coef_buffer = None
             self._average_accum = self._average_intercept_accum = None
             self._standard_coef = self._standard_intercept = None
             self._published_average = None
@@ -151,11 +145,16 @@ class AveragedPublicationMixin:
     def __getattr__(self, name):
         # only reached when ``name`` is not found: the average a partial_fit
         # call left to be computed when read
-        pending = self.__dict__.get("_average_pending")
-        if pending is not None and name in ("coef_", "intercept_"):
-            del self.__dict__["_average_pending"]
-            self._publish_average(*pending, keep_assigned=True)
-            return self.__dict__[name]
+        if name in ("coef_", "intercept_") and "_average_pending" in self.__dict__:
+            # (published under the lock: never over a call in progress)
+            with estimator_lock(self):
+                values = self.__dict__
+                pending = values.get("_average_pending")
+                if pending is not None:
+                    self._publish_average(*pending, keep_assigned=True)
+                    del values["_average_pending"]
+                if name in values:
+                    return values[name]
         # anything else: the lookup's own error again (a class attribute
         # whose getter raised, such as a predict_proba that is not there,
         # keeps its message)
@@ -169,20 +168,17 @@ class AveragedPublicationMixin:
         coef = self.__dict__.get("coef_") if keep_assigned else None
         intercept = self.__dict__.get("intercept_") if keep_assigned else None
         if n_avg >= 1:
-            # W - U / n_avg, written into the (D, K) array of the previous
-            # average when there is one (a stream of partial_fit calls then
-            # allocates nothing); coef_ is its transposed view, as in the
-            # unaveraged case, where coef_ is a view of W
-            avg = self.__dict__.get("_average_coef_buffer")
-            if avg is None or avg.shape != W.shape:
-                avg = np.empty_like(W)
+            # W - U / n_avg in a new (D, K) array, never in the one a
+            # previous coef_ views (a call that fails puts that coef_ back,
+            # unchanged); coef_ is its transposed view, as in the unaveraged
+            # case, where coef_ is a view of W
+            avg = np.empty_like(W)
             # by blocks of rows that stay in cache between the two passes
             step = max(1, (1 << 16) // max(1, W.shape[1]))
             for r in range(0, W.shape[0], step):
                 rows = slice(r, r + step)
                 np.multiply(U[rows], -1.0 / n_avg, out=avg[rows])
                 avg[rows] += W[rows]
-            self._average_coef_buffer = avg
             published = (self._shape_coef(avg.T), b - bu / n_avg)
         else:
             published = (self._shape_coef(W.copy().T), b.copy())

@@ -69,6 +69,7 @@ from ._targets import (
 from ._validation import (
     KERNEL_DTYPES,
     MAX_SAMPLE_COUNT,
+    ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -81,8 +82,10 @@ from ._validation import (
     check_warm_start_classes,
     check_warm_start_shape,
     initial_weights,
+    locked_read,
     typical_feature_value,
     validation_split,
+    weighs_nothing,
 )
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
@@ -93,6 +96,7 @@ class BaseOnlineLinear(
     PublicFitMixin,
     AveragedPublicationMixin,
     LeanCallsMixin,
+    ReadsUnderLockMixin,
     BaseEstimator,
 ):
     """Shared machinery of the first-order online linear estimators.
@@ -287,8 +291,17 @@ class BaseOnlineLinear(
             y_numeric=not is_classifier(self),
             multi_output=False,
         )
+        return self._finish_batch(X, y, sample_weight, reset)
+
+    def _finish_batch(self, X, y, sample_weight, reset):
+        """The part of a batch's validation every target kind shares, once
+        ``X`` and ``y`` passed scikit-learn's: duplicate CSR entries summed
+        (:func:`canonical_csr`: every target kind learns from the same
+        rows), ``sample_weight`` finite and non-negative, the estimator's
+        own check of the rows.  Returns ``(X, y, sample_weight)``."""
         X = canonical_csr(X)
-        sample_weight = check_batch_sample_weight(sample_weight, X)
+        # (all-zero weights: refused by fit, a no-op on a later batch)
+        sample_weight = check_batch_sample_weight(sample_weight, X, all_zero=not reset)
         self._check_rows(X)
         return X, y, sample_weight
 
@@ -443,6 +456,7 @@ class BaseOnlineLinear(
         inside ``atomic_update``."""
         # (not hasattr(self, "coef_"), which would compute a pending average)
         first_call = not stream_started(self.__dict__)
+        given = sample_weight is not None
         cache = call_cache(self)
         plan = cache.plan
         if plan is not None and not (first_call or record_scores):
@@ -465,6 +479,8 @@ class BaseOnlineLinear(
             )
         else:
             X, y, sample_weight = lean
+        if not first_call and weighs_nothing(sample_weight, given):
+            return self._weightless_batch(X, record_scores)
         n_columns = self._n_columns()
         if first_call:
             W, b = self._allocate(X.shape[1], n_columns, None, None)
@@ -538,6 +554,16 @@ class BaseOnlineLinear(
         if record_scores:
             return scores_out
         return self
+
+    def _weightless_batch(self, X, record_scores):
+        """A later batch whose sample weights are all zero, validated: a
+        no-op (nothing moves, neither the weights nor ``t_`` nor the
+        average), as a batch of no rows; with ``record_scores``, the scores
+        of the model as it is."""
+        if not record_scores:
+            return self
+        scores = self.decision_function(X) if X.shape[0] else np.empty((0, 1))
+        return scores.reshape(X.shape[0], -1)
 
     def _partial_fit_batch(self, X, y, classes, sample_weight, *, record_scores=False):
         """What the public ``partial_fit`` runs inside ``atomic_update``:
@@ -675,9 +701,7 @@ class OnlineLinearClassifierMixin(
         if not kind.multi_output:
             return super()._validate_batch(X, y, sample_weight, reset)
         X, y = kind.validate(self, check_csr_structure(X), y, reset=reset)
-        sample_weight = check_batch_sample_weight(sample_weight, X)
-        self._check_rows(X)
-        return X, y, sample_weight
+        return self._finish_batch(X, y, sample_weight, reset)
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         """Choose the target strategy, the classes and the class weights
@@ -745,6 +769,7 @@ class OnlineLinearClassifierMixin(
         )
         return check_validation_split(self, idx_train, idx_val, sample_weight)
 
+    @locked_read
     def decision_function(self, X):
         """Confidence scores: the signed score of ``classes_[1]`` (two
         classes) or of each class.
@@ -766,6 +791,7 @@ class OnlineLinearClassifierMixin(
             return super().decision_function(check_csr_structure(X))
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
+    @locked_read
     def predict(self, X):
         """Predict class labels, or the relevant labels of a multilabel model.
 

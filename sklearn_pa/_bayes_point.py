@@ -32,6 +32,7 @@ from ._unlabeled import (
     warn_if_marker_looks_like_a_class,
 )
 from ._validation import (
+    ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -39,6 +40,8 @@ from ._validation import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
+    locked_read,
+    weighs_nothing,
 )
 from .utils._probability import NoProbabilityMixin
 
@@ -52,6 +55,7 @@ class OnlineBayesPointClassifier(
     GrowingClassesMixin,
     NoProbabilityMixin,
     LinearClassifierMixin,
+    ReadsUnderLockMixin,
     BaseEstimator,
 ):
     """Online Bayes Point Machine over a first-order learner; semi-supervised.
@@ -371,6 +375,8 @@ class OnlineBayesPointClassifier(
             "it multiplies the step (or C, with the base learner's "
             "weight_scaling='C') for each labeled sample and unlabeled_step "
             "for each unlabeled one",
+            # (all-zero weights: refused by fit, a no-op on a later batch)
+            all_zero=not reset,
         )
         return X, y, sample_weight
 
@@ -569,9 +575,16 @@ class OnlineBayesPointClassifier(
         self._validate_params()
         base = self._make_base()
         first_call = not hasattr(self, "_W")
+        given = sample_weight is not None
         X, y, sample_weight = self._validate_batch(
             X, y, sample_weight, reset=first_call
         )
+        if not first_call and weighs_nothing(sample_weight, given):
+            # a no-op, as on the lean path (with record_scores: the scores
+            # of the Bayes point as it is)
+            if not record_scores:
+                return self
+            return self.decision_function(X).reshape(X.shape[0], -1)
         unlabeled = _unlabeled_mask(y)
         warn_if_marker_looks_like_a_class(y, unlabeled)
         if not first_call and grows_classes(base):
@@ -726,6 +739,7 @@ class OnlineBayesPointClassifier(
                 return lean
             return self._partial_fit_batch(X, y, classes, sample_weight)
 
+    @locked_read
     def decision_function(self, X):
         """Confidence scores of the samples under the averaged copies.
 

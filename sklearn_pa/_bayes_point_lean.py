@@ -24,6 +24,7 @@ from ._per_call import (
     remember_call,
     trusted_published,
 )
+from ._validation import estimator_lock, weighs_nothing
 
 __all__ = ["LeanBayesPointMixin"]
 
@@ -61,10 +62,14 @@ class LeanBayesPointMixin:
         # assigned since is kept)
         values = self.__dict__
         if name in ("coef_", "intercept_") and values.get("_bayes_point_pending"):
-            coef, intercept = self._bayes_point()
-            values.setdefault("coef_", coef)
-            values.setdefault("intercept_", intercept)
-            return values[name]
+            # (published under the lock: never over a call in progress)
+            with estimator_lock(self):
+                if name not in values and values.get("_bayes_point_pending"):
+                    coef, intercept = self._bayes_point()
+                    values.setdefault("coef_", coef)
+                    values.setdefault("intercept_", intercept)
+                if name in values:
+                    return values[name]
         # anything else: the attribute's own error (a property's message)
         return object.__getattribute__(self, name)
 
@@ -88,9 +93,12 @@ class LeanBayesPointMixin:
         y = self._lean_labels(y, classes, base, X.shape[0])
         if y is None:
             return None
+        given = sample_weight is not None
         sample_weight = lean_sample_weight(sample_weight, X.shape[0])
         if sample_weight is None:
             return None
+        if given and weighs_nothing(sample_weight):
+            return self  # a no-op, as on the full path
         labels = np.searchsorted(self.classes_, y).astype(np.int32)
         self.n_iter_ = self._run(
             X,

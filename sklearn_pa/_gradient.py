@@ -27,7 +27,7 @@ from ._base import BaseOnlineLinear
 from ._docstrings import fill_doc
 from ._kernels._rules import Rule
 from ._rule_specs import linear_params
-from ._validation import fitted_rows
+from ._validation import fitted_rows, locked_read
 
 __all__ = ["GradientDescentRegressor"]
 
@@ -119,6 +119,7 @@ class _OnlineRegressorMixin(RegressorMixin):
     def _shape_coef(self, coef):
         return coef.reshape(-1)
 
+    @locked_read
     def predict(self, X):
         """Predict targets.
 

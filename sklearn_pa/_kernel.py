@@ -24,7 +24,7 @@ from ._per_call import (
     started_partial_fit_context,
 )
 from ._targets import added_classes, checked_class_weight, unknown_labels_error
-from ._validation import atomic_update
+from ._validation import atomic_update, locked_read
 from .utils._probability import NoProbabilityMixin
 
 __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegressor"]
@@ -373,6 +373,7 @@ class KernelPassiveAggressiveClassifier(
             return None
         return lean_fitted_labels(self, y, classes, n_samples)
 
+    @locked_read
     def decision_function(self, X):
         """The kernel expansion ``sum_i alpha_i K(x_i, x)``.
 
@@ -390,6 +391,7 @@ class KernelPassiveAggressiveClassifier(
         scores = self._decision(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
+    @locked_read
     def predict(self, X):
         """Predict class labels.
 
@@ -404,6 +406,19 @@ class KernelPassiveAggressiveClassifier(
             Predicted labels.
         """
         scores = self.decision_function(X)
+        if not np.isfinite(scores).all():
+            # (argmax would name the first class for a NaN score)
+            owner = type(self).__name__
+            if not np.isfinite(self.dual_coef_).all():
+                raise ValueError(
+                    f"dual_coef_ of {owner} contains NaN or infinity; assign "
+                    "finite values or refit with fit."
+                )
+            raise ValueError(
+                f"The decision values of {owner} for X are NaN or infinity: "
+                "the kernel of X and the support vectors overflows; scale X "
+                "(StandardScaler, MaxAbsScaler) as the training data was."
+            )
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
@@ -582,6 +597,7 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
         """The batch's targets for the lean path (finite numbers), or None."""
         return lean_targets(y, n_samples)
 
+    @locked_read
     def predict(self, X):
         """Predict targets.
 

@@ -43,6 +43,7 @@ from ._pickled_state import CheckedStateMixin
 from ._rule_specs import spec
 from ._validation import (
     MAX_SAMPLE_COUNT,
+    ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -52,6 +53,7 @@ from ._validation import (
     check_warm_start_classes,
     check_warm_start_shape,
     validation_split,
+    weighs_nothing,
 )
 
 # kernel entries held at once by a block (K_RS and K_RR), and by a chunk of
@@ -305,7 +307,9 @@ class _KernelEpochs(EpochAdapter):
         }
 
 
-class _BaseKernelPA(CheckedStateMixin, LeanKernelMixin, BaseEstimator):
+class _BaseKernelPA(
+    CheckedStateMixin, LeanKernelMixin, ReadsUnderLockMixin, BaseEstimator
+):
     """Shared machinery: kernel parameters, the block loop, the support set."""
 
     _parameter_constraints: dict = {
@@ -430,7 +434,8 @@ class _BaseKernelPA(CheckedStateMixin, LeanKernelMixin, BaseEstimator):
             y_numeric=not isinstance(self, ClassifierMixin),
         )
         X = canonical_csr(X)
-        sample_weight = check_batch_sample_weight(sample_weight, X)
+        # (all-zero weights: refused by fit, a no-op on a later batch)
+        sample_weight = check_batch_sample_weight(sample_weight, X, all_zero=not reset)
         return X, y, sample_weight
 
     def _score_for_stopping(self, X, y, sample_weight):
@@ -677,10 +682,15 @@ class _BaseKernelPA(CheckedStateMixin, LeanKernelMixin, BaseEstimator):
         self._validate_params()
         self._check_kernel_args()
         first_call = not hasattr(self, "dual_coef_")
+        given = sample_weight is not None
         X, y, sample_weight = self._validate_batch(
             X, y, sample_weight, reset=first_call
         )
         self._prepare_targets(y, classes=classes, first_call=first_call, fitting=False)
+        if not first_call and weighs_nothing(sample_weight, given):
+            # a no-op, as on the lean path (with record_scores: the scores
+            # of the model as it is)
+            return self._decision(X) if record_scores else self
         if first_call:
             self._set_gamma(X)
             state = self._empty_state(X, self._n_columns())

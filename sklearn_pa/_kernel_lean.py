@@ -19,7 +19,7 @@ from ._per_call import (
     remember_call,
     trusted_published,
 )
-from ._validation import check_sample_count, fitted_rows
+from ._validation import check_sample_count, fitted_rows, weighs_nothing
 
 __all__ = ["LeanKernelMixin"]
 
@@ -57,9 +57,12 @@ class LeanKernelMixin:
         y = self._lean_targets(y, classes, X.shape[0])
         if y is None:
             return None
+        given = sample_weight is not None
         sample_weight = lean_sample_weight(sample_weight, X.shape[0])
         if sample_weight is None:
             return None
+        if given and weighs_nothing(sample_weight):
+            return self  # a no-op, as on the full path
         state = {
             "sv": self.support_vectors_,
             "alpha": np.ascontiguousarray(self.dual_coef_.T),

@@ -18,7 +18,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from ._engine import EpochAdapter, EpochStats
 from ._kernels import _first_order
 from ._rule_specs import spec
-from ._validation import touched_rows
+from ._validation import check_weights_read, touched_rows
 
 __all__ = ["_LinearEpochs", "_RowView"]
 
@@ -267,9 +267,11 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         """Save the rows of ``W`` (and ``U``) of the features the batch
         touches, and ``b`` (and ``bu``) whole."""
         rows = touched_rows(self.rows)
-        for array in (self.W, self.U_):
-            journal.save(array, rows)
-        journal.save(self.b)
+        saved = journal.save(self.W, rows)
+        journal.save(self.U_, rows)
+        # (a weight written in place since the last call is refused here,
+        # on the copies the journal just made)
+        check_weights_read(self.estimator, saved, journal.save(self.b))
         journal.save(self.bu_)
 
     def publish(self):

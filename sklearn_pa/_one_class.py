@@ -35,6 +35,7 @@ from ._per_call import (
 from ._pickled_state import CheckedStateMixin
 from ._state_one_class import OneClassState
 from ._validation import (
+    ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
@@ -43,7 +44,9 @@ from ._validation import (
     check_state_array,
     check_warm_start_shape,
     fitted_rows,
+    locked_read,
     touched_rows,
+    weighs_nothing,
 )
 
 __all__ = ["PassiveAggressiveOneClass"]
@@ -147,7 +150,11 @@ class _UniclassEpochs(EpochAdapter):
 
 @fill_doc
 class PassiveAggressiveOneClass(
-    CheckedStateMixin, ScaledCentreMixin, OutlierMixin, BaseEstimator
+    CheckedStateMixin,
+    ScaledCentreMixin,
+    OutlierMixin,
+    ReadsUnderLockMixin,
+    BaseEstimator,
 ):
     r"""Uniclass Passive-Aggressive: an online ball for novelty detection.
 
@@ -353,7 +360,8 @@ class PassiveAggressiveOneClass(
             reset=reset,
         )
         X = canonical_csr(X)
-        sample_weight = check_batch_sample_weight(sample_weight, X)
+        # (all-zero weights: refused by fit, a no-op on a later batch)
+        sample_weight = check_batch_sample_weight(sample_weight, X, all_zero=not reset)
         return X, sample_weight
 
     def _initial_state(self, n_features):
@@ -514,15 +522,22 @@ class PassiveAggressiveOneClass(
         self : object
             Fitted estimator.
         """
+        given = sample_weight is not None
         with atomic_update(self):
+            values = self.__dict__
+            later = "center_" in values or "_scale_pending" in values
             batch = self._lean_batch(X, sample_weight)
             if batch is None:
                 X, sample_weight, w, extra, t_start = self._full_batch(X, sample_weight)
+                if later and weighs_nothing(sample_weight, given):
+                    return self  # a no-op, as on the lean path
             else:
                 # the scaled centre and the radius state, trusted: the
                 # pass updates the vector in place (the journal saves what
                 # it touches), a copy of the radius state
                 X, sample_weight = batch
+                if weighs_nothing(sample_weight, given):
+                    return self  # a no-op, as on the full path
                 w = self._stream_centre(lambda: self.center_)
                 extra = self._stored_extra()
                 if not (self.epsilon == "auto" and "_radius" in self.__dict__):
@@ -601,6 +616,7 @@ class PassiveAggressiveOneClass(
         return X, sample_weight, w, extra, t_start
 
     # --------------------------------------------------------- prediction
+    @locked_read
     def score_samples(self, X):
         """Minus the distance of each sample to the centre.
 
@@ -644,6 +660,7 @@ class PassiveAggressiveOneClass(
             return None
         return -np.sqrt(self._squared_distances(X))
 
+    @locked_read
     def decision_function(self, X):
         """Signed distance to the sphere: positive inside the ball.
 
@@ -659,6 +676,7 @@ class PassiveAggressiveOneClass(
         """
         return self.score_samples(X) - self.offset_
 
+    @locked_read
     def predict(self, X):
         """+1 for samples inside the ball (inliers), -1 outside.
 

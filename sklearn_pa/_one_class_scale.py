@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from ._averaging import _same_values
 from ._kernels import _uniclass
-from ._validation import current_journal, sum_of_squares
+from ._validation import current_journal, estimator_lock, sum_of_squares
 
 __all__ = ["ScaledCentreMixin", "new_scale_state", "stream_passes"]
 
@@ -156,10 +156,14 @@ class ScaledCentreMixin:
         # call left as a scale times a vector, published as a new array
         values = self.__dict__
         if name == "center_" and "_scale_pending" in values:
-            centre = self._folded_centre()
-            values.setdefault("center_", centre)
-            self._scale_published = centre
-            return values["center_"]
+            # (published under the lock: never over a call in progress)
+            with estimator_lock(self):
+                if "center_" not in values and "_scale_pending" in values:
+                    centre = self._folded_centre()
+                    values.setdefault("center_", centre)
+                    self._scale_published = centre
+                if "center_" in values:
+                    return values["center_"]
         raise AttributeError(
             f"{type(self).__name__!r} object has no attribute {name!r}"
         )

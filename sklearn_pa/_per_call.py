@@ -106,8 +106,10 @@ def fitted_partial_fit_context(started):
             previous = config.get("skip_parameter_validation")
             if previous is True:
                 return partial_fit(estimator, *args, **kwargs)
-            config["skip_parameter_validation"] = True
             try:
+                # (set inside the try: an interrupt right after it still
+                # puts the previous value back)
+                config["skip_parameter_validation"] = True
                 return partial_fit(estimator, *args, **kwargs)
             finally:
                 config["skip_parameter_validation"] = previous
@@ -275,17 +277,35 @@ def lean_fitted_labels(estimator, y, classes, n_samples):
     checked once)."""
     classes_ = estimator.classes_
     cache = call_cache(estimator)
-    if classes is not None and classes is not cache.classes_arg:
+    if classes is not None and not _same_classes_arg(classes, cache.classes_arg):
         given = np.asarray(classes)
         if given.ndim != 1 or given.dtype.kind == "O":
             return None
         if not np.array_equal(np.unique(given), classes_):
             return None
-        cache.classes_arg = classes
+        cache.classes_arg = (classes, _contents(classes))
     members = cache.members
     if members is None or members[0] is not classes_:
         members = cache.members = (classes_, frozenset(classes_.tolist()))
     return lean_labels(classes_, y, n_samples, members[1])
+
+
+def _contents(classes):
+    """What :func:`_same_classes_arg` compares of a ``classes`` argument: a
+    list's or tuple's items, an array's bytes (a few, read in O(k))."""
+    if isinstance(classes, np.ndarray):
+        return (classes.dtype, classes.shape, classes.tobytes())
+    return list(classes) if isinstance(classes, (list, tuple)) else None
+
+
+def _same_classes_arg(classes, checked):
+    """Whether ``classes`` is the object ``checked`` (an object and its
+    :func:`_contents`) and still holds what it held then: the argument is
+    read on every call (a list appended to between calls is seen)."""
+    if checked is None or classes is not checked[0]:
+        return False
+    contents = checked[1]
+    return contents is not None and _contents(classes) == contents
 
 
 # ----------------------------------------------------------------------------
@@ -487,8 +507,9 @@ class CallCache:
     lean : tuple or None
         ``(params, classes)``: the :func:`params_snapshot` and the
         ``classes_`` object of the last fully validated call.
-    classes_arg : object
-        The ``classes`` argument last checked against ``classes_``.
+    classes_arg : tuple or None
+        The ``classes`` argument last checked against ``classes_``, with
+        what it held then (:func:`_same_classes_arg`).
     members : tuple or None
         ``(classes_, set of its labels)``, for :func:`lean_labels`.
     plan : StreamPlan or None

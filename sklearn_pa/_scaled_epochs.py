@@ -30,7 +30,7 @@ from ._linear_epochs import _LinearEpochs, _RowView
 from ._margin_learners import _MarginClassifier
 from ._per_call import _NO_ACCUMULATORS, call_cache, lean_rows
 from ._rule_specs import scaled_params
-from ._validation import current_journal
+from ._validation import current_journal, estimator_lock
 from ._weights import warn_romma_weights
 
 __all__ = ["ALMAClassifier", "ROMMAClassifier"]
@@ -238,12 +238,16 @@ class _ScaledClassifier(_MarginClassifier):
         # copy (an attribute assigned since is kept)
         values = self.__dict__
         if name in ("coef_", "intercept_") and "_scale_pending" in values:
-            W, b = self._folded()
-            published = (self._shape_coef(W.T), b)
-            values.setdefault("coef_", published[0])
-            values.setdefault("intercept_", published[1])
-            self._scale_published = published
-            return values[name]
+            # (published under the lock: never over a call in progress)
+            with estimator_lock(self):
+                if name not in values and "_scale_pending" in values:
+                    W, b = self._folded()
+                    published = (self._shape_coef(W.T), b)
+                    values.setdefault("coef_", published[0])
+                    values.setdefault("intercept_", published[1])
+                    self._scale_published = published
+                if name in values:
+                    return values[name]
         return super().__getattr__(name)
 
     def _lean_scores(self, X, checked=False):

@@ -53,6 +53,7 @@ from ._validation import (
     check_csr_structure,
     check_training_scores,
     fitted_rows,
+    locked_read,
 )
 from .exceptions import NoisyLabelsWarning
 
@@ -681,6 +682,7 @@ class _BaseSecondOrder(
         proba[~scored] = np.nan
         return proba
 
+    @locked_read
     def predict_proba(self, X):
         r"""Probability of each class under the Gaussian margin model.
 
@@ -724,6 +726,7 @@ class _BaseSecondOrder(
         with np.errstate(over="ignore", under="ignore"):
             return gaussian_margin_proba(scores / k, c * (var / k / k), s2)
 
+    @locked_read
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 

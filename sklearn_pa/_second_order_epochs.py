@@ -13,7 +13,7 @@ from ._kernels import _second_order
 from ._kernels._rules import SecondOrderRule
 from ._linear_epochs import _EpochAveraging, _RowView
 from ._rule_specs import spec
-from ._validation import touched_rows
+from ._validation import check_weights_read, touched_rows
 
 __all__ = ["_SecondOrderEpochs", "_variances", "batch_arrays"]
 
@@ -110,9 +110,11 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         rescales = getattr(self.estimator, "_rescales_covariance", None)
         if rescales is not None and rescales():
             self.touched = None
-        for array in (self.W, self.U_):
-            journal.save(array, rows)
-        journal.save(self.b)
+        saved = journal.save(self.W, rows)
+        journal.save(self.U_, rows)
+        # (a weight written in place since the last call is refused here,
+        # on the copies the journal just made)
+        check_weights_read(self.estimator, saved, journal.save(self.b))
         journal.save(self.bu_)
         journal.save(self.S_diag, self.touched)
         journal.save(self.S_full)

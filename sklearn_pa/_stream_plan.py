@@ -22,7 +22,7 @@ from operator import is_
 import numpy as np
 
 from ._engine import stream_epoch
-from ._validation import current_journal
+from ._validation import current_journal, weighs_nothing
 
 __all__ = ["StreamPlan"]
 
@@ -33,7 +33,8 @@ def _published(values):
     """The objects a call left as the learned state (those a user would
     replace): ``coef_``, ``intercept_``, an average left pending, ``t_``,
     the covariance of the confidence-weighted family, the targets'
-    strategy (which states the rule)."""
+    strategy (which states the rule), the value of the intercept's constant
+    feature."""
     get = values.get
     return (
         get("coef_", _MISSING),
@@ -42,6 +43,7 @@ def _published(values):
         get("t_", _MISSING),
         get("_sigma", _MISSING),
         get("_target_strategy", _MISSING),
+        get("intercept_scaling_", _MISSING),
     )
 
 
@@ -55,16 +57,19 @@ class StreamPlan:
         The epoch adapter of the call that made the plan, holding the
         kernel arrays ``W``, ``b``, ``U``, ``bu`` behind the published
         state.
-    t_end : int
-        The sample counter after that call (``t_ - 1``).
     published : tuple
         :func:`_published` of the estimator after that call.
+
+    The sample counter a call starts from is read from the estimator's own
+    ``t_`` (the object the plan saw), never kept here: a call that fails or
+    is interrupted puts the estimator back, and with it the counter the
+    next call starts from.
     """
 
-    __slots__ = ("adapter", "published", "t_end")
+    __slots__ = ("adapter", "published")
 
-    def __init__(self, adapter, t_end, published):
-        self.adapter, self.t_end, self.published = adapter, t_end, published
+    def __init__(self, adapter, published):
+        self.adapter, self.published = adapter, published
 
     @classmethod
     def make(cls, estimator, X, y, sample_weight, W, b, U, bu):
@@ -82,7 +87,7 @@ class StreamPlan:
         if adapter is None:
             return None
         _release(adapter)
-        return cls(adapter, int(est.t_) - 1, _published(values))
+        return cls(adapter, _published(values))
 
     def partial_fit(self, estimator, X, y, classes, sample_weight):
         """Run the call on the plan, inside the caller's ``atomic_update``;
@@ -92,11 +97,14 @@ class StreamPlan:
         values = est.__dict__
         if not all(map(is_, _published(values), self.published)):
             return False
+        given = sample_weight is not None
         batch = est._lean_batch(X, y, classes, sample_weight)
         journal = current_journal()
         if batch is None or journal is None:
             return False
         X, y, sample_weight = batch
+        if given and weighs_nothing(sample_weight):
+            return True  # a no-op, as on the full path
         adapter = self.adapter
         adapter.estimator = est
         try:
@@ -109,7 +117,7 @@ class StreamPlan:
                 est,
                 adapter,
                 order,
-                self.t_end,
+                int(values["t_"]) - 1,
                 values.get("_rng"),
                 est.shuffle,
                 journal,
@@ -119,7 +127,6 @@ class StreamPlan:
         est.n_iter_ = 1
         est.t_ = float(t) + 1.0
         est._publish(adapter.W, adapter.b, adapter.U, adapter.bu, lazy=True)
-        self.t_end = t
         self.published = _published(values)
         return True
 

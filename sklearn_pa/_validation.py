@@ -12,9 +12,7 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
-import contextvars
-import threading
-import weakref
+import math
 from numbers import Real
 
 import numpy as np
@@ -29,9 +27,18 @@ from sklearn.utils.validation import (
 )
 
 from ._kernels._scores import value_range
-from .utils._shuffle import mt19937_words, set_mt19937_words
+from .utils._atomic import (
+    JOURNAL,
+    AtomicBlock,
+    RawWords,
+    estimator_lock,
+    locked_read,
+    restore_entries,
+)
+from .utils._shuffle import mt19937_words
 
 __all__ = [
+    "ReadsUnderLockMixin",
     "MAX_SAMPLE_COUNT",
     "Journal",
     "atomic_update",
@@ -48,14 +55,17 @@ __all__ = [
     "check_validation_split",
     "check_warm_start_classes",
     "check_warm_start_shape",
+    "check_weights_read",
     "current_journal",
     "estimator_lock",
     "initial_weights",
+    "locked_read",
     "sum_of_squares",
     "sum_of_squares_f64",
     "touched_rows",
     "typical_feature_value",
     "validation_split",
+    "weighs_nothing",
 ]
 
 # Largest sample count a parameter may name (``average``, ``budget``): the
@@ -63,7 +73,7 @@ __all__ = [
 MAX_SAMPLE_COUNT = 2**53
 
 
-class atomic_update:  # (lower case: used as a function, with atomic_update(est))
+class atomic_update(AtomicBlock):  # (lower case: used as a function)
     """Leave ``estimator`` exactly as it was if the block raises.
 
     Validation only ever assigns attributes, so restoring the attribute
@@ -85,39 +95,12 @@ class atomic_update:  # (lower case: used as a function, with atomic_update(est)
 
     The block holds the estimator's lock (:func:`estimator_lock`): calls
     from several threads on one estimator run one after the other, so that
-    no update is lost.
+    no update is lost.  The lock is taken and given back in compiled code
+    (:mod:`sklearn_pa.utils._atomic`), so that an interrupt
+    (``KeyboardInterrupt``) at any point of a call never leaves it held.
     """
 
-    __slots__ = ("_estimator", "_journal", "_lock", "_saved", "_token")
-
-    def __init__(self, estimator):
-        self._estimator = estimator
-
-    def __enter__(self):
-        self._lock = estimator_lock(self._estimator)
-        self._lock.acquire()
-        try:
-            self._saved = dict(self._estimator.__dict__)
-            self._journal = journal = Journal()
-            journal.save_generator(self._saved.get("random_state"))
-            self._token = _JOURNAL.set(journal)
-        except BaseException:
-            self._lock.release()
-            raise
-        return journal
-
-    def __exit__(self, kind, value, traceback):
-        try:
-            _JOURNAL.reset(self._token)
-            if kind is not None:
-                self._journal.restore()
-                values = self._estimator.__dict__
-                values.clear()
-                values.update(self._saved)
-        finally:
-            self._saved = self._journal = None
-            self._lock.release()
-        return False
+    __slots__ = ()
 
 
 class Journal:
@@ -140,13 +123,13 @@ class Journal:
 
     def save(self, array, rows=None):
         """Keep ``array[rows]`` (``rows`` indexes the first axis; ``None``:
-        the whole array) as it is now."""
+        the whole array) as it is now; returns that copy (None for an
+        empty or missing array)."""
         if array is None or array.size == 0:
-            return
-        if rows is None:
-            self._entries.append((array, None, array.copy()))
-        else:
-            self._entries.append((array, rows, array.take(rows, axis=0)))
+            return None
+        content = array.copy() if rows is None else array.take(rows, axis=0)
+        self._entries.append((array, rows, content))
+        return content
 
     def save_generator(self, generator):
         """Keep the state of ``generator`` (a ``RandomState`` or
@@ -169,7 +152,7 @@ class Journal:
         if type(generator) is np.random.RandomState:
             words = mt19937_words(generator._bit_generator)
             if words is not None:
-                self._generators.append((generator, _RawWords(words)))
+                self._generators.append((generator, RawWords(words)))
                 return
         self.save_generator(generator)
 
@@ -182,30 +165,42 @@ class Journal:
     def restore(self):
         """Write every saved entry back, the latest first, put every saved
         generator back in its state and cut every saved list back."""
-        for array, rows, content in reversed(self._entries):
-            if rows is None:
-                array[...] = content
-            else:
-                array[rows] = content
-        for generator, state in self._generators:
-            _set_generator_state(generator, state)
-        for items, length in self._lists:
-            del items[length:]
-        self._entries.clear()
-        self._generators.clear()
-        self._lists.clear()
+        restore_entries(self._entries, self._generators, self._lists)
 
     def __len__(self):
         return len(self._entries)
 
 
-_JOURNAL = contextvars.ContextVar("sklearn_pa_journal", default=None)
+class ReadsUnderLockMixin:
+    """scikit-learn's test of a fitted estimator and the pickled state,
+    read under the estimator's lock (:func:`estimator_lock`), so that a
+    call of another thread never changes the attributes while they are
+    scanned or copied."""
+
+    def __sklearn_is_fitted__(self):
+        """Whether the estimator holds a learned attribute (scikit-learn's
+        own test), scanned holding its lock."""
+        with estimator_lock(self):
+            return any(
+                name.endswith("_") and not name.startswith("__") for name in vars(self)
+            )
+
+    def __getstate__(self):
+        """The pickled state: a copy of the attributes taken holding the
+        lock (scikit-learn's is the live dictionary, which pickling then
+        scans)."""
+        with estimator_lock(self):
+            return dict(super().__getstate__())
+
+
+#: (the journal each block keeps)
+atomic_update.journal_type = Journal
 
 
 def current_journal():
     """The :class:`Journal` of the innermost :func:`atomic_update` block of
     this thread, or None outside one."""
-    return _JOURNAL.get()
+    return JOURNAL.get()
 
 
 def touched_rows(rows, extra=None):
@@ -244,46 +239,10 @@ def _distinct(indices, n_features):
     return np.flatnonzero(seen)
 
 
-_LOCKS = weakref.WeakKeyDictionary()
-_LOCKS_GUARD = threading.Lock()
-
-
-def estimator_lock(estimator):
-    """The re-entrant lock that serialises the updates of ``estimator``
-    (held by :func:`atomic_update`): one per live estimator, kept outside
-    it, so that pickling and cloning are unaffected."""
-    lock = _LOCKS.get(estimator)
-    if lock is None:
-        with _LOCKS_GUARD:
-            lock = _LOCKS.get(estimator)
-            if lock is None:
-                lock = _LOCKS[estimator] = threading.RLock()
-    return lock
-
-
 def _generator_state(generator):
     if isinstance(generator, np.random.RandomState):
         return generator.get_state(legacy=False)
     return generator.bit_generator.state
-
-
-class _RawWords:
-    """The raw state of a ``RandomState``'s ``MT19937`` bit generator
-    (:meth:`Journal.save_generator_draws`)."""
-
-    __slots__ = ("words",)
-
-    def __init__(self, words):
-        self.words = words
-
-
-def _set_generator_state(generator, state):
-    if isinstance(state, _RawWords):
-        set_mt19937_words(generator._bit_generator, state.words)
-    elif isinstance(generator, np.random.RandomState):
-        generator.set_state(state)
-    else:
-        generator.bit_generator.state = state
 
 
 def fitted_rows(estimator, X, *, dtype=np.float64, order=None, attributes=None):
@@ -537,13 +496,45 @@ def canonical_csr(X):
     return X
 
 
-def check_batch_sample_weight(sample_weight, X, role="it multiplies C for each sample"):
+def check_batch_sample_weight(
+    sample_weight, X, role="it multiplies C for each sample", *, all_zero=False
+):
     """Per-sample weights of a batch as float64, refused (before any update)
-    unless finite and non-negative; ``role`` says what a weight does."""
-    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    unless finite and non-negative; ``role`` says what a weight does.  All
+    zero weights are refused (as scikit-learn does) unless ``all_zero``
+    (a later ``partial_fit`` batch, then a no-op: :func:`weighs_nothing`)."""
+    sample_weight = _check_sample_weight(
+        sample_weight, X, dtype=np.float64, allow_all_zero_weights=all_zero
+    )
     if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
         raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
     return sample_weight
+
+
+def check_weights_read(estimator, W_rows, b):
+    """Refuse, with the message of the full check of an assigned array
+    (:func:`check_state_array`), a weight a batch reads that is NaN or
+    infinite, such as one written in place into ``coef_`` between calls:
+    ``W_rows`` and ``b`` are the journal's copies of the rows of the weights
+    the batch's features index and of the intercepts (None: not saved), so
+    the check costs a pass over what the journal copied, in cache."""
+    for name, values in (("coef_", W_rows), ("intercept_", b)):
+        if values is None or values.size == 0:
+            continue
+        _, largest, smallest = value_range(values.reshape(-1))
+        if not (math.isfinite(largest) and math.isfinite(smallest)):
+            raise ValueError(
+                f"{name} of {type(estimator).__name__} contains NaN or "
+                "infinity; assign finite values or refit with fit."
+            )
+
+
+def weighs_nothing(sample_weight, given=True):
+    """Whether a validated batch's ``sample_weight`` (``given``: passed by
+    the caller) is all zeros on at least one row: the batch is then a no-op
+    on every path (scikit-learn refuses it in ``fit``; a stream gets such
+    batches when it weighs its rows)."""
+    return given and sample_weight.shape[0] > 0 and not sample_weight.any()
 
 
 def typical_feature_value(X):

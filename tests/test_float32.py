@@ -15,6 +15,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _capabilities import discovered
 from sklearn.base import is_classifier
 
 from sklearn_pa import (
@@ -75,6 +76,10 @@ REGRESSORS = [
         lambda: ConfidenceWeightedRegressor(covariance="full", random_state=0),
     ),
 ]
+# every other public estimator with float input, with its defaults
+_LISTED = [make for _, make in CLASSIFIERS + REGRESSORS]
+CLASSIFIERS += discovered("float32", _LISTED, type_filter="classifier")
+REGRESSORS += discovered("float32", _LISTED, type_filter="regressor")
 ESTIMATORS = CLASSIFIERS + REGRESSORS
 LAYOUTS = ["dense", "csr", "csr64"]
 

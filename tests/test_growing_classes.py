@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _capabilities import OUTSIDE, discovered
 from sklearn.base import clone
 
 from sklearn_pa import (
@@ -55,6 +56,15 @@ FAMILIES = [
     ),
     pytest.param(AROWClassifier, {}, id="arow"),
     pytest.param(SCWClassifier, {}, id="scw"),
+]
+# every other public classifier, with its defaults
+FAMILIES += [
+    pytest.param(type(make()), {}, id=name)
+    for name, make in discovered(
+        "class growth",
+        [lambda p=p: p.values[0]() for p in FAMILIES],
+        type_filter="classifier",
+    )
 ]
 
 
@@ -279,6 +289,9 @@ def test_binary_predictions_survive_the_third_class(Estimator, params):
 
 @pytest.mark.parametrize("Estimator, params", FAMILIES)
 def test_one_class_predicts_it_then_starts_binary(Estimator, params):
+    outside = OUTSIDE["class growth from one class"]
+    if Estimator.__name__ in outside and not params:
+        pytest.skip(outside[Estimator.__name__])
     X, y = _stream()
     # one class for 10 rows, then a second one
     y = np.where((np.arange(y.shape[0]) < 10) | (y < 2), 7, 8)

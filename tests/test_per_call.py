@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _capabilities import OUTSIDE, discovered, marked
+from sklearn.base import is_regressor
 from test_robustness import _assert_same
 
 from sklearn_pa import (
@@ -88,6 +90,11 @@ LEAN_FAMILIES = [
     ("aROMMA", lambda: ROMMAClassifier(aggressive=True, random_state=0), False),
     ("ALMA", lambda: ALMAClassifier(random_state=0), False),
 ]
+# every other public estimator of the lean path, with its defaults
+LEAN_FAMILIES += [
+    (name, make, is_regressor(make()))
+    for name, make in discovered("lean stream", [f for _, f, _ in LEAN_FAMILIES])
+]
 IDS = [name for name, _, _ in LEAN_FAMILIES]
 SCALED = ("ROMMA", "aROMMA", "ALMA")
 
@@ -125,7 +132,9 @@ def _model_bytes(est):
     return max(v.nbytes for v in arrays if isinstance(v, np.ndarray))
 
 
-@pytest.mark.parametrize("name, factory, regression", LEAN_FAMILIES, ids=IDS)
+@pytest.mark.parametrize(
+    "name, factory, regression", marked("per-call O(rows)", LEAN_FAMILIES)
+)
 def test_one_row_calls_do_no_work_proportional_to_the_model(
     name, factory, regression, monkeypatch
 ):
@@ -201,7 +210,7 @@ PLAN_FAMILIES = [family for family in LEAN_FAMILIES if family[0] not in SCALED]
 
 
 @pytest.mark.parametrize(
-    "name, factory, regression", PLAN_FAMILIES, ids=[f[0] for f in PLAN_FAMILIES]
+    "name, factory, regression", marked("stream plan", PLAN_FAMILIES)
 )
 def test_a_stream_reuses_its_set_up_and_learns_the_same_model(
     name, factory, regression, monkeypatch
@@ -267,6 +276,9 @@ def test_a_batch_failing_after_the_kernel_leaves_every_array_bit_identical(
     into an error), or a ``KeyboardInterrupt`` raised right after the kernel
     pass, leaves every learned array of a large model bit-identical: the
     journal wrote back what the pass changed."""
+    outside = OUTSIDE["warning after the pass"]
+    if failure == "warning" and name in outside:
+        pytest.skip(outside[name])
     X, y = _stream(regression)
     est = _start(factory, regression, X, y)
     before = copy.deepcopy(est.__dict__)

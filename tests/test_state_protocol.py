@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.utils.validation
+from _capabilities import KNOWN_FAILURES, discovered
 from local_cluster import local_client
-from sklearn.base import clone, is_classifier
+from sklearn.base import clone, is_classifier, is_outlier_detector, is_regressor
 from sklearn.datasets import make_classification, make_regression
 
 import sklearn_pa as S
@@ -49,6 +50,20 @@ CASES = [
     (S.OnlineBayesPointClassifier(n_estimators=3, random_state=0), "semi"),
     (S.PassiveAggressiveOneClass(random_state=0), "none"),
     (S.PassiveAggressiveOneClass(random_state=0, epsilon=0.5), "none"),
+]
+# every other public estimator, with its defaults
+CASES += [
+    (
+        make(),
+        "semi"
+        if name == "OnlineBayesPointClassifier"
+        else "reg"
+        if is_regressor(make())
+        else "none"
+        if is_outlier_detector(make())
+        else "multi",
+    )
+    for name, make in discovered("mixing", [lambda e=e: e for e, _ in CASES])
 ]
 DATA = {
     "multi": (X3, Y3),
@@ -123,8 +138,13 @@ def test_every_mixable_estimator_has_the_protocol(case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
-def test_get_set_round_trip(case):
+def test_get_set_round_trip(case, request):
     est, kind = case
+    known = KNOWN_FAILURES["mixing round trip"].get(type(est).__name__)
+    if known and est.get_params() == clone(est).__class__().get_params() | {
+        "random_state": est.random_state
+    }:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=known))
     fitted, (X, _), classes = _started(est, kind)
     state = fitted.__sklearn_pa_state__().get()
     # a fresh estimator, set up for the same data, takes the state

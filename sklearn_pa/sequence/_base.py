@@ -22,7 +22,14 @@ from .._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from .._kernels import _sequence, _sequence_batch
 from .._per_call import params_snapshot, params_unchanged
 from .._pickled_state import CheckedStateMixin
-from .._validation import atomic_update, check_state_array, touched_rows
+from .._validation import (
+    ReadsUnderLockMixin,
+    atomic_update,
+    check_state_array,
+    estimator_lock,
+    locked_read,
+    touched_rows,
+)
 from ._lean import (
     PUBLIC_WEIGHTS,
     checked_params,
@@ -77,7 +84,7 @@ class _SequenceEpochs(EpochAdapter):
         }
 
 
-class _BaseSequenceTagger(CheckedStateMixin, BaseEstimator):
+class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator):
     """First-order Markov tagger trained online over whole sequences.
 
     Subclasses set ``_run_epoch(batch, labels, order)``.  The model is the
@@ -266,16 +273,22 @@ class _BaseSequenceTagger(CheckedStateMixin, BaseEstimator):
 
     def __getattr__(self, name):
         # only reached when ``name`` is not found: a publication left pending
-        if name in PUBLIC_WEIGHTS and self.__dict__.get("_publication_pending"):
-            self._publish_pending()
-            return self.__dict__[name]
+        values = self.__dict__
+        if name in PUBLIC_WEIGHTS and values.get("_publication_pending"):
+            # (published under the lock: never over a call in progress)
+            with estimator_lock(self):
+                if name not in values and values.get("_publication_pending"):
+                    self._publish_pending()
+                if name in values:
+                    return values[name]
         return object.__getattribute__(self, name)
 
     def __getstate__(self):
         """The pickled state (a pending publication is computed first)."""
-        if self.__dict__.get("_publication_pending"):
-            self._publish_pending()
-        return super().__getstate__()
+        with estimator_lock(self):
+            if self.__dict__.get("_publication_pending"):
+                self._publish_pending()
+            return super().__getstate__()
 
     def _trusted_state(self):
         """Whether the kernel arrays are those behind the public weights the
@@ -549,6 +562,7 @@ class _BaseSequenceTagger(CheckedStateMixin, BaseEstimator):
         return 0 if self.beam_width is None else int(self.beam_width)
 
     # ------------------------------------------------------------ prediction
+    @locked_read
     def predict(self, X):
         """Best label sequence of each sequence of X.
 
