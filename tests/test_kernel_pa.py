@@ -312,6 +312,7 @@ def test_class_weight_equals_linear_pa(n_classes, class_weight):
         max_iter=2,
         tol=None,
         class_weight=class_weight,
+        weight_scaling="C",  # kernel PA's weights multiply C
     ).fit(X, y)
     ker = KernelPassiveAggressiveClassifier(
         C=0.1, kernel="linear", shuffle=False, max_iter=2, class_weight=class_weight
