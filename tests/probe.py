@@ -72,6 +72,7 @@ from test_robustness import (
     _output_bytes,
     _partial_fit,
 )
+from test_robustness_state import _float_leaves, _poisoned
 
 import sklearn_pa
 
@@ -640,40 +641,6 @@ def probe_pickles(report, rng, size):
                     report.case("pickles", "unclear", f"{name} {path}: {exc}")
             except Exception as exc:
                 report.error("pickles", exc, expected=(), where=f"{name} {path}")
-
-
-def _float_leaves(value, path=()):
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _float_leaves(item, (*path, key))
-    elif isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            yield from _float_leaves(item, (*path, i))
-    elif isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size:
-        yield path
-    elif isinstance(value, (float, np.floating)):
-        yield path
-
-
-def _poisoned(state, path, bad):
-    state = copy.deepcopy(state)
-
-    def poison(value, rest):
-        if not rest:
-            if isinstance(value, np.ndarray):
-                value = (
-                    value.astype(complex) if isinstance(bad, complex) else value.copy()
-                )
-                value.flat[0] = bad
-                return value
-            return bad
-        key, *rest = rest
-        if isinstance(value, tuple):
-            return (*value[:key], poison(value[key], rest), *value[key + 1 :])
-        value[key] = poison(value[key], rest)
-        return value
-
-    return poison(state, list(path))
 
 
 # ---------------------------------------------------------------- files

@@ -659,13 +659,11 @@ def _poisoned(state, path, bad):
 
     def poison(value, rest):
         if not rest:
-            if sp.issparse(value):
-                value = value.copy()
-                value.data[0] = bad
-                return value
-            if isinstance(value, np.ndarray):
-                value = value.copy()
-                value.flat[0] = bad
+            if sp.issparse(value) or isinstance(value, np.ndarray):
+                value = (
+                    value.astype(complex) if isinstance(bad, complex) else value.copy()
+                )
+                (value.data if sp.issparse(value) else value.flat)[0] = bad
                 return value
             return bad
         key, *rest = rest
