@@ -58,7 +58,7 @@ from ._per_call import (
 from ._pickled_state import CheckedStateMixin
 from ._public_fit import ClassifierPartialFitMixin, PublicFitMixin
 from ._state import LinearState
-from ._stream_plan import StreamPlan
+from ._stream_plan import StreamPlan, plans_streams
 from ._targets import (
     BinaryTargets,
     added_classes,
@@ -549,7 +549,7 @@ class BaseOnlineLinear(
         if snapshot is not None:
             # what the next call's lean path compares against
             cache.lean = (snapshot, getattr(self, "classes_", None))
-        if _plans_streams(type(self)) and cache.lean is not None:
+        if plans_streams(type(self)) and cache.lean is not None:
             cache.plan = StreamPlan.make(self, X, y, sample_weight, W, b, U, bu)
         if record_scores:
             return scores_out
@@ -635,35 +635,6 @@ class BaseOnlineLinear(
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-
-def _plans_streams(cls):
-    """Whether a ``partial_fit`` stream of ``cls`` keeps a
-    :class:`~sklearn_pa._stream_plan.StreamPlan`: the class that states
-    the adapter a plan reuses (``_stream_adapter``) also gives ``cls`` its
-    passes, learned arrays, publication and ``_partial_fit`` (a subclass
-    that overrides one of them runs the usual path every call)."""
-    plans = _PLANS_STREAMS.get(cls)
-    if plans is None:
-        mro = cls.__mro__
-        before = next(i for i, k in enumerate(mro) if "_stream_adapter" in k.__dict__)
-        plans = _PLANS_STREAMS[cls] = not any(
-            name in k.__dict__ for k in mro[:before] for name in _PLAN_METHODS
-        ) and (cls._publish is AveragedPublicationMixin._publish)
-    return plans
-
-
-_PLAN_METHODS = (
-    "_run",
-    "_partial_fit",
-    "_state_arrays",
-    "_publish",
-    "_kernel_epoch",
-    "_epoch_adapter_class",
-)
-
-
-_PLANS_STREAMS = {}
 
 
 class OnlineLinearClassifierMixin(

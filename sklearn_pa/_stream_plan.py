@@ -21,6 +21,7 @@ from operator import is_
 
 import numpy as np
 
+from ._averaging import AveragedPublicationMixin
 from ._engine import stream_epoch
 from ._validation import current_journal, weighs_nothing
 
@@ -143,3 +144,32 @@ def _release(adapter):
 # the rows of a batch in their given order (read only, shared)
 _ORDER = np.arange(1024, dtype=np.int64)
 _ORDER.flags.writeable = False
+
+
+def plans_streams(cls):
+    """Whether a ``partial_fit`` stream of ``cls`` keeps a
+    :class:`~sklearn_pa._stream_plan.StreamPlan`: the class that states
+    the adapter a plan reuses (``_stream_adapter``) also gives ``cls`` its
+    passes, learned arrays, publication and ``_partial_fit`` (a subclass
+    that overrides one of them runs the usual path every call)."""
+    plans = _PLANS_STREAMS.get(cls)
+    if plans is None:
+        mro = cls.__mro__
+        before = next(i for i, k in enumerate(mro) if "_stream_adapter" in k.__dict__)
+        plans = _PLANS_STREAMS[cls] = not any(
+            name in k.__dict__ for k in mro[:before] for name in _PLAN_METHODS
+        ) and (cls._publish is AveragedPublicationMixin._publish)
+    return plans
+
+
+_PLAN_METHODS = (
+    "_run",
+    "_partial_fit",
+    "_state_arrays",
+    "_publish",
+    "_kernel_epoch",
+    "_epoch_adapter_class",
+)
+
+
+_PLANS_STREAMS = {}

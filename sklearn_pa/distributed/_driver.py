@@ -159,17 +159,18 @@ class _MixingRounds(EpochAdapter):
         worker was lost, once Dask has recomputed the partitions it held
         that came from a graph and the driver has sent again those it
         scattered: the model is that of an undisturbed fit."""
-        lost = []
-        for attempt in range(1, _ROUND_ATTEMPTS + 1):
-            try:
-                if attempt > 1:  # the learner's copy may have gone with it
-                    self.shipped = self.executor.broadcast(self.learner)
-                    _resend(self.executor, self.held, lost, self.shipped)
-                return self._run_once()
-            except WorkerLost as exc:
-                lost = self.executor.recover(self.parts)
-                error = exc
-        raise _lost_error(lost, error, len(self.history) + 1) from error
+
+        def resend(lost):  # the learner's copy may have gone with it
+            self.shipped = self.executor.broadcast(self.learner)
+            _resend(self.executor, self.held, lost, self.shipped)
+
+        return _retried(
+            self.executor,
+            lambda: self.parts,
+            self._run_once,
+            resend,
+            len(self.history) + 1,
+        )
 
     def _run_once(self):
         executor, learner = self.executor, self.learner
@@ -525,16 +526,29 @@ def _fit_recovering(executor, held, *args):
     partitions are summarised and prepared, once Dask has recomputed what it
     held and the driver has sent again what it scattered (the rounds retry
     on their own)."""
+    return _retried(
+        executor,
+        lambda: held["parts"],
+        lambda: _fit_parts(executor, held, *args),
+        lambda lost: _resend(executor, held, lost),
+    )
+
+
+def _retried(executor, parts, once, resend, *round_number):
+    """``once()``, run again (up to ``_ROUND_ATTEMPTS`` tries) when a worker
+    is lost, after Dask has recomputed the partitions ``parts()`` it held
+    that came from a graph and ``resend(lost)`` has sent again those the
+    driver scattered; a loss in every try is :func:`_lost_error`."""
     lost = []
     for attempt in range(1, _ROUND_ATTEMPTS + 1):
         try:
             if attempt > 1:
-                _resend(executor, held, lost)
-            return _fit_parts(executor, held, *args)
+                resend(lost)
+            return once()
         except WorkerLost as exc:
-            lost = executor.recover(held["parts"])
+            lost = executor.recover(parts())
             error = exc
-    raise _lost_error(lost, error) from error
+    raise _lost_error(lost, error, *round_number) from error
 
 
 def _check_classes(summaries, classes):
