@@ -62,6 +62,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from test_migration import _Call, _payloads
 from test_robustness import (
     ESTIMATORS,
     _assert_same,
@@ -491,35 +492,6 @@ def probe_threads(report, rng, size):
 
 
 # -------------------------------------------------------------- pickles
-class _Call:
-    def __init__(self, function, *args):
-        self.function, self.args = function, args
-
-    def __reduce__(self):
-        return self.function, self.args
-
-
-def _payloads(marker):
-    import builtins
-    import functools
-    import subprocess
-
-    path = str(marker)
-    code = f"open({path!r}, 'w').close()"
-    return [
-        _Call(os.system, f"touch {path}"),
-        _Call(builtins.eval, code),
-        _Call(builtins.exec, code),
-        _Call(subprocess.call, ["touch", path]),
-        _Call(subprocess.Popen, ["touch", path]),
-        _Call(functools.partial(os.system, f"touch {path}")),
-        _Call(np.random._pickle.__randomstate_ctor, f"touch {path}", os.system),
-        _Call(getattr, os, "system"),
-        _Call(Path(path).touch),
-        np.array([_Call(os.system, f"touch {path}")], dtype=object),
-    ]
-
-
 def _sklearn_models():
     from sklearn.linear_model import SGDClassifier, SGDRegressor
 
@@ -544,7 +516,8 @@ def probe_pickles(report, rng, size):
 
     with tempfile.TemporaryDirectory() as tmp:
         marker = Path(tmp) / "marker"
-        payloads = _payloads(marker)
+        # the migration tests' payloads, and a global that is not a call
+        payloads = [*_payloads(marker).values(), _Call(getattr, os, "system")]
         models, X = _sklearn_models()
         n = size["pickles"]
         # hostile: a payload, bare or nested, in a genuine model or not

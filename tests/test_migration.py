@@ -360,6 +360,7 @@ def _payloads(marker):
     import functools
     import os
     import subprocess
+    from pathlib import Path
 
     path = str(marker)
     code = f"open({path!r}, 'w').close()"
@@ -374,6 +375,7 @@ def _payloads(marker):
             np.random._pickle.__randomstate_ctor, f"touch {path}", os.system
         ),
         "object array": np.array([_Call(os.system, f"touch {path}")], dtype=object),
+        "pathlib touch": _Call(Path(path).touch),
     }
 
 
