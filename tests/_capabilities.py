@@ -59,6 +59,12 @@ OUTSIDE = {
         name: "sequences of sentences, not rows of a matrix: no parameter mixing"
         for name in ("StructuredPassiveAggressive", "StructuredPerceptron")
     },
+    "interrupts": {
+        name: "sequences of sentences, not rows of a matrix: interrupted in "
+        "tests/test_atomic_calls.py::test_reads_in_threads_never_undo_nor_lose_a_call "
+        "and tests/test_sequence_per_call.py"
+        for name in ("StructuredPassiveAggressive", "StructuredPerceptron")
+    },
     "lean stream": {
         "KernelPassiveAggressiveClassifier": "dual model (own per-call tests)",
         "KernelPassiveAggressiveRegressor": "dual model (own per-call tests)",
@@ -81,6 +87,12 @@ KNOWN_FAILURES = {
         "the last bits (up to 3e-15) from those of the model it was taken "
         "from: its weights are kept as a scale times a vector"
         for name in ("ALMAClassifier", "ROMMAClassifier")
+    },
+    "mixing two partitions": {
+        "IELLIPClassifier": "mixed after 2 rounds over 3 partitions of the "
+        "3-class problem, it scores 0.36 where each partition's own model "
+        "scores 0.55-0.70 and 1 or 3 rounds give 0.63 and 0.60: its "
+        "ellipsoid state does not mix like the other second-order states",
     },
     "per-call O(rows)": {
         "ExponentiatedGradientRegressor": "a one-row partial_fit allocates in "

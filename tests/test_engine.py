@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _capabilities import discovered
 from sklearn.base import is_classifier
 from sklearn.exceptions import ConvergenceWarning
 
@@ -112,6 +113,26 @@ FAMILIES = {
     "structured-perceptron": lambda **kw: StructuredPerceptron(random_state=0, **kw),
     "structured-pa": lambda **kw: StructuredPassiveAggressive(random_state=0, **kw),
 }
+
+
+def _family(Estimator):
+    """A factory of ``Estimator`` like those above: its defaults, a fixed
+    ``random_state`` and the keywords of a test."""
+
+    def make(**kw):
+        est = Estimator(**kw)
+        if "random_state" in est.get_params() and "random_state" not in kw:
+            est.set_params(random_state=0)
+        return est
+
+    return make
+
+
+# every other public estimator, found by discovery, with its defaults
+FAMILIES.update(
+    (name, _family(type(make())))
+    for name, make in discovered("engine", list(FAMILIES.values()))
+)
 
 #: The families with a ``tol`` (a stopping rule and its ConvergenceWarning).
 WITH_TOL = [name for name in FAMILIES if "tol" in FAMILIES[name]().get_params()]
