@@ -41,7 +41,7 @@ __all__ = [
 BATCH_SIZES = (1, 10, 100, 1000)
 
 #: The learners the protocol runs only when named (``--estimators``).
-OPTIONAL = ("OneClass", "BPM", "KernelPA", "PA-pass")
+OPTIONAL = ("OneClass", "BPM", "KernelPA", "PA-pass", "AROW-pass")
 
 
 class _SklearnLearner:
@@ -146,6 +146,84 @@ class _CompiledPassLearner:
         return out
 
 
+class _SecondOrderPassLearner:
+    """The compiled pass and scoring of ``AROWClassifier()`` called
+    directly, with nothing around them (as ``PA-pass`` for PA): the floor
+    of an AROW call's cost at each batch size.  The call's cost above its
+    pass is ``AROW`` minus this, to compare with ``PA-unaveraged`` minus
+    ``PA-pass``."""
+
+    def __init__(self):
+        from .. import AROWClassifier
+
+        self.estimator = AROWClassifier(random_state=0)
+
+    def start(self, X, y, classes):
+        from .._second_order_epochs import batch_arrays
+
+        est = self.estimator
+        est.partial_fit(X, y, classes=classes)
+        self.W, self.b = est._state_arrays()
+        sigma = est._sigma
+        if sigma.ndim == 3:
+            self.S_diag, self.S_full = np.zeros((0, 1)), sigma
+        else:
+            self.S_diag, self.S_full = sigma, np.zeros((0, 1, 1))
+        self.params = batch_arrays(est, X[:1], np.asarray(y)[:1])[3]
+        self.fixed = {
+            "class_weight": est._expanded_class_weight,
+            "U": np.zeros((0, self.W.shape[1])),
+            "bu": np.zeros(0),
+            "intercept": float(est.intercept_scaling_),
+            "average_start": 0,
+        }
+        self.t = int(est.t_)
+
+    def batch(self, X, y):
+        from .._linear_epochs import _RowView
+
+        est = self.estimator
+        labels, _ = est._targets(np.asarray(y))
+        n = X.shape[0]
+        self.t += n
+        kwargs = dict(
+            self.fixed,
+            labels=labels,
+            sample_weight=np.ones(n),
+            t0=self.t,
+            loss_out=np.zeros(1),
+        )
+        order = np.arange(n, dtype=np.int64)
+        return _RowView(X), order, kwargs, np.empty((n, self.W.shape[1]))
+
+    def learn(self, batch):
+        from .._kernels import _second_order
+
+        rows, order, kwargs, _ = batch
+        _second_order.epoch(
+            rows,
+            order,
+            params=self.params,
+            W=self.W,
+            b=self.b,
+            S_diag=self.S_diag,
+            S_full=self.S_full,
+            scores_out=None,
+            var_out=None,
+            targets=None,
+            **kwargs,
+        )
+
+    def predict(self, batch):
+        from .._kernels import _scores
+
+        rows, _, kwargs, out = batch
+        _scores.score_rows(
+            rows, self.W, self.b, U=kwargs["U"], bu=kwargs["bu"], n_avg=0.0, out=out
+        )
+        return out
+
+
 def _regression_targets(y):
     """A regression target on the same rows: +1 for the odd groups, -1 for
     the even ones."""
@@ -231,8 +309,9 @@ def latency_learners(n_classes):
         (``OnlineBayesPointClassifier(n_estimators=10)``) and ``KernelPA``
         (``KernelPassiveAggressiveClassifier(kernel="rbf", budget=300)``,
         whose calls evaluate the kernel on its support set), and
-        ``PA-pass``: the compiled pass and scoring of ``PA-unaveraged``
-        called directly, the floor of a call's cost.
+        ``PA-pass`` and ``AROW-pass``: the compiled pass and scoring of
+        ``PA-unaveraged`` and of ``AROW`` called directly, the floor of a
+        call's cost.
     """
     from sklearn.linear_model import SGDClassifier
 
@@ -275,6 +354,7 @@ def latency_learners(n_classes):
                 OnlineBayesPointClassifier(n_estimators=10, random_state=0)
             ),
             "PA-pass": _CompiledPassLearner,
+            "AROW-pass": _SecondOrderPassLearner,
             "KernelPA": lambda: _SklearnLearner(
                 KernelPassiveAggressiveClassifier(
                     kernel="rbf", budget=300, random_state=0
