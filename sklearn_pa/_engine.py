@@ -261,6 +261,23 @@ def _permutation(rng, idx):
     return rng.permutation(idx)
 
 
+def _epoch_order(rng, train_idx, shuffle, save_generator):
+    """The rows of an epoch, as C-contiguous int64 indices: a fresh
+    permutation of ``train_idx`` drawn from ``rng`` when ``shuffle`` (the
+    generator first given to ``save_generator``, a journal's, unless it is
+    None), else ``train_idx`` in its order (a permutation of one row draws
+    nothing)."""
+    if shuffle and train_idx.shape[0] > 1:
+        if save_generator is not None:
+            save_generator(rng)
+        order = _permutation(rng, train_idx)
+    else:
+        order = train_idx
+    if order.dtype != np.int64 or not order.flags.c_contiguous:
+        order = np.ascontiguousarray(order, dtype=np.int64)
+    return order
+
+
 def run_epochs(
     estimator,
     adapter,
@@ -365,14 +382,9 @@ def run_epochs(
     # written back if the call fails
 
     for epoch in range(max_iter):
-        if shuffle and train_idx.shape[0] > 1:
-            if journal is not None:
-                journal.save_generator(rng)
-            order = _permutation(rng, train_idx)
-        else:
-            # (a permutation of one row draws nothing)
-            order = train_idx
-        order = np.ascontiguousarray(order, dtype=np.int64)
+        order = _epoch_order(
+            rng, train_idx, shuffle, None if journal is None else journal.save_generator
+        )
         if not partial_fit:
             may_end = (
                 early
@@ -384,32 +396,19 @@ def run_epochs(
                 )
             )
             adapter.start_epoch(run.t, may_end)
-        if journal is not None and partial_fit:
-            adapter.journal(journal, order)
-        stats = adapter.run(order, run.t)
-        loss = stats.loss
-        if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
-            loss = np.atleast_1d(np.asarray(loss, dtype=np.float64))
-        _record_epoch(est, stats.n_updates, loss, n_rows)
+        stats, loss, mean_loss = _one_pass(
+            est,
+            adapter,
+            order,
+            run.t,
+            journal if partial_fit else None,
+            n_rows,
+            epoch + 1,
+        )
         run.n_iter = epoch + 1
         run.t += n_train
-        if stats.n_skipped:
-            warnings.warn(
-                f"{stats.n_skipped} rows were skipped at epoch {run.n_iter} "
-                f"because {adapter.skipped_reason}",
-                RuntimeWarning,
-            )
-        if stats.overflow:
-            adapter.failed()
-            raise ValueError(
-                f"Floating-point overflow at epoch {run.n_iter}: "
-                f"{adapter.overflow_message}"
-            )
         objective = loss / max(n_rows, 1)
-        # a loss too large for float64 (rows that overflowed) is recorded as
-        # the largest float, so that the history stays finite
-        mean_loss = float(objective.sum())
-        history.append(mean_loss if math.isfinite(mean_loss) else _BIG)
+        history.append(mean_loss)
 
         val_score = None
         if early:
@@ -457,22 +456,7 @@ def run_epochs(
                 )
             break
 
-    previous = est.__dict__.get("loss_curve_")
-    if partial_fit and isinstance(previous, list):
-        # appended in place: a long stream of calls costs O(1) per call (a
-        # failed call cuts it back)
-        previous = _room_in_curve(est, previous, len(history))
-        if journal is not None:
-            journal.save_length(previous)
-        previous.extend(history)
-    else:
-        est.loss_curve_ = history
-    est._n_partial_fit_calls = call
-    if hasattr(est, "early_stopping") and not (
-        partial_fit and "validation_scores_" in est.__dict__
-    ):
-        # (a partial_fit call leaves the scores of the last fit as they are)
-        est.validation_scores_ = scores
+    _record_history(est, history, scores, journal, partial_fit)
     if warn_convergence is None:
         warn_convergence = stopping and tol is not None
     if warn_convergence and run.n_iter == max_iter:
@@ -514,30 +498,44 @@ def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
     the mean loss to ``loss_curve_`` and counts the call.  Returns ``(t,
     mean_loss)``: the sample counter after the pass and its mean loss."""
     est = estimator
-    values = est.__dict__
     n_rows = int(train_idx.shape[0])
-    if shuffle and n_rows > 1:
-        journal.save_generator_draws(rng)  # (the shuffle draws raw integers)
-        order = _permutation(rng, train_idx)
-    else:
-        order = train_idx
-    if order.dtype != np.int64 or not order.flags.c_contiguous:
-        order = np.ascontiguousarray(order, dtype=np.int64)
-    adapter.journal(journal, order)
-    stats = adapter.run(order, t_start)
+    # (the shuffle draws raw integers only: the generator's raw words are
+    # what the journal keeps)
+    order = _epoch_order(rng, train_idx, shuffle, journal.save_generator_draws)
+    _, _, mean_loss = _one_pass(est, adapter, order, t_start, journal, n_rows, 1)
+    _record_history(est, (mean_loss,), None, journal, True)
+    return int(t_start) + n_rows, mean_loss
+
+
+def _one_pass(estimator, adapter, order, t, journal, n_rows, epoch):
+    """One pass of ``adapter`` over the rows ``order``, the sample counter
+    being ``t`` before it: what every epoch of :func:`run_epochs` and the
+    pass of :func:`stream_epoch` run, once.
+
+    With a ``journal`` (a ``partial_fit`` call) the entries the pass may
+    write are saved first.  Reports the pass to parameter mixing, warns of
+    skipped rows, raises on an overflow (after ``adapter.failed()``).
+    Returns ``(stats, loss, mean_loss)``: the adapter's
+    :class:`EpochStats`, its loss as a 1-D array, and the mean loss over
+    ``n_rows`` (a loss too large for float64, from rows that overflowed,
+    is the largest float, so that the history stays finite)."""
+    if journal is not None:
+        adapter.journal(journal, order)
+    stats = adapter.run(order, t)
     loss = stats.loss
     if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
         loss = np.atleast_1d(np.asarray(loss, dtype=np.float64))
+    _record_epoch(estimator, stats.n_updates, loss, n_rows)
     if stats.n_skipped:
         warnings.warn(
-            f"{stats.n_skipped} rows were skipped at epoch 1 "
+            f"{stats.n_skipped} rows were skipped at epoch {epoch} "
             f"because {adapter.skipped_reason}",
             RuntimeWarning,
         )
     if stats.overflow:
         adapter.failed()
         raise ValueError(
-            f"Floating-point overflow at epoch 1: {adapter.overflow_message}"
+            f"Floating-point overflow at epoch {epoch}: {adapter.overflow_message}"
         )
     if loss.shape[0] == 1:  # (the same number, without array operations)
         mean_loss = float(loss[0]) / max(n_rows, 1)
@@ -545,19 +543,32 @@ def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
         mean_loss = float((loss / max(n_rows, 1)).sum())
     if not math.isfinite(mean_loss):
         mean_loss = _BIG
+    return stats, loss, mean_loss
+
+
+def _record_history(estimator, history, scores, journal, partial_fit):
+    """Write a run's training history on ``estimator``: a ``fit`` starts
+    ``loss_curve_`` anew and counts no call; a ``partial_fit`` call appends
+    its mean loss in place (O(1) per call; with a ``journal``, a failed
+    call cuts it back), counts the call and leaves the validation scores
+    of the last ``fit`` as they are."""
+    est = estimator
+    values = est.__dict__
     previous = values.get("loss_curve_")
-    if isinstance(previous, list):
-        # appended in place: O(1) per call (a failed call cuts it back)
-        if len(previous) >= LOSS_CURVE_MAX_LENGTH:
-            previous = _room_in_curve(est, previous, 1)
-        journal.save_length(previous)
-        previous.append(mean_loss)
+    if partial_fit and isinstance(previous, list):
+        if len(previous) + len(history) > LOSS_CURVE_MAX_LENGTH:
+            previous = _room_in_curve(est, previous, len(history))
+        if journal is not None:
+            journal.save_length(previous)
+        previous.extend(history)
     else:
-        est.loss_curve_ = [mean_loss]
-    est._n_partial_fit_calls = int(values.get("_n_partial_fit_calls", 0)) + 1
-    if "validation_scores_" not in values and hasattr(est, "early_stopping"):
-        est.validation_scores_ = None
-    return int(t_start) + n_rows, mean_loss
+        est.loss_curve_ = history if isinstance(history, list) else list(history)
+    calls = int(values.get("_n_partial_fit_calls", 0)) + 1 if partial_fit else 0
+    est._n_partial_fit_calls = calls
+    if hasattr(est, "early_stopping") and not (
+        partial_fit and "validation_scores_" in values
+    ):
+        est.validation_scores_ = scores
 
 
 def _record_epoch(estimator, n_updates, loss, n_rows):
