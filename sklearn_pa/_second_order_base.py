@@ -145,6 +145,10 @@ class _GaussianWeightsMixin:
         upper = np.triu(self._sigma)
         return upper + np.triu(upper, 1).transpose(0, 2, 1)
 
+    #: Whether parameter mixing combines the partitions' models as Gaussian
+    #: posteriors by default (the state protocol's ``default_mixing``).
+    _mixes_as_gaussian = True
+
     def __sklearn_pa_state__(self):
         """The state protocol of this estimator (used by parameter mixing).
 

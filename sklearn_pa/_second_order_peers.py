@@ -255,6 +255,10 @@ class IELLIPClassifier(_PeerSecondOrder):
         "shrinkage_decay": [Interval(Real, 0, 1, closed="right")],
     }
 
+    # its matrix is an ellipsoid's shape, not a posterior covariance:
+    # parameter mixing averages the partitions' models by default
+    _mixes_as_gaussian = False
+
     def __init__(
         self,
         *,

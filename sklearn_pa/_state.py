@@ -675,8 +675,16 @@ class SecondOrderState(LinearState):
     (:func:`sklearn_pa.distributed.mix_gaussians`)."""
 
     mixing_rules = ("uniform", "updates", "gaussian")
-    default_mixing = "gaussian"
     _summed = ("sigma",)  # (the Gaussian mix is not a weighted sum)
+
+    @property
+    def default_mixing(self):
+        """``"gaussian"`` when the estimator's matrix is the covariance of
+        a Gaussian over the weights, else ``"uniform"`` (an estimator
+        says so by its ``_mixes_as_gaussian`` attribute; IELLIP's matrix
+        is the shape of an ellipsoid that each mistake cuts and shrinks,
+        whose Gaussian product counts the shrinkage of every partition)."""
+        return "gaussian" if self.estimator._mixes_as_gaussian else "uniform"
 
     def _initial_extra(self, est, n_features, state):
         # the constraint rule the kernel runs (binary with two classes)

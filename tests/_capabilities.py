@@ -88,12 +88,6 @@ KNOWN_FAILURES = {
         "from: its weights are kept as a scale times a vector"
         for name in ("ALMAClassifier", "ROMMAClassifier")
     },
-    "mixing two partitions": {
-        "IELLIPClassifier": "mixed after 2 rounds over 3 partitions of the "
-        "3-class problem, it scores 0.36 where each partition's own model "
-        "scores 0.55-0.70 and 1 or 3 rounds give 0.63 and 0.60: its "
-        "ellipsoid state does not mix like the other second-order states",
-    },
     "per-call O(rows)": {
         "ExponentiatedGradientRegressor": "a one-row partial_fit allocates in "
         "O(model) (the split weights' exponentiated update renormalises every "

@@ -322,11 +322,13 @@ def fit_parameter_mixing(
         How the partitions' models are combined. ``"uniform"``: the plain
         average. ``"updates"``: an average weighted by each partition's
         number of updates in the epoch (uniform if there were none).
-        ``"gaussian"`` (Confidence-Weighted, AROW and SCW only): the
-        Gaussians over the weights are combined in information form, adding
-        each partition's gain in precision to the shared prior (see
-        :func:`mix_gaussians`).  ``"auto"`` is ``"gaussian"`` for those
-        models and ``"uniform"`` otherwise.
+        ``"gaussian"`` (the second-order learners only: CW, AROW, SCW and
+        their peers and regressors): the Gaussians over the weights are
+        combined in information form, adding each partition's gain in
+        precision to the shared prior (see :func:`mix_gaussians`).
+        ``"auto"`` is ``"gaussian"`` for those models whose matrix is a
+        Gaussian's covariance (all but IELLIP, whose ellipsoid is
+        averaged) and ``"uniform"`` otherwise.
     n_partitions : int, default=None
         Number of partitions a plain array is cut into; ``None`` is the
         number of Dask workers (of threads for the local scheduler).
