@@ -30,6 +30,7 @@ from ._linear_epochs import _LinearEpochs, _RowView
 from ._margin_learners import _MarginClassifier
 from ._per_call import _NO_ACCUMULATORS, call_cache, lean_rows
 from ._rule_specs import scaled_params
+from ._state import ScaledState
 from ._validation import current_journal, estimator_lock
 from ._weights import warn_romma_weights
 
@@ -84,6 +85,16 @@ class _ScaledClassifier(_MarginClassifier):
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights (a zero weight skips the sample).""",
     }
+
+    def __sklearn_pa_state__(self):
+        """The state protocol of this estimator (used by parameter mixing).
+
+        Returns
+        -------
+        state : ScaledState
+            A linear state with the number of updates the rule counts.
+        """
+        return ScaledState(self, epochs=self._epoch_adapter_class)
 
     def _kernel_epoch(self, rows, order, W, b, U, bu, **kwargs):
         counter = np.array([getattr(self, "n_updates_", 0) + 1], dtype=np.int64)

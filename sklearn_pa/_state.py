@@ -28,7 +28,7 @@ Gaussian mixing) here, ``OneClassState`` in ``sklearn_pa/_state_one_class.py``
 """
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,6 +43,7 @@ __all__ = [
     "LearnerState",
     "LinearState",
     "PreparedBlock",
+    "ScaledState",
     "SecondOrderState",
 ]
 
@@ -666,6 +667,61 @@ class LinearState(LearnerState):
         return self._mixed(
             W, total["b"], total["avg"], total["avg_b"], t_new, extra, start
         )
+
+
+class ScaledState(LinearState):
+    """ROMMA and ALMA: a linear state and the number of updates made,
+    ``n_updates`` (ALMA's ``k - 1``, which sets its margin target and its
+    step), counted like ``t``: a mix adds what every partition added."""
+
+    def _initial_extra(self, est, n_features, state):
+        state["n_updates"] = 0
+        return state
+
+    def _set_on(self, est, state):
+        est.n_updates_ = int(state["n_updates"])
+        super()._set_on(est, state)
+
+    def _get_from(self, est):
+        state = super()._get_from(est)
+        state["n_updates"] = int(est.__dict__.get("n_updates_", 0))
+        return state
+
+    def _adapter_epoch(self, block, state, rng):
+        # the pass reads and advances the count on the estimator its adapter
+        # calls: a copy of the template per epoch, so that threads do not
+        # share it
+        est = copy.copy(self.estimator)
+        est.n_updates_ = int(state["n_updates"])
+        adapter = copy.copy(block.extra["adapter"])
+        adapter.estimator = est
+        block = replace(block, extra={**block.extra, "adapter": adapter})
+        state, stats = super()._adapter_epoch(block, state, rng)
+        state["n_updates"] = int(est.n_updates_)
+        return state, stats
+
+    def mix(self, states, weights, *, prior, rule="uniform"):
+        mixed = super().mix(states, weights, prior=prior, rule=rule)
+        mixed["n_updates"] = int(
+            summed_count(prior["n_updates"], [s["n_updates"] for s in states])
+        )
+        return mixed
+
+    def reducible(self, rule):
+        if _growth.grows_classes(self.estimator):  # (gathered: see mix)
+            return False
+        return rule in ("uniform", "updates")
+
+    def mix_terms(self, state, weight, rule):
+        terms = super().mix_terms(state, weight, rule)
+        terms["n_updates"] = float(state["n_updates"])
+        return terms
+
+    def finish_mix(self, total, *, prior, rule="uniform"):
+        mixed = super().finish_mix(total, prior=prior, rule=rule)
+        n0 = float(prior["n_updates"])
+        mixed["n_updates"] = int(round(n0 + total["n_updates"] - total["n"] * n0))
+        return mixed
 
 
 class SecondOrderState(LinearState):

@@ -77,11 +77,6 @@ OUTSIDE = {
 
 #: property -> {estimator name: the defect, known and not yet fixed}
 KNOWN_FAILURES = {
-    "mixing": {
-        "ALMAClassifier": "an epoch of the state protocol on a prepared block "
-        "gives other weights than partial_fit on the same rows (max |dW| "
-        "0.17 on 240 x 8), and the threaded mixing differs from Dask's",
-    },
     "mixing round trip": {
         name: "the decision values of a model set from its state differ in "
         "the last bits (up to 3e-15) from those of the model it was taken "
