@@ -3,7 +3,7 @@
 Each family declares its own in a ``.pxd`` (``_rules_linear.pxd``,
 ``_rules_second_order.pxd``, ``_rules_sequence.pxd``), so that editing one
 rebuilds only the kernels of that family; this module gathers them.  What the
-package knows of each rule is in :mod:`sklearn_pa._rule_specs`.
+package knows of each rule is in :mod:`sklearn_pa._core.rules`.
 """
 
 from ._rules_linear import Rule, Slack, check_rule_params

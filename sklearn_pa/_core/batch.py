@@ -26,8 +26,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._kernels._scores import value_range
-from .utils._atomic import (
+from .._compiled._scores import value_range
+from ..utils._atomic import (
     JOURNAL,
     AtomicBlock,
     RawWords,
@@ -35,7 +35,7 @@ from .utils._atomic import (
     locked_read,
     restore_entries,
 )
-from .utils._shuffle import mt19937_words
+from ..utils._shuffle import mt19937_words
 
 __all__ = [
     "ReadsUnderLockMixin",

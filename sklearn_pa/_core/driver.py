@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import current_journal
-from .utils._shuffle import shuffle_int64
+from ..utils._shuffle import shuffle_int64
+from .batch import current_journal
 
 __all__ = [
     "EpochAdapter",
@@ -195,7 +195,7 @@ class EpochAdapter:
         survive it (the estimator's state is restored by the caller)."""
 
     def journal(self, journal, order):
-        """Save in ``journal`` (a :class:`~sklearn_pa._validation.Journal`)
+        """Save in ``journal`` (a :class:`~sklearn_pa._core.batch.Journal`)
         every learned entry the pass over the rows ``order`` may write,
         before it runs: the driver calls it in a ``partial_fit`` call, whose
         failure (an overflow, a warning turned into an error,
@@ -505,7 +505,7 @@ def _room_in_curve(estimator, curve, n_new):
 def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
     """The one pass of a ``partial_fit`` call that prints nothing and
     reports to no parameter mixing: what :func:`run_epochs` does then, and
-    what the lean path of a stream (:mod:`sklearn_pa._stream_plan`) runs
+    what the lean path of a stream (:mod:`sklearn_pa._core.stream_plan`) runs
     with an adapter it keeps between calls.
 
     Saves the generator before it draws the order (with ``shuffle``) and

@@ -5,20 +5,20 @@ first-order linear learners.
 arrays every kernel takes (one loop serves both layouts).
 :class:`_LinearEpochs` makes one pass of the PA family, MIRA, multilabel
 ranking and the gradient regressors over the rows the epoch driver
-(:func:`sklearn_pa._engine.run_epochs`) gives it: one call of
+(:func:`sklearn_pa._core.driver.run_epochs`) gives it: one call of
 ``_first_order.epoch`` (or the estimator's ``_kernel_epoch``), one-vs-rest
 columns that stop one by one, column blocks in threads.  The estimators
-that use it are in :mod:`sklearn_pa._base`.
+that use it are in :mod:`sklearn_pa.linear._base`.
 """
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 
-from ._engine import EpochAdapter, EpochStats
-from ._kernels import _first_order
-from ._rule_specs import spec
-from ._validation import check_weights_read, touched_rows
+from .._compiled import _first_order
+from .batch import check_weights_read, touched_rows
+from .driver import EpochAdapter, EpochStats
+from .rules import spec
 
 __all__ = ["_LinearEpochs", "_RowView"]
 
@@ -40,7 +40,7 @@ class _RowView:
     since the kernels take the address of element 0.  Each kernel reads these
     attributes once per call into its row struct (``Rows32`` or ``Rows64``,
     after the index dtype, ``Rows32F`` or ``Rows64F`` for float32 values;
-    ``make_rows`` in ``_kernels/_dataset.pxd``).
+    ``make_rows`` in ``_compiled/_dataset.pxd``).
 
     Parameters
     ----------
@@ -185,7 +185,7 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         """Take the validated batch ``X``, ``y``, ``sample_weight`` (and
         ``scores_out``) for the next passes: what an adapter reads per batch,
         so that a stream of ``partial_fit`` calls reuses one adapter (the
-        lean path's :class:`~sklearn_pa._stream_plan.StreamPlan`).  The
+        lean path's :class:`~sklearn_pa._core.stream_plan.StreamPlan`).  The
         weights, the class weights and the averaging start stay those of
         the construction; the rule is stated again, unless ``same_rule``
         says that the parameters and the targets' strategy are those of the
@@ -208,7 +208,7 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
 
     def run(self, order, t):
         """One compiled pass over the rows ``order``, the sample counter
-        starting at ``t``; returns its :class:`~sklearn_pa._engine.EpochStats`.
+        starting at ``t``; returns its :class:`~sklearn_pa._core.driver.EpochStats`.
 
         With one-vs-rest and ``n_jobs > 1`` the columns are split into
         ``n_jobs`` blocks run in threads (the kernel releases the GIL); the

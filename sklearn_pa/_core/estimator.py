@@ -3,10 +3,10 @@ written once.
 
 Each public method validates its parameters (scikit-learn's
 ``_fit_context``; a later ``partial_fit`` enters the same configuration
-at O(1) cost, :func:`~sklearn_pa._per_call.partial_fit_context`) and runs
+at O(1) cost, :func:`~sklearn_pa._core.session.partial_fit_context`) and runs
 the private ``_fit`` / ``_partial_fit`` of
-:class:`~sklearn_pa._base.BaseOnlineLinear` inside
-:func:`~sklearn_pa._validation.atomic_update`.  What differs between the
+:class:`~sklearn_pa.linear._base.BaseOnlineLinear` inside
+:func:`~sklearn_pa._core.batch.atomic_update`.  What differs between the
 estimators is only the documentation of ``y``, ``coef_init``,
 ``intercept_init``, ``classes`` and ``sample_weight``: a class states those
 entries in its ``_fit_doc`` dict, and :class:`PublicFitMixin` gives the
@@ -19,8 +19,8 @@ import types
 
 from sklearn.base import ClassifierMixin, _fit_context
 
-from ._per_call import partial_fit_context
-from ._validation import atomic_update
+from .batch import atomic_update
+from .session import partial_fit_context
 
 __all__ = ["ClassifierPartialFitMixin", "PublicFitMixin", "fit_doc_defaults"]
 

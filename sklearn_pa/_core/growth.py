@@ -1,7 +1,7 @@
 """Classifiers that add a class when the stream first meets it.
 
 ``new_classes="add"`` is one mechanism for every family: the target
-strategy's :class:`~sklearn_pa._targets.ClassGrowth` maps the weight columns
+strategy's :class:`~sklearn_pa._core.targets.ClassGrowth` maps the weight columns
 of a model of the old classes to those of the new ones, and
 :class:`GrowingClassesMixin` applies it to every learned array of the
 fitted model (weights, intercepts, averaging accumulators; a family with
@@ -17,9 +17,9 @@ import copy
 
 import numpy as np
 
-from ._kernels._rules import SecondOrderRule as R
-from ._per_call import stream_started
-from ._targets import (
+from .._compiled._rules import SecondOrderRule as R
+from .session import stream_started
+from .targets import (
     ClassGrowth,
     grows_classes,
     in_sorted,
@@ -40,24 +40,24 @@ __all__ = [
 
 class GrowingClassesMixin:
     """Growth of a fitted classifier's classes (``new_classes="add"``),
-    mixed into :class:`~sklearn_pa._base.OnlineLinearClassifierMixin`."""
+    mixed into :class:`~sklearn_pa.linear._base.OnlineLinearClassifierMixin`."""
 
     def _binary_split(self):
         """The factor of a binary model's column in the columns of its two
         classes when a third class arrives (see
-        :class:`~sklearn_pa._targets.ClassGrowth`): 1/2, so that the
+        :class:`~sklearn_pa._core.targets.ClassGrowth`): 1/2, so that the
         difference of their scores is the binary score."""
         return 0.5
 
     def _class_growth(self, classes):
-        """The :class:`~sklearn_pa._targets.ClassGrowth` from ``classes_``
+        """The :class:`~sklearn_pa._core.targets.ClassGrowth` from ``classes_``
         to ``classes``."""
         return ClassGrowth(self.classes_, classes, split=self._binary_split())
 
     def _grow_classes(self, classes):
         """Make the fitted model one of ``classes`` (sorted, holding
         ``classes_``): every learned array is read through one
-        :class:`~sklearn_pa._targets.ClassGrowth` (new arrays: the old ones
+        :class:`~sklearn_pa._core.targets.ClassGrowth` (new arrays: the old ones
         are left as they were, for ``atomic_update``), the new classes'
         columns fresh.  O(model); only called when a new label arrives."""
         growth = self._class_growth(classes)
@@ -249,7 +249,7 @@ def refuse_growing_proba(est):
         )
 
 
-# ------------------------------------------------- parameter mixing (_state.py)
+# ------------------------------------------------- parameter mixing (_core/state.py)
 def with_classes(est, state):
     """A learned state of the state protocol, with the classes of a model
     that adds them as they come: models that met different classes are
@@ -277,7 +277,7 @@ def with_union(state, union):
 def over_the_union(est, states, prior):
     """``(states, prior, classes)``: the states of models that met
     different classes each grown to the union of their classes (through one
-    :class:`~sklearn_pa._targets.ClassGrowth` each, the covariance of the
+    :class:`~sklearn_pa._core.targets.ClassGrowth` each, the covariance of the
     confidence-weighted family included), the prior too, and that union;
     unchanged and None when the states carry no classes."""
     classes = [s.get("classes") for s in states]

@@ -3,7 +3,7 @@
 The arithmetic of iterative parameter mixing (:mod:`sklearn_pa.distributed`):
 weighted averages of weight arrays and the combination of Gaussian
 posteriors in information form (:func:`mix_gaussians`), used by the state
-protocol (:mod:`sklearn_pa._state`).  Nothing here needs Dask.
+protocol (:mod:`sklearn_pa._core.state`).  Nothing here needs Dask.
 """
 
 import numpy as np

@@ -6,15 +6,15 @@ as a view, or, with ``average``, the average ``W - U / n`` of the iterates
 from the lazy accumulators ``U``, ``bu``, computed when ``coef_`` or
 ``intercept_`` is first read after a ``partial_fit`` call (a stream that
 reads neither in between pays for one average, not one per call), and told
-apart from weights a user assigned.  :class:`~sklearn_pa._base.BaseOnlineLinear`
+apart from weights a user assigned.  :class:`~sklearn_pa.linear._base.BaseOnlineLinear`
 uses it.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._per_call import call_cache
-from ._validation import estimator_lock
+from .batch import estimator_lock
+from .session import call_cache
 
 __all__ = ["AveragedPublicationMixin"]
 

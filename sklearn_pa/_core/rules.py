@@ -1,7 +1,7 @@
 """Everything the package knows about each update rule, in one place.
 
 The compiled kernels name their rules by the members of the enums of
-``_kernels/_rules_*.pxd`` (:class:`Rule`, :class:`Slack`,
+``_compiled/_rules_*.pxd`` (:class:`Rule`, :class:`Slack`,
 :class:`SecondOrderRule`, :class:`SequenceUpdate`, :class:`SequenceLoss`).
 Every member has exactly one :class:`RuleSpec` here
 (``tests/test_rule_specs.py`` checks it both ways), and every site of the
@@ -31,7 +31,7 @@ below, its branch in each switch of its kernel, and its estimator.
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 
-from ._kernels._rules import (
+from .._compiled._rules import (
     Rule,
     SecondOrderRule,
     SequenceLoss,
@@ -243,7 +243,7 @@ def check_kernel_rule(kernel, key, value):
     if value not in accepted:
         raise ValueError(
             f"the {kernel} kernel has no {key} {value!r}; it runs "
-            f"{key} in {sorted(accepted)} (sklearn_pa/_rule_specs.py)"
+            f"{key} in {sorted(accepted)} (sklearn_pa/_core/rules.py)"
         )
 
 
@@ -269,7 +269,7 @@ def linear_params(
     total_weight=0.0,
 ):
     """The parameter dict of a linear kernel (``RuleParams`` of
-    ``_kernels/_rules_linear.pxd``, every key) for ``rule``: what an
+    ``_compiled/_rules_linear.pxd``, every key) for ``rule``: what an
     estimator's ``_kernel_params()`` returns, naming only what its rule
     reads."""
     return {
@@ -287,7 +287,7 @@ def second_order_kernel_params(
     rule, step, *, phi=0.0, param=0.0, epsilon=0.0, shrinkage=0.0
 ):
     """The parameter dict of the second-order kernel (``SecondOrderParams``
-    of ``_kernels/_rules_second_order.pxd``, every key): the constraint rule
+    of ``_compiled/_rules_second_order.pxd``, every key): the constraint rule
     ``rule`` (``SO_*``), the step ``step`` (``STEP_*``), ``phi`` (Phi^-1(eta)
     of CW and SCW, CW regression's phi), ``param`` (r of AROW, C of SCW and
     NHERD, a of SOP, b of IELLIP and NAROW), ``epsilon`` (the insensitive
@@ -304,7 +304,7 @@ def second_order_kernel_params(
 
 def scaled_params(rule, *, alpha=0.0, B=0.0, C=0.0, normalize=False):
     """The parameter dict of the scaled kernel (``ScaledParams`` of
-    ``_kernels/_margin_rules.pxd``, every key) for ``rule`` (ROMMA,
+    ``_compiled/_margin_rules.pxd``, every key) for ``rule`` (ROMMA,
     aggressive ROMMA or ALMA): what their ``_kernel_params()`` returns; ROMMA
     reads none but ``rule``."""
     return {

@@ -2,7 +2,7 @@
 few rows costs what its rows cost.
 
 :class:`LeanCallsMixin` (the first-order learners and the
-confidence-weighted family, through :class:`~sklearn_pa._base.BaseOnlineLinear`)
+confidence-weighted family, through :class:`~sklearn_pa.linear._base.BaseOnlineLinear`)
 trusts the learned arrays the estimator published itself, checks a later
 batch in O(its size) when the parameters did not change and the batch is in
 the kernels' form, and scores a few rows from the weights of their features
@@ -25,10 +25,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 
-from ._kernels import _scores
-from ._kernels._scores import csr_is_canonical as _csr_is_canonical
-from ._linear_epochs import _RowView
-from ._validation import KERNEL_DTYPES
+from .._compiled import _scores
+from .._compiled._scores import csr_is_canonical as _csr_is_canonical
+from .batch import KERNEL_DTYPES
+from .epochs import _RowView
 
 __all__ = [
     "CallCache",
@@ -514,7 +514,7 @@ class CallCache:
         ``(classes_, set of its labels)``, for :func:`lean_labels`.
     plan : StreamPlan or None
         The set-up a later ``partial_fit`` call reuses
-        (:mod:`sklearn_pa._stream_plan`).
+        (:mod:`sklearn_pa._core.stream_plan`).
     """
 
     __slots__ = ("classes_arg", "kernel_state", "lean", "members", "plan")

@@ -22,8 +22,8 @@ protocol for it; the distributed modules do not change.
 
 One implementation per family: :class:`LinearState` (the first-order linear
 learners, averaged or not), :class:`SecondOrderState` (CW, AROW, SCW, with
-Gaussian mixing) here, ``OneClassState`` in ``sklearn_pa/_state_one_class.py``
-(the one-class PA) and ``BayesPointState`` in ``sklearn_pa/_state_bayes.py``
+Gaussian mixing) here, ``OneClassState`` in ``sklearn_pa/one_class/_one_class.py``
+(the one-class PA) and ``BayesPointState`` in ``sklearn_pa/bayes_point/_epochs.py``
 (the Bayes point machine).
 """
 
@@ -34,9 +34,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
 
-from . import _growth
-from ._engine import EpochAdapter, EpochStats, run_epochs
-from ._mixing import linear_mix, mix_second_order_gaussian
+from . import growth as _growth
+from .driver import EpochAdapter, EpochStats, run_epochs
+from .mixing import linear_mix, mix_second_order_gaussian
 
 __all__ = [
     "BlockEpochStats",
@@ -50,7 +50,7 @@ __all__ = [
 @dataclass
 class BlockEpochStats(EpochStats):
     """What one bare epoch over a block reports: the family adapter's
-    :class:`~sklearn_pa._engine.EpochStats`, its loss summed over the
+    :class:`~sklearn_pa._core.driver.EpochStats`, its loss summed over the
     one-vs-rest columns, and the number of terms of that loss.
 
     Attributes
@@ -189,7 +189,7 @@ class LearnerState:
     estimator : estimator instance
         The estimator whose state this is.
     epochs : type, default=None
-        The family's epoch adapter (an :class:`~sklearn_pa._engine.EpochAdapter`
+        The family's epoch adapter (an :class:`~sklearn_pa._core.driver.EpochAdapter`
         subclass): :meth:`prepare` builds what it needs once and
         :meth:`epoch` runs it for one pass.  ``None`` (a state subclass
         given no adapter) runs the family's ``partial_fit`` internals

@@ -2,7 +2,7 @@
 what the previous call set up.
 
 A call on a few rows must cost what its rows cost.  The lean checks of
-:mod:`sklearn_pa._per_call` accept such a batch in O(its size); what is left
+:mod:`sklearn_pa._core.session` accept such a batch in O(its size); what is left
 of a call is set-up that does not depend on the batch: the epoch adapter
 (class weights, margins, the averaging start, the one-vs-rest columns), the
 learned arrays found again behind the published ``coef_``, the sample
@@ -12,7 +12,7 @@ the full set-up, keeps that adapter, with the objects the call published
 call takes the plan when each of those is still the object the plan saw
 (nothing was assigned, read or refitted in between) and the lean checks
 accept the batch and the parameters: it binds the batch to the adapter and
-runs the same pass (:func:`sklearn_pa._engine.stream_epoch`), journaled for
+runs the same pass (:func:`sklearn_pa._core.driver.stream_epoch`), journaled for
 atomicity like any other.  Any other call takes the usual path, which makes
 a new plan.
 """
@@ -21,9 +21,9 @@ from operator import is_
 
 import numpy as np
 
-from ._averaging import AveragedPublicationMixin
-from ._engine import stream_epoch
-from ._validation import current_journal, weighs_nothing
+from .batch import current_journal, weighs_nothing
+from .driver import stream_epoch
+from .publication import AveragedPublicationMixin
 
 __all__ = ["StreamPlan"]
 
@@ -148,7 +148,7 @@ _ORDER.flags.writeable = False
 
 def plans_streams(cls):
     """Whether a ``partial_fit`` stream of ``cls`` keeps a
-    :class:`~sklearn_pa._stream_plan.StreamPlan`: the class that states
+    :class:`~sklearn_pa._core.stream_plan.StreamPlan`: the class that states
     the adapter a plan reuses (``_stream_adapter``) also gives ``cls`` its
     passes, learned arrays, publication and ``_partial_fit`` (a subclass
     that overrides one of them runs the usual path every call)."""

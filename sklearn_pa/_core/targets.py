@@ -31,7 +31,7 @@ from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import type_of_target, unique_labels
 from sklearn.utils.validation import validate_data
 
-from ._rule_specs import spec
+from .rules import spec
 
 __all__ = [
     "BinaryTargets",

@@ -12,7 +12,7 @@ from sklearn.utils import check_array
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.extmath import row_norms
 
-from .exceptions import InactiveWeightsWarning
+from ..exceptions import InactiveWeightsWarning
 
 __all__ = ["warn_mira_weights", "warn_romma_weights"]
 

@@ -9,29 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseOnlineLinear
-from ._bayes_point_epochs import (
-    _BayesPointEpochs,
-    check_copies_memory,
-    check_rule,
-    labeled_validation_split,
-    prepare_classes,
-)
-from ._bayes_point_lean import _BASES, _PUBLISHED, LeanBayesPointMixin
-from ._docstrings import fill_doc
-from ._engine import run_epochs, validation_scorer
-from ._growth import GrowingClassesMixin
-from ._passive_aggressive import PassiveAggressiveClassifier
-from ._per_call import remember_call, started_partial_fit_context
-from ._pickled_state import CheckedStateMixin
-from ._state_bayes import BayesPointState
-from ._targets import ClassGrowth, added_classes, grows_classes
-from ._unlabeled import (
-    UNLABELED,
-    _unlabeled_mask,
-    warn_if_marker_looks_like_a_class,
-)
-from ._validation import (
+from .._core.batch import (
     ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
@@ -43,7 +21,29 @@ from ._validation import (
     locked_read,
     weighs_nothing,
 )
-from .utils._probability import NoProbabilityMixin
+from .._core.docs import fill_doc
+from .._core.driver import run_epochs, validation_scorer
+from .._core.growth import GrowingClassesMixin
+from .._core.pickled_state import CheckedStateMixin
+from .._core.session import remember_call, started_partial_fit_context
+from .._core.targets import ClassGrowth, added_classes, grows_classes
+from ..linear._base import BaseOnlineLinear
+from ..linear._passive_aggressive import PassiveAggressiveClassifier
+from ..utils._probability import NoProbabilityMixin
+from ._epochs import (
+    BayesPointState,
+    _BayesPointEpochs,
+    check_copies_memory,
+    check_rule,
+    labeled_validation_split,
+    prepare_classes,
+)
+from ._lean import _BASES, _PUBLISHED, LeanBayesPointMixin
+from ._unlabeled import (
+    UNLABELED,
+    _unlabeled_mask,
+    warn_if_marker_looks_like_a_class,
+)
 
 __all__ = ["OnlineBayesPointClassifier"]
 
@@ -651,7 +651,7 @@ class OnlineBayesPointClassifier(
 
     def _grow_classes(self, classes):
         """Every copy's weight columns read through one
-        :class:`~sklearn_pa._targets.ClassGrowth` (a new class's columns are
+        :class:`~sklearn_pa._core.targets.ClassGrowth` (a new class's columns are
         zero in every copy); the mistake counts are kept."""
         growth = ClassGrowth(self.classes_, classes, split=self._binary_split())
         M, n_features = self.n_estimators, self._W.shape[0]

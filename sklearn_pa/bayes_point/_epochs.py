@@ -2,9 +2,9 @@
 
 :class:`_BayesPointEpochs` makes one pass of the ``n_estimators`` copies over
 the rows (one call of the compiled Bayes point kernel) for the epoch driver
-(:func:`sklearn_pa._engine.run_epochs`); the functions around it are the
+(:func:`sklearn_pa._core.driver.run_epochs`); the functions around it are the
 pure checks and splits of :class:`~sklearn_pa.OnlineBayesPointClassifier`
-(``sklearn_pa/_bayes_point.py``): the supported step
+(``sklearn_pa/bayes_point/_bayes_point.py``): the supported step
 rules, the memory the copies need, the preparation of the base learner's
 classes from the labeled rows and the early-stopping split of those rows.
 """
@@ -13,22 +13,26 @@ import os
 
 import numpy as np
 
-from ._engine import EpochAdapter, EpochStats
-from ._kernels import _bayes_point
-from ._kernels._rules import Rule
-from ._linear_epochs import _RowView
-from ._rule_specs import kernel_values, spec
+from .._compiled import _bayes_point
+from .._compiled._rules import Rule
+from .._core.batch import current_journal, touched_rows, validation_split
+from .._core.driver import EpochAdapter, EpochStats
+from .._core.epochs import _RowView
+from .._core.mixing import linear_mix
+from .._core.rules import kernel_values, spec
+from .._core.state import LearnerState, scale_row, summed_count, zero_row
+from .._core.targets import unknown_labels_error
 from ._unlabeled import _unlabeled_mask
-from ._validation import current_journal, touched_rows, validation_split
 
 __all__ = [
     "check_copies_memory",
     "check_rule",
     "labeled_validation_split",
     "prepare_classes",
+    "BayesPointState",
 ]
 
-#: The first-order step rules the copies implement (``_rule_specs.py``).
+#: The first-order step rules the copies implement (``_core/rules.py``).
 _SUPPORTED_RULES = kernel_values("bayes_point", "rule")
 
 
@@ -231,3 +235,98 @@ def labeled_validation_split(estimator, y, unlabeled, sample_weight):
     _, held = validation_split(estimator, y[labeled], sample_weight[labeled])
     val_idx = labeled[held]
     return np.setdiff1d(np.arange(n), val_idx), val_idx
+
+
+# ------------------------------------------------------------------------
+# The state protocol of the online Bayes point machine (see
+# :mod:`sklearn_pa._core.state`), used by parameter mixing.
+# ------------------------------------------------------------------------
+
+
+class BayesPointState(LearnerState):
+    """The online Bayes point machine: the copies' weights ``W`` (features x
+    copies * columns), intercepts ``b``, ``n_mistakes`` per copy and ``t``.
+    ``-1`` marks an unlabeled row."""
+
+    unlabeled_marker = -1
+
+    def initialise(self, n_features, classes=None, scale=None, random_state=None):
+        est = self.estimator
+        scale = 1.0 if scale is None else float(scale)
+        base = est._make_base()
+        est._validate_batch(zero_row(n_features), classes[:1], None, reset=True)
+        base = est._prepare_classes(
+            base,
+            classes,
+            np.zeros(classes.shape[0], dtype=bool),
+            classes,
+            first_call=True,
+            fitting=False,
+        )
+        est._check_rule(base)
+        n_columns = 1 if base.classes_.shape[0] == 2 else base.classes_.shape[0]
+        est.classes_ = base.classes_
+        est._class_weight = base._expanded_class_weight
+        est._start(base, scale_row(n_features, scale), n_columns)
+        if base.fit_intercept and base.intercept_scaling == "auto":
+            est.intercept_scaling_ = scale
+        est._rng = random_state
+        est.n_iter_ = 0
+        state = self._get_from(est)
+        self._set_on(est, state)
+        return state
+
+    def _base(self):
+        """The base learner as the copies' kernel reads it."""
+        est = self.estimator
+        base = est._make_base()
+        base._adopt_targets(est.classes_, est._class_weight)
+        base.intercept_scaling_ = est.intercept_scaling_
+        return base
+
+    def _encode(self, y):
+        y = np.asarray(y)
+        unlabeled = _unlabeled_mask(y)
+        unknown = np.setdiff1d(np.unique(y[~unlabeled]), self.estimator.classes_)
+        if unknown.size:
+            raise unknown_labels_error(self.estimator, unknown, self.estimator.classes_)
+        return self.estimator._labels(y, unlabeled)
+
+    def _extra(self, X, y, sample_weight):
+        return {"base": self._base()}
+
+    def _set_on(self, est, state):
+        est._W, est._b = state["W"], state["b"]
+        est.n_mistakes_ = state["n_mistakes"]
+        est.t_ = float(state["t"])
+        est._publish()
+
+    def _get_from(self, est):
+        return {
+            "W": est._W,
+            "b": est._b,
+            "n_mistakes": est.n_mistakes_,
+            "t": float(est.t_),
+        }
+
+    def _run_epoch(self, est, block, rng):
+        est._run(
+            block.X,
+            block.y,
+            block.sample_weight,
+            block.extra["base"],
+            max_iter=1,
+            stopping=False,
+            rng=rng,
+        )
+        est._publish()
+
+    def mix(self, states, weights, *, prior, rule="uniform"):
+        return {
+            "W": np.ascontiguousarray(linear_mix([s["W"] for s in states], weights)),
+            "b": linear_mix([s["b"] for s in states], weights),
+            "n_mistakes": summed_count(
+                prior["n_mistakes"], [s["n_mistakes"] for s in states]
+            ),
+            "t": summed_count(float(prior["t"]), [float(s["t"]) for s in states]),
+        }

@@ -5,16 +5,17 @@ A call on the lean path trusts the copies' arrays the last call published,
 reuses the base learner that call prepared, checks its batch in O(its
 size) and leaves the Bayes point (``coef_``, a product over the whole
 model) to be computed when read; the scores of a few rows come from the
-copies' weights of their features.  See :mod:`sklearn_pa._per_call`.
+copies' weights of their features.  See :mod:`sklearn_pa._core.session`.
 """
 
 import weakref
 
 import numpy as np
 
-from ._kernels import _scores
-from ._linear_epochs import _RowView
-from ._per_call import (
+from .._compiled import _scores
+from .._core.batch import estimator_lock, weighs_nothing
+from .._core.epochs import _RowView
+from .._core.session import (
     _NO_ACCUMULATORS,
     FLOAT64_ROWS,
     lean_call_ready,
@@ -24,7 +25,6 @@ from ._per_call import (
     remember_call,
     trusted_published,
 )
-from ._validation import estimator_lock, weighs_nothing
 
 __all__ = ["LeanBayesPointMixin"]
 
@@ -77,7 +77,7 @@ class LeanBayesPointMixin:
         """A later ``partial_fit`` call on the lean path: the parameters
         (the base learner's included) and the copies' arrays are those of
         the last ``partial_fit`` call
-        (:func:`~sklearn_pa._per_call.lean_call_ready`), so neither is
+        (:func:`~sklearn_pa._core.session.lean_call_ready`), so neither is
         checked again, the base learner that call prepared is reused, and
         the batch (labeled rows only) is checked in O(its size).  The
         copies move on the rows' features only (journaled by the epoch
@@ -124,7 +124,7 @@ class LeanBayesPointMixin:
 
     def _lean_decision(self, X):
         """The Bayes point's scores of a few rows in the kernels' form
-        (:func:`~sklearn_pa._per_call.lean_rows`) while a ``partial_fit``
+        (:func:`~sklearn_pa._core.session.lean_rows`) while a ``partial_fit``
         stream left it to be computed when read: ``sum_r c_r (x . w_r)``
         from the copies' weights of the rows' features, ``coef_`` left
         unread.  None when the call needs the full path: the Bayes point

@@ -6,7 +6,7 @@ parameters, the validation of a batch, the support-vector store and its
 budget, the prediction in chunks, the state protocol's refusal) and
 ``_KernelEpochs``, the epoch adapter of the engine that visits the rows in
 blocks.  The two public estimators, their targets and their docstrings live in
-``sklearn_pa/_kernel.py``.
+``sklearn_pa/kernel/_passive_aggressive.py``.
 
 The PA weights are a sum of the examples that triggered a step,
 ``w = sum_i alpha_i x_i`` (Crammer et al. 2006, eq. 13 of the seeds' notes), so
@@ -35,13 +35,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from ._kernel_lean import _PUBLISHED, LeanKernelMixin
-from ._kernels import _kernel_pa
-from ._per_call import finite_inputs, remember_call
-from ._pickled_state import CheckedStateMixin
-from ._rule_specs import spec
-from ._validation import (
+from .._compiled import _kernel_pa
+from .._core.batch import (
     MAX_SAMPLE_COUNT,
     ReadsUnderLockMixin,
     atomic_update,
@@ -55,6 +50,11 @@ from ._validation import (
     validation_split,
     weighs_nothing,
 )
+from .._core.driver import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from .._core.pickled_state import CheckedStateMixin
+from .._core.rules import spec
+from .._core.session import finite_inputs, remember_call
+from ._lean import _PUBLISHED, LeanKernelMixin
 
 # kernel entries held at once by a block (K_RS and K_RR), and by a chunk of
 # predictions: 2**21 doubles = 16 MB
@@ -393,7 +393,7 @@ class _BaseKernelPA(
 
     def _kernel_params(self):
         """The step rule and its parameters, as the kernel reads them
-        (``RuleParams`` in ``_kernels/_rules_linear.pxd``)."""
+        (``RuleParams`` in ``_compiled/_rules_linear.pxd``)."""
         return {
             "rule": int(self._rule()),
             "slack": int(self._slack()),

@@ -5,12 +5,13 @@ A call on the lean path trusts the support set and dual coefficients the
 last call published (they are neither checked again nor scanned for NaN by
 ``pairwise_kernels``), checks its batch in O(its size) and evaluates the
 kernel between its rows and the support set, the algorithm's own cost.
-See :mod:`sklearn_pa._per_call`.
+See :mod:`sklearn_pa._core.session`.
 """
 
 import numpy as np
 
-from ._per_call import (
+from .._core.batch import check_sample_count, fitted_rows, weighs_nothing
+from .._core.session import (
     FLOAT64_ROWS,
     finite_inputs,
     lean_call_ready,
@@ -19,7 +20,6 @@ from ._per_call import (
     remember_call,
     trusted_published,
 )
-from ._validation import check_sample_count, fitted_rows, weighs_nothing
 
 __all__ = ["LeanKernelMixin"]
 
@@ -42,10 +42,10 @@ class LeanKernelMixin:
     def _lean_partial_fit(self, X, y, classes, sample_weight):
         """A later ``partial_fit`` call on the lean path: the parameters and
         the published support set are those of the last call
-        (:func:`~sklearn_pa._per_call.lean_call_ready`), so neither is
+        (:func:`~sklearn_pa._core.session.lean_call_ready`), so neither is
         checked again, and the batch is checked in O(its size)
-        (:func:`~sklearn_pa._per_call.lean_rows`, :meth:`_lean_targets`,
-        :func:`~sklearn_pa._per_call.lean_sample_weight`).  Returns
+        (:func:`~sklearn_pa._core.session.lean_rows`, :meth:`_lean_targets`,
+        :func:`~sklearn_pa._core.session.lean_sample_weight`).  Returns
         ``self``, or None (nothing done) when the call needs the full
         validation.  The pass itself evaluates the kernel between the batch
         and the support set: that cost is the algorithm's."""

@@ -3,7 +3,7 @@
 This module holds the public estimators of the kernel PA family: their
 parameters, targets and docstrings.  What they share (the block loop, the
 support-vector store and its budget, the epoch adapter ``_KernelEpochs``)
-lives in ``sklearn_pa/_kernel_base.py``; see that module for how an epoch is
+lives in ``sklearn_pa/kernel/_base.py``; see that module for how an epoch is
 computed.
 """
 
@@ -14,18 +14,18 @@ from sklearn.base import ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target, unique_labels
 
-from ._docstrings import fill_text
-from ._growth import GrowingClassesMixin
-from ._kernel_base import _BaseKernelPA
-from ._kernels._rules import Rule, Slack
-from ._per_call import (
+from .._compiled._rules import Rule, Slack
+from .._core.batch import atomic_update, locked_read
+from .._core.docs import fill_text
+from .._core.growth import GrowingClassesMixin
+from .._core.session import (
     lean_fitted_labels,
     lean_targets,
     started_partial_fit_context,
 )
-from ._targets import added_classes, checked_class_weight, unknown_labels_error
-from ._validation import atomic_update, locked_read
-from .utils._probability import NoProbabilityMixin
+from .._core.targets import added_classes, checked_class_weight, unknown_labels_error
+from ..utils._probability import NoProbabilityMixin
+from ._base import _BaseKernelPA
 
 __all__ = ["KernelPassiveAggressiveClassifier", "KernelPassiveAggressiveRegressor"]
 
@@ -290,7 +290,7 @@ class KernelPassiveAggressiveClassifier(
 
     def _grow_classes(self, classes):
         """The dual coefficients of a model that meets new classes: one
-        :class:`~sklearn_pa._targets.ClassGrowth` of their columns (a new
+        :class:`~sklearn_pa._core.targets.ClassGrowth` of their columns (a new
         class's coefficients are zero on every support vector; at the
         third class the binary coefficients ``a`` become ``-a/2`` and
         ``+a/2``, the max-loss rule's form of the binary model)."""

@@ -5,14 +5,14 @@ to averaged weights); one call into a compiled kernel runs one epoch.  The
 weights live feature-major, ``W[n_features, n_columns]``; ``coef_`` is the
 transposed view, in scikit-learn's shape.
 
-Reading order: :mod:`sklearn_pa._linear_epochs` (``_RowView``, the validated
+Reading order: :mod:`sklearn_pa._core.epochs` (``_RowView``, the validated
 ``X`` as the kernels read it, and ``_LinearEpochs``, this family's epoch
-adapter, driven by :func:`sklearn_pa._engine.run_epochs`, which owns
+adapter, driven by :func:`sklearn_pa._core.driver.run_epochs`, which owns
 shuffling, stopping, warnings, verbose output and the training history), then
 :class:`BaseOnlineLinear`
 (shared parameters, ``_fit`` / ``_partial_fit``), then
 :class:`OnlineLinearClassifierMixin` (classes, class weights, label encoding
-through a target strategy of :mod:`sklearn_pa._targets`).
+through a target strategy of :mod:`sklearn_pa._core.targets`).
 
 The hooks an estimator provides:
 
@@ -28,7 +28,7 @@ The hooks an estimator provides:
 
 The checks made before any weight changes and :func:`atomic_update` (which
 the public ``fit`` / ``partial_fit`` wrap around ``_fit`` / ``_partial_fit``)
-are in :mod:`sklearn_pa._validation`.
+are in :mod:`sklearn_pa._core.batch`.
 """
 
 from numbers import Integral, Real
@@ -39,34 +39,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._averaging import AveragedPublicationMixin
-from ._engine import (
-    run_epochs,
-    validation_scorer,
-)
-from ._growth import GrowingClassesMixin
-from ._kernels import _first_order
-from ._kernels._rules import Rule
-from ._linear_epochs import _LinearEpochs
-from ._per_call import (
-    LeanCallsMixin,
-    LeanLabelsMixin,
-    call_cache,
-    params_snapshot,
-    stream_started,
-)
-from ._pickled_state import CheckedStateMixin
-from ._public_fit import ClassifierPartialFitMixin, PublicFitMixin
-from ._state import LinearState
-from ._stream_plan import StreamPlan, plans_streams
-from ._targets import (
-    BinaryTargets,
-    added_classes,
-    grows_classes,
-    is_indicator_matrix,
-    single_label_targets,
-)
-from ._validation import (
+from .._compiled import _first_order
+from .._compiled._rules import Rule
+from .._core.batch import (
     KERNEL_DTYPES,
     MAX_SAMPLE_COUNT,
     ReadsUnderLockMixin,
@@ -86,6 +61,31 @@ from ._validation import (
     typical_feature_value,
     validation_split,
     weighs_nothing,
+)
+from .._core.driver import (
+    run_epochs,
+    validation_scorer,
+)
+from .._core.epochs import _LinearEpochs
+from .._core.estimator import ClassifierPartialFitMixin, PublicFitMixin
+from .._core.growth import GrowingClassesMixin
+from .._core.pickled_state import CheckedStateMixin
+from .._core.publication import AveragedPublicationMixin
+from .._core.session import (
+    LeanCallsMixin,
+    LeanLabelsMixin,
+    call_cache,
+    params_snapshot,
+    stream_started,
+)
+from .._core.state import LinearState
+from .._core.stream_plan import StreamPlan, plans_streams
+from .._core.targets import (
+    BinaryTargets,
+    added_classes,
+    grows_classes,
+    is_indicator_matrix,
+    single_label_targets,
 )
 
 __all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
@@ -108,8 +108,8 @@ class BaseOnlineLinear(
 
     The public ``fit`` calls ``_fit`` and ``partial_fit`` calls
     ``_partial_fit``, each inside
-    :func:`~sklearn_pa._validation.atomic_update`
-    (:class:`~sklearn_pa._public_fit.PublicFitMixin`: a subclass documents
+    :func:`~sklearn_pa._core.batch.atomic_update`
+    (:class:`~sklearn_pa._core.estimator.PublicFitMixin`: a subclass documents
     them through its ``_fit_doc``).  Both go the same way:
 
     1. ``_validate_batch``: the whole batch (``X``, ``y``, ``sample_weight``)
@@ -120,7 +120,7 @@ class BaseOnlineLinear(
        ``_state_arrays`` (``warm_start``, later ``partial_fit`` calls), with
        the averaging accumulators ``U``, ``bu`` when ``average`` is set;
     4. ``_run``: the epochs, through :class:`_LinearEpochs` and
-       :func:`sklearn_pa._engine.run_epochs`;
+       :func:`sklearn_pa._core.driver.run_epochs`;
     5. ``_publish``: ``coef_``, ``intercept_`` (averaged when asked), with
        ``t_`` (samples seen plus one) and ``n_iter_``.
 
@@ -163,7 +163,7 @@ class BaseOnlineLinear(
         }
 
     # the epoch adapter (``_LinearEpochs``, or a subclass of it for a family
-    # whose kernel moves more than the rows' features: ``_scaled_epochs.py``)
+    # whose kernel moves more than the rows' features: ``linear/_scaled.py``)
     _epoch_adapter_class = _LinearEpochs
 
     # ------------------------------------------------------------------ state
@@ -192,7 +192,7 @@ class BaseOnlineLinear(
 
     def _stream_adapter(self, X, y, sample_weight, W, b, U, bu):
         """The epoch adapter a later ``partial_fit`` call of the stream
-        reuses (:class:`~sklearn_pa._stream_plan.StreamPlan`), on the arrays
+        reuses (:class:`~sklearn_pa._core.stream_plan.StreamPlan`), on the arrays
         the call published; None when the stream's configuration needs a
         new one every call (columns in threads)."""
         adapter = _LinearEpochs(self, X, y, sample_weight, W, b, U, bu, None)
@@ -250,11 +250,11 @@ class BaseOnlineLinear(
 
     def _kernel_params(self):
         """Hook: the step rule and its parameters, as the kernel reads them:
-        a dict with the keys of ``RuleParams`` (``_kernels/_rules_linear.pxd``):
+        a dict with the keys of ``RuleParams`` (``_compiled/_rules_linear.pxd``):
         ``rule``, ``slack``, ``C`` (the step bound), ``epsilon`` (the
         insensitive zone of the regression loss), ``margin`` (MIRA's beta),
         ``learning_rate`` (the gradient rules) and ``total_weight`` (EG+-),
-        made by :func:`~sklearn_pa._rule_specs.linear_params`.  The one place
+        made by :func:`~sklearn_pa._core.rules.linear_params`.  The one place
         an estimator states its rule: ``_rule()`` reads it from here."""
         raise NotImplementedError
 
@@ -351,7 +351,7 @@ class BaseOnlineLinear(
         scores_out=None,
     ):
         """Run up to ``max_iter`` epochs through the epoch driver
-        (:func:`sklearn_pa._engine.run_epochs`); returns (n_iter, t_end).
+        (:func:`sklearn_pa._core.driver.run_epochs`); returns (n_iter, t_end).
 
         ``stopping`` is true in ``fit`` (the stopping rule applies) and false
         in ``partial_fit`` (one epoch).  ``scores_out`` (one epoch, no
@@ -599,7 +599,7 @@ class BaseOnlineLinear(
         - optionally takes a keyword ``predict_proba`` and then returns
           ``(scores, proba)``, the class probabilities of each row before its
           update as well (the confidence-weighted family,
-          ``_second_order_base.py``).
+          ``second_order/_base.py``).
 
         With ``average`` the kernel records the averaged model's scores (the
         model ``predict`` uses), computed before each update from the lazy
@@ -730,7 +730,7 @@ class OnlineLinearClassifierMixin(
     def _validation_split(self, y, sample_weight):
         """The early-stopping split of the target strategy (stratified for
         single-label ``y``), checked by
-        :func:`~sklearn_pa._validation.check_validation_split`."""
+        :func:`~sklearn_pa._core.batch.check_validation_split`."""
         if not self.early_stopping:
             return np.arange(y.shape[0]), None
         idx_train, idx_val = self._target_strategy.validation_split(

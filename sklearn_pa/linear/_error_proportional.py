@@ -4,7 +4,7 @@
 :class:`ErrorProportionalRegressor` moves the prediction on the sample just
 seen a fixed fraction ``C`` of the way to its target: additively (a
 normalised gradient step, ``_kernels/_first_order.pyx``) or multiplicatively
-on the split weights of :mod:`sklearn_pa._exponentiated`
+on the split weights of :mod:`sklearn_pa.linear._exponentiated`
 (``_kernels/_multiplicative.pyx``).
 """
 
@@ -14,13 +14,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
+from .._compiled._rules import Rule
+from .._core.docs import fill_doc
+from .._core.rules import linear_params
+from ..utils._deprecation import renamed_parameter
 from ._base import BaseOnlineLinear
-from ._docstrings import fill_doc
 from ._exponentiated import _SplitWeightsMixin
-from ._gradient import _COMMON, LEARNING_RATE_WEIGHTS, _OnlineRegressorMixin
-from ._kernels._rules import Rule
-from ._rule_specs import linear_params
-from .utils._deprecation import renamed_parameter
+from ._regression import _COMMON, LEARNING_RATE_WEIGHTS, _OnlineRegressorMixin
 
 __all__ = ["ErrorProportionalRegressor"]
 

@@ -5,7 +5,7 @@
 square loss with ``w = w+ - w-``, two positive weight vectors multiplied
 (rather than added to) and renormalised to a total ``U`` after each sample.
 ``_SplitWeightsMixin`` keeps that pair as the base class's two-column weight
-matrix and runs the multiplicative kernel (``_kernels/_multiplicative.pyx``);
+matrix and runs the multiplicative kernel (``_compiled/_multiplicative.pyx``);
 :class:`~sklearn_pa.ErrorProportionalRegressor` (DPMU) shares it.
 """
 
@@ -15,13 +15,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
+from .._compiled import _multiplicative
+from .._compiled._rules import Rule
+from .._core.batch import check_state_array
+from .._core.docs import fill_doc
+from .._core.rules import linear_params
 from ._base import BaseOnlineLinear
-from ._docstrings import fill_doc
-from ._gradient import _COMMON, LEARNING_RATE_WEIGHTS, _OnlineRegressorMixin
-from ._kernels import _multiplicative
-from ._kernels._rules import Rule
-from ._rule_specs import linear_params
-from ._validation import check_state_array
+from ._regression import _COMMON, LEARNING_RATE_WEIGHTS, _OnlineRegressorMixin
 
 __all__ = ["ExponentiatedGradientRegressor"]
 

@@ -6,8 +6,8 @@ multiclass perceptrons of Crammer & Singer 2003) and
 :class:`OnlineGradientDescentClassifier` (Zinkevich 2003, the hinge loss
 with the step ``eta / sqrt(t)``).  Both are ``w += tau x`` rules of the
 first-order kernel (``Rule.PERCEPTRON_*``, ``Rule.OGD``; the steps in
-``_kernels/_margin_rules.pxd``) and share the epoch machinery of
-:class:`~sklearn_pa._base.BaseOnlineLinear`, averaging included.
+``_compiled/_margin_rules.pxd``) and share the epoch machinery of
+:class:`~sklearn_pa.linear._base.BaseOnlineLinear`, averaging included.
 """
 
 from numbers import Real
@@ -15,11 +15,11 @@ from numbers import Real
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._compiled._rules import Rule
+from .._core.docs import fill_doc
+from .._core.rules import linear_params
+from ..utils._probability import NoProbabilityMixin
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
-from ._docstrings import fill_doc
-from ._kernels._rules import Rule
-from ._rule_specs import linear_params
-from .utils._probability import NoProbabilityMixin
 
 __all__ = ["OnlineGradientDescentClassifier", "PerceptronClassifier"]
 

@@ -2,7 +2,7 @@
 
 The multiclass learner that keeps the new prototypes small (where
 Passive-Aggressive keeps the change small); it shares the first-order
-epoch machinery of :class:`~sklearn_pa._base.BaseOnlineLinear` and the
+epoch machinery of :class:`~sklearn_pa.linear._base.BaseOnlineLinear` and the
 compiled kernel of the Passive-Aggressive classifier, with its own rule
 (``Rule.MIRA``) and parameters (``_kernel_params``).
 """
@@ -12,12 +12,12 @@ from numbers import Real
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._compiled._rules import Rule
+from .._core.docs import fill_doc
+from .._core.rules import linear_params
+from .._core.weights import warn_mira_weights
+from ..utils._probability import NoProbabilityMixin
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
-from ._docstrings import fill_doc
-from ._kernels._rules import Rule
-from ._rule_specs import linear_params
-from ._weights import warn_mira_weights
-from .utils._probability import NoProbabilityMixin
 
 __all__ = ["MIRAClassifier"]
 

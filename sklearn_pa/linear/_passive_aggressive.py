@@ -6,14 +6,14 @@ import numpy as np
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._compiled._rules import Rule, Slack
+from .._core.docs import fill_doc
+from .._core.rules import linear_params
+from .._core.targets import BinaryTargets, MultilabelTargets
+from ..utils._probability import NoProbabilityMixin
 from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
-from ._docstrings import fill_doc
-from ._gradient import OneColumnSparseCoefMixin, _OnlineRegressorMixin
-from ._kernels._rules import Rule, Slack
 from ._mira import MIRAClassifier  # noqa: F401 (where older pickles find it)
-from ._rule_specs import linear_params
-from ._targets import BinaryTargets, MultilabelTargets
-from .utils._probability import NoProbabilityMixin
+from ._regression import OneColumnSparseCoefMixin, _OnlineRegressorMixin
 
 __all__ = [
     "PassiveAggressiveClassifier",

@@ -2,15 +2,15 @@
 
 :class:`GradientDescentRegressor` learns a linear predictor
 ``yhat = w . x + b`` online, one sample at a time, in one compiled pass per
-epoch (``_kernels/_first_order.pyx``): ``w += 2 eta (y - yhat) x`` with a
+epoch (``_compiled/_first_order.pyx``): ``w += 2 eta (y - yhat) x`` with a
 constant or a normalised (``eta / ||x||^2``) rate.
 
 This module also holds what the square-loss regressors share: the parameter
 constraints (``_COMMON``) and the targets and ``predict``
 (``_OnlineRegressorMixin``, which the confidence-weighted regressors use
 too).  The multiplicative regressors live beside it:
-EG+- in :mod:`sklearn_pa._exponentiated`, DPAU / DPMU in
-:mod:`sklearn_pa._error_proportional`.
+EG+- in :mod:`sklearn_pa.linear._exponentiated`, DPAU / DPMU in
+:mod:`sklearn_pa.linear._error_proportional`.
 """
 
 from numbers import Real
@@ -23,11 +23,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from .._compiled._rules import Rule
+from .._core.batch import fitted_rows, locked_read
+from .._core.docs import fill_doc
+from .._core.rules import linear_params
 from ._base import BaseOnlineLinear
-from ._docstrings import fill_doc
-from ._kernels._rules import Rule
-from ._rule_specs import linear_params
-from ._validation import fitted_rows, locked_read
 
 __all__ = ["GradientDescentRegressor"]
 
@@ -107,7 +107,7 @@ LEARNING_RATE_WEIGHTS = {
 class _OnlineRegressorMixin(RegressorMixin):
     """The targets and ``predict`` of the one-column regressors: the
     square-loss ones and the confidence-weighted ones
-    (``_confidence_weighted_regression.py``, whose ``coef_`` ``sparsify``
+    (``second_order/_regression.py``, whose ``coef_`` ``sparsify``
     may make sparse); ``fit`` and ``partial_fit`` are the base class's."""
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):

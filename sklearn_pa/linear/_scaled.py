@@ -3,10 +3,10 @@
 :class:`ROMMAClassifier` (Li & Long 2002, with its aggressive variant) and
 :class:`ALMAClassifier` (Gentile 2001) move the weights to ``c W + d phi``.
 They share the first-order estimators' machinery
-(:class:`~sklearn_pa._base.BaseOnlineLinear`) with their own kernel,
-``_kernels/_scaled.pyx``, which holds the weights as a scale times a vector
+(:class:`~sklearn_pa.linear._base.BaseOnlineLinear`) with their own kernel,
+``_compiled/_scaled.pyx``, which holds the weights as a scale times a vector
 so that an update costs the row's non-zeros (the coefficients in
-``_kernels/_margin_rules.pxd``), and their own epoch adapter
+``_compiled/_margin_rules.pxd``), and their own epoch adapter
 (:class:`_ScaledEpochs`).
 
 Between ``partial_fit`` calls the model stays in that form: the vector
@@ -21,17 +21,17 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._averaging import _same_values
+from .._compiled import _scaled, _scores
+from .._compiled._rules import Rule
+from .._core.batch import current_journal, estimator_lock
+from .._core.docs import fill_doc
+from .._core.epochs import _LinearEpochs, _RowView
+from .._core.publication import _same_values
+from .._core.rules import scaled_params
+from .._core.session import _NO_ACCUMULATORS, call_cache, lean_rows
+from .._core.weights import warn_romma_weights
 from ._base import BaseOnlineLinear
-from ._docstrings import fill_doc
-from ._kernels import _scaled, _scores
-from ._kernels._rules import Rule
-from ._linear_epochs import _LinearEpochs, _RowView
-from ._margin_learners import _MarginClassifier
-from ._per_call import _NO_ACCUMULATORS, call_cache, lean_rows
-from ._rule_specs import scaled_params
-from ._validation import current_journal, estimator_lock
-from ._weights import warn_romma_weights
+from ._margin import _MarginClassifier
 
 __all__ = ["ALMAClassifier", "ROMMAClassifier"]
 

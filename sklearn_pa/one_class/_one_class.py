@@ -7,6 +7,7 @@ the way (PA-I), or damped (PA-II).  The radius is fixed, or learned under a
 bound ``B`` through one extra coordinate.
 """
 
+import copy
 from numbers import Integral, Real
 
 import numpy as np
@@ -18,23 +19,9 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._docstrings import fill_doc
-from ._engine import EpochAdapter, EpochStats, run_epochs
-from ._kernels import _uniclass
-from ._kernels._rules import Slack
-from ._linear_epochs import _RowView
-from ._one_class_scale import ScaledCentreMixin, new_scale_state, stream_passes
-from ._per_call import (
-    FLOAT64_ROWS,
-    lean_call_ready,
-    lean_rows,
-    lean_sample_weight,
-    remember_call,
-    started_partial_fit_context,
-)
-from ._pickled_state import CheckedStateMixin
-from ._state_one_class import OneClassState
-from ._validation import (
+from .._compiled import _uniclass
+from .._compiled._rules import Slack
+from .._core.batch import (
     ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
@@ -43,18 +30,46 @@ from ._validation import (
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
+    current_journal,
+    estimator_lock,
     fitted_rows,
     locked_read,
+    sum_of_squares,
     touched_rows,
     weighs_nothing,
 )
+from .._core.docs import fill_doc
+from .._core.driver import EpochAdapter, EpochStats, run_epochs
+from .._core.epochs import _RowView
+from .._core.mixing import linear_mix
+from .._core.pickled_state import CheckedStateMixin
+from .._core.publication import _same_values
+from .._core.session import (
+    FLOAT64_ROWS,
+    lean_call_ready,
+    lean_rows,
+    lean_sample_weight,
+    remember_call,
+    started_partial_fit_context,
+)
+from .._core.state import (
+    LearnerState,
+    summed_count,
+    zero_row,
+)
 
-__all__ = ["PassiveAggressiveOneClass"]
+__all__ = [
+    "PassiveAggressiveOneClass",
+    "ScaledCentreMixin",
+    "new_scale_state",
+    "stream_passes",
+    "OneClassState",
+]
 
 # the learned objects a call publishes, trusted by the next one while they
 # are still in place (see _per_call.remember_call): fit publishes the
 # centre, a partial_fit call leaves it as a scale times a vector
-# (_one_class_scale.py)
+# (one_class/_one_class.py)
 _PUBLISHED = ("center_", "_extra")
 _PUBLISHED_SCALED = ("_scale_pending", "_extra")
 
@@ -62,6 +77,196 @@ _PUBLISHED_SCALED = ("_scale_pending", "_extra")
 # non-zeros saves the whole centre in the rollback journal (a copy of the
 # centre costs about as much as sorting that many feature indices)
 _WHOLE_SAVE_RATIO = 256
+
+
+# ------------------------------------------------------------------------
+# The centre of the one-class PA between ``partial_fit`` calls: a scale
+# times a vector.
+#
+# A uniclass step moves every entry of the centre (``w <- (1 - beta) w + beta
+# x``); the kernel (``_compiled/_uniclass.pyx``) holds it as ``a * v`` and keeps
+# ``||w||^2`` up to date from the row, so that a step costs the row's
+# non-zeros.  ``fit`` folds the scale back at the end of each pass, as it
+# always did.  A ``partial_fit`` call keeps the model in that form, as ROMMA
+# and ALMA do (``linear/_scaled.py``): the vector ``v``
+# (``_scale_pending``), the scale ``a`` and ``||w||^2`` (``_scale_state``)
+# are carried to the next call, ``center_`` is published (the scale folded,
+# a new array) when first read, and a few rows are scored from ``a * v`` and
+# the carried norm, so that neither call costs the size of the model.
+#
+# A call's rollback journal saves the entries of ``v`` its rows touch (the
+# scale and norm are a new array per call); the fold of a tiny scale (below
+# 1e-9, a step with ``beta`` near 1), which writes every entry, saves the
+# whole vector first (:func:`stream_passes`).
+# ------------------------------------------------------------------------
+
+
+# entries compared at a time with the published centre
+_BLOCK = 1024
+
+# the attributes of the scaled centre a partial_fit call leaves
+_PENDING = ("_scale_pending", "_scale_state", "_scale_published")
+
+
+def new_scale_state():
+    """``[a, ||w||^2, whole, done]`` for the kernel's ``state``: scale 1,
+    the norm to compute at entry."""
+    return np.array([1.0, np.nan, 0.0, 0.0])
+
+
+def stream_passes(rows, order, w, extra, state, **kwargs):
+    """One ``partial_fit`` pass of the uniclass kernel over ``order`` that
+    keeps the scale and the norm in ``state``: the kernel stops before a
+    step that folds the scale (it writes every entry of ``w``) unless the
+    whole centre is saved in the rollback journal, which is done then, once.
+    Returns the kernel's ``(outside, updates, skipped, overflow)`` summed
+    over the parts."""
+    totals = [0, 0, 0, False]
+    start = 0
+    while True:
+        stats = _uniclass.epoch(rows, order[start:], w, extra, state=state, **kwargs)
+        totals = [totals[i] + int(stats[i]) for i in range(3)] + [
+            totals[3] or bool(stats[3])
+        ]
+        start += int(state[3])
+        if start >= order.shape[0] or stats[3]:
+            return tuple(totals)
+        journal = current_journal()
+        if journal is not None:
+            journal.save(w)
+        state[2] = 1.0
+
+
+class ScaledCentreMixin:
+    """The scaled centre of :class:`~sklearn_pa.PassiveAggressiveOneClass`
+    between ``partial_fit`` calls (see the module's description)."""
+
+    def _centre_assigned(self):
+        """Whether ``center_`` was assigned or edited since the last
+        ``partial_fit`` call left the centre scaled: an attribute that is
+        not the copy published when read, or that copy written in place
+        since (its values are no longer ``a * v``: one pass over the
+        model, only while the published copy is held)."""
+        values = self.__dict__
+        if "_scale_pending" not in values or "center_" not in values:
+            return False
+        centre = values["center_"]
+        if centre is not values.get("_scale_published"):
+            return True
+        # (by blocks: no copy of the model is made)
+        v, scale = values["_scale_pending"], values["_scale_state"][0]
+        if centre.shape != v.shape:
+            return True
+        return any(
+            not np.array_equal(centre[i : i + _BLOCK], v[i : i + _BLOCK] * scale)
+            for i in range(0, v.shape[0], _BLOCK)
+        )
+
+    def _folded_centre(self):
+        """A new array ``a * v``: the centre a ``partial_fit`` call left as a
+        scale times a vector (one pass over the model); ``v`` itself stays,
+        so that a stream goes on bit for bit whether ``center_`` was read or
+        not."""
+        values = self.__dict__
+        return values["_scale_pending"] * values["_scale_state"][0]
+
+    def _drop_scale(self):
+        """Forget the scaled centre (an assigned ``center_`` or a fit starts
+        the model again)."""
+        for name in _PENDING:
+            self.__dict__.pop(name, None)
+
+    def _pending_centre(self, compare=False):
+        """``(v, state)`` of the scaled centre a ``partial_fit`` call left,
+        when it is still the model (of the fitted width, ``center_`` not
+        assigned since or, with ``compare``, assigned the model's values:
+        one pass over the model, and the stream goes on from its scale as if
+        nothing was assigned); None otherwise."""
+        values = self.__dict__
+        v = values.get("_scale_pending")
+        if v is None or v.shape != (values.get("n_features_in_"),):
+            return None
+        if self._centre_assigned() and not (
+            compare and _same_values(values["center_"], self._folded_centre())
+        ):
+            return None
+        return v, values["_scale_state"]
+
+    def _stream_centre(self, centre):
+        """The vector a ``partial_fit`` pass updates in place, and sets the
+        pass's scale state ``_scale_stream``: the carried ``v`` and a copy of
+        its state (a failed call leaves the previous one in place), or else
+        a copy of ``centre()`` (the published or assigned centre, read
+        once) at scale 1, its norm computed at the kernel's entry."""
+        pending = self._pending_centre(compare=True)
+        if pending is not None:
+            v, state = pending
+            state = state.copy()
+            state[2] = 0.0
+            self._scale_stream = state
+            return v
+        if "_scale_pending" in self.__dict__:
+            # an assigned centre starts the stream again (the scaled one
+            # published first, where it was not read)
+            self.center_  # noqa: B018
+            self._drop_scale()
+        w = centre().copy()
+        self._scale_stream = new_scale_state()
+        return w
+
+    def _publish_scaled(self, v):
+        """Keep ``v`` and the pass's scale state as the model; ``center_``
+        is published when read (:meth:`__getattr__`)."""
+        values = self.__dict__
+        state = values.pop("_scale_stream")
+        values.pop("center_", None)
+        values.pop("_scale_published", None)
+        state[2] = state[3] = 0.0
+        self._scale_state = state
+        self._scale_pending = v
+
+    def __getattr__(self, name):
+        # only reached when ``name`` is not found: the centre a partial_fit
+        # call left as a scale times a vector, published as a new array
+        values = self.__dict__
+        if name == "center_" and "_scale_pending" in values:
+            # (published under the lock: never over a call in progress)
+            with estimator_lock(self):
+                if "center_" not in values and "_scale_pending" in values:
+                    centre = self._folded_centre()
+                    values.setdefault("center_", centre)
+                    self._scale_published = centre
+                if "center_" in values:
+                    return values["center_"]
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}"
+        )
+
+    def _squared_distances(self, X):
+        """``||x - center_||^2`` of each row of ``X`` (float64, dense or
+        canonical CSR of the fitted width): from the scaled centre and its
+        carried norm where a ``partial_fit`` call left one (a CSR row costs
+        its non-zeros), else from ``center_``."""
+        pending = self._pending_centre()
+        if pending is None:
+            w, scale, norm_sq = np.asarray(self.center_, dtype=np.float64), 1.0, None
+        else:
+            w, state = pending
+            scale, norm_sq = float(state[0]), float(state[1])
+        if not sp.issparse(X):
+            diff = X - (w if scale == 1.0 else w * scale)
+            return np.einsum("ij,ij->i", diff, diff)
+        if norm_sq is None:
+            # (no BLAS: its threads wake on a model-sized dot product, and on
+            # a busy machine a call then waits for them)
+            norm_sq = sum_of_squares(w)
+        # ||w||^2 - ||w_S||^2 + sum_S (x_j - w_j)^2 per row (S its
+        # non-zeros): O(nnz), and no cancellation on the support
+        w_at = w[X.indices] * scale
+        terms = (X.data - w_at) ** 2 - w_at**2
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        sq = np.bincount(rows, weights=terms, minlength=X.shape[0]) + norm_sq
+        return np.maximum(sq, 0.0)
 
 
 def _learned_radius(bound, gap):
@@ -77,7 +282,7 @@ class _UniclassEpochs(EpochAdapter):
     uniclass kernel, which moves the centre ``w`` (and the learned radius in
     ``extra``) in place.  In a ``partial_fit`` call (the estimator's
     ``_scale_stream`` set) ``w`` is the vector of the scaled centre, which
-    the kernel leaves scaled (:mod:`sklearn_pa._one_class_scale`)."""
+    the kernel leaves scaled (:mod:`sklearn_pa.one_class._one_class`)."""
 
     skipped_reason = (
         "their distance to the centre overflowed; scale the input "
@@ -564,7 +769,7 @@ class PassiveAggressiveOneClass(
     def _lean_batch(self, X, sample_weight):
         """``(X, sample_weight)`` of a later ``partial_fit`` call checked in
         O(batch), or None when the call needs the full validation (see
-        :func:`~sklearn_pa._per_call.lean_call_ready`)."""
+        :func:`~sklearn_pa._core.session.lean_call_ready`)."""
         if not lean_call_ready(self) or self._centre_assigned():
             return None
         X = lean_rows(X, self.n_features_in_, FLOAT64_ROWS)
@@ -638,7 +843,7 @@ class PassiveAggressiveOneClass(
 
     def _lean_score_samples(self, X):
         """``score_samples`` of rows already in the kernels' form
-        (:func:`~sklearn_pa._per_call.lean_rows`), without scikit-learn's
+        (:func:`~sklearn_pa._core.session.lean_rows`), without scikit-learn's
         validation, from the scaled centre a ``partial_fit`` call left (a
         CSR row costs its non-zeros) or a dense float64 ``center_`` of the
         fitted width (plus one pass over it for ``||center_||**2``); None
@@ -710,3 +915,101 @@ class PassiveAggressiveOneClass(
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+# ------------------------------------------------------------------------
+# The state protocol of the one-class PA (see :mod:`sklearn_pa._core.state`),
+# used by parameter mixing.
+# ------------------------------------------------------------------------
+
+
+class OneClassState(LearnerState):
+    """The one-class PA: the centre, the kernel's extra state (the gap of a
+    learned radius), the fixed ``radius`` (``None`` until measured, with
+    ``epsilon="auto"``: each block measures it on its rows) and ``t``."""
+
+    needs_y = False
+
+    def _validate(self, X, y, sample_weight):
+        X, sample_weight = self.estimator._validate_batch(X, sample_weight, reset=False)
+        return X, None, sample_weight
+
+    def initialise(self, n_features, classes=None, scale=None, random_state=None):
+        est = self.estimator
+        est._check_bound()
+        est._validate_batch(zero_row(n_features), None, reset=True)
+        center, extra = est._initial_state(n_features)
+        est._rng = random_state
+        est._learned = est._learn()
+        est.n_iter_ = 0
+        state = {"center": center, "extra": extra, "radius": None, "t": 1.0}
+        self._set_on(est, state)
+        return state
+
+    def _extra(self, X, y, sample_weight):
+        est = copy.copy(self.estimator)
+        est._set_radius(X)
+        return {"radius": est._radius}
+
+    def _set_on(self, est, state):
+        if state["radius"] is not None:
+            est._radius = state["radius"]
+        est._learned = est._learn()
+        est.t_ = float(state["t"])
+        est._publish(np.ascontiguousarray(state["center"]), state["extra"])
+
+    def _get_from(self, est):
+        return {
+            "center": est.center_,
+            "extra": est._stored_extra(),
+            "radius": est.__dict__.get("_radius"),
+            "t": float(est.t_),
+        }
+
+    def _run_epoch(self, est, block, rng):
+        if not (est.epsilon == "auto" and "_radius" in est.__dict__):
+            est._radius = block.extra["radius"]
+        center, extra = est._continued_state()
+        _, t = est._run(
+            block.X,
+            block.sample_weight,
+            center,
+            extra,
+            max_iter=1,
+            rng=rng,
+            stopping=False,
+            t_start=int(est.t_) - 1,
+        )
+        est.t_ = float(t) + 1.0
+        est._publish(center, extra)
+
+    def reducible(self, rule):
+        return type(self).mix is OneClassState.mix
+
+    def mix_terms(self, state, weight, rule):
+        return {
+            "center": weight * state["center"],
+            "extra": weight * state["extra"],
+            "radius": weight * state["radius"],
+            "t": float(state["t"]),
+            "n": 1.0,
+        }
+
+    def finish_mix(self, total, *, prior, rule="uniform"):
+        t0 = float(prior["t"])
+        return {
+            "center": np.ascontiguousarray(total["center"]),
+            "extra": total["extra"],
+            "radius": float(total["radius"]),
+            "t": t0 + (total["t"] - total["n"] * t0),
+        }
+
+    def mix(self, states, weights, *, prior, rule="uniform"):
+        return {
+            "center": np.ascontiguousarray(
+                linear_mix([s["center"] for s in states], weights)
+            ),
+            "extra": linear_mix([s["extra"] for s in states], weights),
+            "radius": float(linear_mix([s["radius"] for s in states], weights)),
+            "t": summed_count(float(prior["t"]), [float(s["t"]) for s in states]),
+        }

@@ -7,14 +7,14 @@ in the compiled kernel's layout (see ``covariance_``).
 
 This module holds ``_GaussianWeightsMixin`` (the covariance, its memory limit
 ``FULL_COVARIANCE_MAX_BYTES`` and the epochs, shared with the regressors of
-``_confidence_weighted_regression.py``) and ``_BaseSecondOrder`` (the
+``second_order/_regression.py``) and ``_BaseSecondOrder`` (the
 classifiers' ``fit`` / ``partial_fit``, the Gaussian margins and the
-calibrated ``predict_proba``, whose fit is in ``_calibration.py``);
+calibrated ``predict_proba``, whose fit is in ``second_order/_calibration.py``);
 ``_SecondOrderEpochs``, the epoch adapter of the engine, is in
-``_second_order_epochs.py``.  The public
+``second_order/_epochs.py``.  The public
 estimators ``ConfidenceWeightedClassifier``, ``AROWClassifier`` and
 ``SCWClassifier``, with their step rules and docstrings, live in
-``sklearn_pa/_confidence_weighted.py``.
+``sklearn_pa/second_order/_confidence_weighted.py``.
 """
 
 import os
@@ -28,25 +28,9 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import BaseOnlineLinear, OnlineLinearClassifierMixin
-from ._calibration import (
-    CALIBRATION_CACHE,
-    CALIBRATION_SIZE,
-    PROGRESSIVE_DENSE,
-    PROGRESSIVE_REFIT,
-    fit_calibration,
-    gaussian_margin_proba,
-)
-from ._engine import run_epochs, validation_scorer
-from ._growth import grow_second_order_state, refuse_growing_proba
-from ._kernels import _scores
-from ._kernels._rules import SecondOrderRule as R
-from ._linear_epochs import _RowView
-from ._per_call import _NO_ACCUMULATORS, lean_rows, partial_fit_context
-from ._rule_specs import second_order_kernel_params
-from ._second_order_epochs import _SecondOrderEpochs, batch_arrays
-from ._state import SecondOrderState
-from ._validation import (
+from .._compiled import _scores
+from .._compiled._rules import SecondOrderRule as R
+from .._core.batch import (
     KERNEL_DTYPES,
     atomic_update,
     canonical_csr,
@@ -55,7 +39,23 @@ from ._validation import (
     fitted_rows,
     locked_read,
 )
-from .exceptions import NoisyLabelsWarning
+from .._core.driver import run_epochs, validation_scorer
+from .._core.epochs import _RowView
+from .._core.growth import grow_second_order_state, refuse_growing_proba
+from .._core.rules import second_order_kernel_params
+from .._core.session import _NO_ACCUMULATORS, lean_rows, partial_fit_context
+from .._core.state import SecondOrderState
+from ..exceptions import NoisyLabelsWarning
+from ..linear._base import BaseOnlineLinear, OnlineLinearClassifierMixin
+from ._calibration import (
+    CALIBRATION_CACHE,
+    CALIBRATION_SIZE,
+    PROGRESSIVE_DENSE,
+    PROGRESSIVE_REFIT,
+    fit_calibration,
+    gaussian_margin_proba,
+)
+from ._epochs import _SecondOrderEpochs, batch_arrays
 
 #: Largest full covariance (in bytes) that ``covariance="full"`` allocates;
 #: ``None`` means half of the machine's physical memory.
@@ -233,7 +233,7 @@ class _GaussianWeightsMixin:
 
     def _stream_adapter(self, X, y, sample_weight, W, b, U, bu):
         """The adapter a later ``partial_fit`` call of the stream reuses
-        (:class:`~sklearn_pa._stream_plan.StreamPlan`), on the covariance the
+        (:class:`~sklearn_pa._core.stream_plan.StreamPlan`), on the covariance the
         call left; None when the next pass must copy the covariance."""
         sigma = self.__dict__.get("_sigma")
         if sigma is None or not (sigma.flags.writeable and sigma.flags.c_contiguous):
@@ -310,7 +310,7 @@ class _BaseSecondOrder(
     # ------------------------------------------------------------ hooks
     def _second_order_params(self, step, *, phi=0.0, param=0.0, shrinkage=0.0):
         """The kernel parameters (``SecondOrderParams`` in
-        ``_kernels/_rules_second_order.pxd``): the constraint rule (binary with two
+        ``_compiled/_rules_second_order.pxd``): the constraint rule (binary with two
         classes, else ``_rule()``), the step rule ``step``, ``phi`` =
         Phi^-1(eta) (CW, SCW), ``param``, r (AROW) or C (SCW), and
         ``shrinkage``, IELLIP's c."""

@@ -7,8 +7,8 @@ confident.  ``coef_`` and ``intercept_`` are the mean.
 This module holds the public estimators of the second-order family, with
 their step rules and docstrings.  What they share (the covariance and its
 memory limit, the ``fit`` / ``partial_fit`` driver, ``predict_proba``) lives
-in ``sklearn_pa/_second_order_base.py``, the epoch adapter
-``_SecondOrderEpochs`` in ``sklearn_pa/_second_order_epochs.py``.
+in ``sklearn_pa/second_order/_base.py``, the epoch adapter
+``_SecondOrderEpochs`` in ``sklearn_pa/second_order/_epochs.py``.
 """
 
 from numbers import Integral, Real
@@ -16,10 +16,10 @@ from numbers import Integral, Real
 from scipy.special import ndtri
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
-from ._docstrings import fill_text
-from ._kernels._rules import SecondOrderRule as R
-from ._second_order_base import _BaseSecondOrder
-from .utils._deprecation import renamed_parameter
+from .._compiled._rules import SecondOrderRule as R
+from .._core.docs import fill_text
+from ..utils._deprecation import renamed_parameter
+from ._base import _BaseSecondOrder
 
 __all__ = ["AROWClassifier", "ConfidenceWeightedClassifier", "SCWClassifier"]
 

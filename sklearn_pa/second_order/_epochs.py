@@ -1,19 +1,19 @@
 """The epoch adapter of the confidence-weighted family (CW, AROW, SCW and
 SCCW): one pass is one call of the second-order kernel over the rows the
-epoch driver gives it (:func:`sklearn_pa._engine.run_epochs`).  The
-estimators are in :mod:`sklearn_pa._second_order_base`."""
+epoch driver gives it (:func:`sklearn_pa._core.driver.run_epochs`).  The
+estimators are in :mod:`sklearn_pa.second_order._base`."""
 
 from contextlib import nullcontext
 
 import numpy as np
 from sklearn.utils.parallel import _get_threadpool_controller
 
-from ._engine import EpochAdapter, EpochStats
-from ._kernels import _second_order
-from ._kernels._rules import SecondOrderRule
-from ._linear_epochs import _EpochAveraging, _RowView
-from ._rule_specs import spec
-from ._validation import check_weights_read, touched_rows
+from .._compiled import _second_order
+from .._compiled._rules import SecondOrderRule
+from .._core.batch import check_weights_read, touched_rows
+from .._core.driver import EpochAdapter, EpochStats
+from .._core.epochs import _EpochAveraging, _RowView
+from .._core.rules import spec
 
 __all__ = ["_SecondOrderEpochs", "_variances", "batch_arrays"]
 
@@ -83,7 +83,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
     def bind(self, X, y, sample_weight, scores_out=None, *, same_rule=False):
         """Take the validated batch ``X``, ``y``, ``sample_weight`` for the
         next pass of a stream that reuses this adapter (the lean path's
-        :class:`~sklearn_pa._stream_plan.StreamPlan`; no recorded scores).
+        :class:`~sklearn_pa._core.stream_plan.StreamPlan`; no recorded scores).
         The mean, covariance, averages and class weights stay those of the
         construction; the rule is stated again, unless ``same_rule`` says
         that the parameters and the targets' strategy are those of the last

@@ -3,9 +3,9 @@ Jubatus): the second-order perceptron (SOP), the ellipsoid method (IELLIP),
 normal herding (NHERD) and narrow adaptive regularisation (NAROW).
 
 They keep a mean and a covariance like CW / AROW / SCW, and share their
-machinery (``sklearn_pa/_second_order_base.py``) and compiled kernel
-(``_kernels/_second_order.pyx``); their step rules are in
-``_kernels/_peer_rules.pxd``.  With more than two classes each example
+machinery (``sklearn_pa/second_order/_base.py``) and compiled kernel
+(``_compiled/_second_order.pyx``); their step rules are in
+``_compiled/_peer_rules.pxd``.  With more than two classes each example
 updates the pair (true class, highest-scoring wrong class), one covariance
 block per class, as AROW does.
 """
@@ -15,10 +15,10 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._compiled._rules import SecondOrderRule as R
+from ..utils.estimator_checks import _GAUSSIAN_PROBA
+from ._base import _BaseSecondOrder
 from ._confidence_weighted import _doc
-from ._kernels._rules import SecondOrderRule as R
-from ._second_order_base import _BaseSecondOrder
-from .utils.estimator_checks import _GAUSSIAN_PROBA
 
 __all__ = [
     "IELLIPClassifier",

@@ -7,9 +7,9 @@ of Jubatus' regression engine (``jubatus_core``,
 ``jubatus/core/regression/{arow,confidence_weighted,normal_herd}.cpp``) and,
 for AROW, Hivemall's ``train_arow_regr`` / ``train_arowe_regr``
 (``hivemall/regression/AROWRegressionUDTF.java``).  Their steps are compiled
-(``_kernels/_cw_regression_rules.pxd``), run by the second-order kernel under
+(``_compiled/_cw_regression_rules.pxd``), run by the second-order kernel under
 the constraint rule ``SO_REGRESSION``; the covariance, its memory limit and
-the epochs are those of the classifiers (``_second_order_base.py``).
+the epochs are those of the classifiers (``second_order/_base.py``).
 """
 
 from numbers import Real
@@ -17,13 +17,13 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import BaseOnlineLinear
-from ._docstrings import fill_text
-from ._gradient import OneColumnSparseCoefMixin, _OnlineRegressorMixin
-from ._kernels._rules import SecondOrderRule as R
-from ._rule_specs import second_order_kernel_params
-from ._second_order_base import _GaussianWeightsMixin
-from ._validation import fitted_rows
+from .._compiled._rules import SecondOrderRule as R
+from .._core.batch import fitted_rows
+from .._core.docs import fill_text
+from .._core.rules import second_order_kernel_params
+from ..linear._base import BaseOnlineLinear
+from ..linear._regression import OneColumnSparseCoefMixin, _OnlineRegressorMixin
+from ._base import _GaussianWeightsMixin
 
 __all__ = ["AROWRegressor", "ConfidenceWeightedRegressor", "NHERDRegressor"]
 
@@ -37,7 +37,7 @@ class _BaseSecondOrderRegressor(
     """Shared machinery of the confidence-weighted regressors.
 
     A subclass states its rule once, in ``_kernel_params()``
-    (:func:`~sklearn_pa._rule_specs.second_order_kernel_params` with
+    (:func:`~sklearn_pa._core.rules.second_order_kernel_params` with
     ``SO_REGRESSION``, its ``STEP_*_REGRESSION`` step, its parameter and
     ``epsilon``); ``_rule()`` reads it from there.  The covariance and the
     epochs are the classifiers' (``_GaussianWeightsMixin``: one mean column
