@@ -49,8 +49,8 @@ __all__ = [
 ]
 
 #: The attributes a ``partial_fit`` call may leave instead of ``coef_``, to
-#: publish it when read: an average to compute (``_averaging.py``), a scale
-#: to fold (``_scaled_epochs.py``).
+#: publish it when read: an average to compute (``_core/publication.py``), a scale
+#: to fold (``linear/_scaled.py``).
 PENDING_PUBLICATIONS = ("_average_pending", "_scale_pending")
 
 
@@ -601,13 +601,6 @@ def remember_call(estimator, published, *, validated=True):
     cache.kernel_state = {name: values.get(name, _MISSING) for name in published}
     if validated:
         cache.lean = call_snapshot(estimator)
-
-
-def forget_call(estimator):
-    """Drop what :func:`remember_call` remembered: the next call validates
-    everything."""
-    cache = call_cache(estimator)
-    cache.kernel_state = cache.lean = None
 
 
 def lean_call_ready(estimator):

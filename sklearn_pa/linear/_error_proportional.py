@@ -3,21 +3,20 @@
 
 :class:`ErrorProportionalRegressor` moves the prediction on the sample just
 seen a fixed fraction ``C`` of the way to its target: additively (a
-normalised gradient step, ``_kernels/_first_order.pyx``) or multiplicatively
+normalised gradient step, ``_compiled/_first_order.pyx``) or multiplicatively
 on the split weights of :mod:`sklearn_pa.linear._exponentiated`
-(``_kernels/_multiplicative.pyx``).
+(``_compiled/_multiplicative.pyx``).
 """
 
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Hidden, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._compiled._rules import Rule
 from .._core.docs import fill_doc
 from .._core.rules import linear_params
-from ..utils._deprecation import renamed_parameter
 from ._base import BaseOnlineLinear
 from ._exponentiated import _SplitWeightsMixin
 from ._regression import _COMMON, LEARNING_RATE_WEIGHTS, _OnlineRegressorMixin
@@ -67,12 +66,6 @@ class ErrorProportionalRegressor(
         The fraction of the error closed on each sample, :math:`0 < C \le 1`
         (:math:`C = 1` interpolates the sample just seen): the paper's
         :math:`c`.
-    c : float, default="deprecated"
-        Former name of ``C``.
-
-        .. deprecated:: 0.1
-           ``c`` was renamed ``C`` (the name of the step bound of every other
-           estimator) and will be removed in 0.3.
     update : {"additive", "multiplicative"}, default="additive"
         DPAU or DPMU.
     fit_intercept : bool, default=True
@@ -130,7 +123,6 @@ class ErrorProportionalRegressor(
     _parameter_constraints: dict = {
         **_COMMON,
         "C": [Interval(Real, 0, 1, closed="right")],
-        "c": [Interval(Real, 0, 1, closed="right"), Hidden(StrOptions({"deprecated"}))],
         "update": [StrOptions({"additive", "multiplicative"})],
     }
 
@@ -164,7 +156,6 @@ class ErrorProportionalRegressor(
         verbose=0,
         random_state=None,
         warm_start=False,
-        c="deprecated",
     ):
         self.C = C
         self.update = update
@@ -178,14 +169,13 @@ class ErrorProportionalRegressor(
         self.verbose = verbose
         self.random_state = random_state
         self.warm_start = warm_start
-        self.c = c
 
     def _multiplicative(self):
         return self.update == "multiplicative"
 
     def _kernel_params(self):
         # DPAU is normalised GD with eta = C / 2; DPMU reads c = C itself
-        C = float(renamed_parameter(self, "C", "c", 0.5))
+        C = float(self.C)
         if self._multiplicative():
             return linear_params(Rule.ERROR_PROPORTIONAL_MULT, learning_rate=C)
         return linear_params(Rule.NORMALIZED_GRADIENT, learning_rate=0.5 * C)

@@ -14,11 +14,10 @@ in ``sklearn_pa/second_order/_base.py``, the epoch adapter
 from numbers import Integral, Real
 
 from scipy.special import ndtri
-from sklearn.utils._param_validation import Hidden, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._compiled._rules import SecondOrderRule as R
 from .._core.docs import fill_text
-from ..utils._deprecation import renamed_parameter
 from ._base import _BaseSecondOrder
 
 __all__ = ["AROWClassifier", "ConfidenceWeightedClassifier", "SCWClassifier"]
@@ -275,12 +274,6 @@ class AROWClassifier(_BaseSecondOrder):
         steps (it plays the part of :math:`1 / C`).
     %(covariance)s
     %(common)s
-    r : float, default="deprecated"
-        Former name of ``regularization``.
-
-        .. deprecated:: 0.1
-           ``r`` was renamed ``regularization`` and will be removed in 0.3.
-
     %(attributes)s
 
     See Also
@@ -310,10 +303,6 @@ class AROWClassifier(_BaseSecondOrder):
     _parameter_constraints: dict = {
         **_BaseSecondOrder._parameter_constraints,
         "regularization": [Interval(Real, 0, None, closed="neither")],
-        "r": [
-            Interval(Real, 0, None, closed="neither"),
-            Hidden(StrOptions({"deprecated"})),
-        ],
     }
 
     def __init__(
@@ -334,11 +323,9 @@ class AROWClassifier(_BaseSecondOrder):
         warm_start=False,
         class_weight=None,
         average=False,
-        r="deprecated",
         new_classes="error",
     ):
         self.regularization = regularization
-        self.r = r
         self.covariance = covariance
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
@@ -359,8 +346,7 @@ class AROWClassifier(_BaseSecondOrder):
         return R.SO_SINGLE
 
     def _kernel_params(self):
-        r = renamed_parameter(self, "regularization", "r", 1.0)
-        return self._second_order_params(R.STEP_AROW, param=r)
+        return self._second_order_params(R.STEP_AROW, param=self.regularization)
 
 
 class SCWClassifier(_BaseSecondOrder):
