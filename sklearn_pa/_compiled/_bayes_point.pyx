@@ -36,7 +36,7 @@ from ._dataset cimport (
 )
 from ._rules_linear cimport Rule, RuleParams, rule_params
 
-from .._rule_specs import check_linear_rule
+from .._core.rules import check_linear_rule
 from ._steps cimport Candidate, PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._pa_rules cimport binary_step, ovr_step, multiclass_step
 

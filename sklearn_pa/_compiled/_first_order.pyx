@@ -34,7 +34,7 @@ from ._dataset cimport (
 )
 from ._rules_linear cimport Rule, RuleParams, rule_params
 
-from .._rule_specs import check_linear_rule
+from .._core.rules import check_linear_rule
 from ._score_rows cimport pa_simd_available, score_row
 from ._weighting cimport scale_step_by_weights, unit_weights
 from ._steps cimport (

@@ -23,7 +23,7 @@ from libc.stdlib cimport malloc, free
 
 from ._rules_linear cimport Rule, RuleParams, rule_params
 
-from .._rule_specs import check_linear_rule
+from .._core.rules import check_linear_rule
 from ._steps cimport Candidate
 from ._pa_rules cimport binary_step, multiclass_step, regression_step
 

@@ -41,7 +41,7 @@ from ._dataset cimport (
 )
 from ._rules_linear cimport Rule, RuleParams, rule_params
 
-from .._rule_specs import check_kernel_rule
+from .._core.rules import check_kernel_rule
 
 # largest |exponent| applied incrementally (exp(50) ~ 5e21: weights stay far
 # from overflow while Z is kept within [1e-100, 1e100])

@@ -36,7 +36,7 @@ from ._dataset cimport (
 from ._rules_linear cimport Rule
 from ._params cimport check_param_names
 
-from .._rule_specs import check_kernel_rule
+from .._core.rules import check_kernel_rule
 from ._score_rows cimport pa_simd_available, score_row
 from ._margin_rules cimport (
     ScaledParams, top_rival, romma_coefficients, alma_coefficients,

@@ -49,7 +49,7 @@ from ._cw_regression_rules cimport (
     diagonal_in_precision, is_regression_step, regression_loss, regression_step,
 )
 
-from .._rule_specs import check_kernel_rule, spec
+from .._core.rules import check_kernel_rule, spec
 from ._rules import SecondOrderRule as PyRule  # the enum, for spec()
 
 

@@ -58,7 +58,7 @@ from ._sequence_search cimport backtrace, beam_search, emissions, kbest_viterbi
 from ._sequence_qp cimport solve_duals
 from ._sequence_checks cimport check_sentences, check_training
 
-from .._rule_specs import check_kernel_rule
+from .._core.rules import check_kernel_rule
 
 
 # ----------------------------------------------------------------- updates

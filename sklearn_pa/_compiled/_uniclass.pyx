@@ -57,7 +57,7 @@ from ._dataset cimport (
 from ._params cimport check_param_names
 from ._rules_linear cimport Slack
 
-from .._rule_specs import check_kernel_rule
+from .._core.rules import check_kernel_rule
 
 
 cdef inline double _step(double loss, double C, int slack) noexcept nogil:
