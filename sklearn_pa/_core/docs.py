@@ -1,6 +1,6 @@
 """Docstring entries that the estimators share word for word.
 
-Every family runs its epochs through one driver (:mod:`._engine`), so the
+Every family runs its epochs through one driver (:mod:`.driver`), so the
 parameters it reads (``validation_fraction``, ``n_iter_no_change``,
 ``shuffle``, ``random_state``) and the history it leaves (``n_iter_``,
 ``loss_curve_``, ``validation_scores_``, ``t_``) mean the same in every

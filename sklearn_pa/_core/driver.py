@@ -28,14 +28,14 @@ See :class:`EpochAdapter` for the rest of its (optional) methods, and
 
 The adapters, one per family:
 
-- ``_linear_epochs._LinearEpochs``: the first-order linear learners (the PA family,
+- ``_core.epochs._LinearEpochs``: the first-order linear learners (the PA family,
   MIRA, multilabel ranking, the gradient regressors), one compiled epoch,
   one-vs-rest columns that stop one by one, column blocks in threads;
-- ``_second_order_epochs._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
-- ``_bayes_point_epochs._BayesPointEpochs``: the copies of the Bayes point
+- ``second_order._epochs._SecondOrderEpochs``: CW, AROW, SCW and SCCW;
+- ``bayes_point._epochs._BayesPointEpochs``: the copies of the Bayes point
   machine;
-- ``_kernel_base._KernelEpochs``: kernel PA and its support set;
-- ``_one_class._UniclassEpochs``: the one-class PA ball;
+- ``kernel._base._KernelEpochs``: kernel PA and its support set;
+- ``one_class._one_class._UniclassEpochs``: the one-class PA ball;
 - ``sequence._base._SequenceEpochs``: the sequence taggers.
 
 The driver is plain Python, called once per epoch: it never touches a row.

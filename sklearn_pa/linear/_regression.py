@@ -91,7 +91,7 @@ class OneColumnSparseCoefMixin(SparseCoefMixin):
 
 
 #: The ``fit`` / ``partial_fit`` docstring entries of the learners whose
-#: sample weights multiply the learning rate (``_public_fit._fit_doc``).
+#: sample weights multiply the learning rate (``_core.estimator._fit_doc``).
 LEARNING_RATE_WEIGHTS = {
     "sample_weight": """\
         sample_weight : array-like of shape (n_samples,), default=None

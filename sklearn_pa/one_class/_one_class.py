@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 # the learned objects a call publishes, trusted by the next one while they
-# are still in place (see _per_call.remember_call): fit publishes the
+# are still in place (see _core.session.remember_call): fit publishes the
 # centre, a partial_fit call leaves it as a scale times a vector
 # (one_class/_one_class.py)
 _PUBLISHED = ("center_", "_extra")

@@ -44,7 +44,7 @@ class _BaseSecondOrderRegressor(
     and one covariance block, diagonal ``(n_features + 1, 1)`` or full
     ``(1, D, D)``), created on the first pass and carried over by
     ``partial_fit`` and ``warm_start``; ``fit`` and ``partial_fit`` are the
-    base class's (``_public_fit.PublicFitMixin``), the targets and
+    base class's (``_core.estimator.PublicFitMixin``), the targets and
     ``predict`` those of the other online regressors
     (``_gradient._OnlineRegressorMixin``).
     """
