@@ -39,7 +39,7 @@ FLOOR = {
 def main():
     package = Path(sklearn_pa.__file__).parent
     print(f"sklearn_pa {sklearn_pa.__version__} from {package}")
-    for module in ("sklearn_pa._kernels._first_order", "sklearn_pa.utils._shuffle"):
+    for module in ("sklearn_pa._compiled._first_order", "sklearn_pa.utils._shuffle"):
         path = importlib.import_module(module).__file__
         if Path(path).suffix not in {".so", ".pyd"}:
             raise SystemExit(f"{module} is not compiled: {path}")

@@ -5,7 +5,7 @@ import re
 import socket
 
 import sklearn_pa
-from sklearn_pa._doc_links import DOCS_URL, REPOSITORY_URL
+from sklearn_pa._core.docs import DOCS_URL, REPOSITORY_URL
 
 project = "sklearn_pa"
 author = "The sklearn_pa developers"

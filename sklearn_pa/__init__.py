@@ -5,33 +5,34 @@ Every estimator is importable from the top of the package::
     from sklearn_pa import PassiveAggressiveClassifier
 """
 
-from ._bayes_point import OnlineBayesPointClassifier
-from ._confidence_weighted import (
-    AROWClassifier,
-    ConfidenceWeightedClassifier,
-    SCWClassifier,
+from .bayes_point import OnlineBayesPointClassifier
+from .kernel import (
+    KernelPassiveAggressiveClassifier,
+    KernelPassiveAggressiveRegressor,
 )
-from ._confidence_weighted_regression import (
-    AROWRegressor,
-    ConfidenceWeightedRegressor,
-    NHERDRegressor,
-)
-from ._error_proportional import ErrorProportionalRegressor
-from ._exponentiated import ExponentiatedGradientRegressor
-from ._gradient import GradientDescentRegressor
-from ._kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
-from ._margin_learners import OnlineGradientDescentClassifier, PerceptronClassifier
-from ._mira import MIRAClassifier
-from ._one_class import PassiveAggressiveOneClass
-from ._passive_aggressive import (
+from .linear import (
+    ALMAClassifier,
+    ErrorProportionalRegressor,
+    ExponentiatedGradientRegressor,
+    GradientDescentRegressor,
+    MIRAClassifier,
+    OnlineGradientDescentClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
+    PerceptronClassifier,
+    ROMMAClassifier,
 )
-from ._scaled_epochs import ALMAClassifier, ROMMAClassifier
-from ._second_order_peers import (
+from .one_class import PassiveAggressiveOneClass
+from .second_order import (
+    AROWClassifier,
+    AROWRegressor,
+    ConfidenceWeightedClassifier,
+    ConfidenceWeightedRegressor,
     IELLIPClassifier,
     NAROWClassifier,
     NHERDClassifier,
+    NHERDRegressor,
+    SCWClassifier,
     SOPClassifier,
 )
 from .sequence import StructuredPassiveAggressive, StructuredPerceptron
@@ -67,6 +68,6 @@ __all__ = [
     "ALMAClassifier",
 ]
 
-from ._doc_links import set_doc_links as _set_doc_links
+from ._core.docs import set_doc_links as _set_doc_links
 
 _set_doc_links(globals()[name] for name in __all__)

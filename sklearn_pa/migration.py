@@ -15,7 +15,7 @@ import pickletools
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._passive_aggressive import (
+from .linear._passive_aggressive import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
 )

@@ -12,25 +12,25 @@ the pair ``[-s, s]``); a regressor one output, ``variable``.
 import numpy as np
 import scipy.sparse as sp
 
-from ._confidence_weighted import (
+from ._core.targets import MultilabelTargets
+from .linear._error_proportional import ErrorProportionalRegressor
+from .linear._exponentiated import ExponentiatedGradientRegressor
+from .linear._mira import MIRAClassifier
+from .linear._passive_aggressive import (
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+)
+from .linear._regression import GradientDescentRegressor
+from .second_order._confidence_weighted import (
     AROWClassifier,
     ConfidenceWeightedClassifier,
     SCWClassifier,
 )
-from ._confidence_weighted_regression import (
+from .second_order._regression import (
     AROWRegressor,
     ConfidenceWeightedRegressor,
     NHERDRegressor,
 )
-from ._error_proportional import ErrorProportionalRegressor
-from ._exponentiated import ExponentiatedGradientRegressor
-from ._gradient import GradientDescentRegressor
-from ._mira import MIRAClassifier
-from ._passive_aggressive import (
-    PassiveAggressiveClassifier,
-    PassiveAggressiveRegressor,
-)
-from ._targets import MultilabelTargets
 
 __all__ = ["CLASSIFIERS", "REGRESSORS", "register_converters", "to_onnx"]
 

@@ -9,7 +9,7 @@ its row view, its state arrays and the ``RuleParams`` dict.
 
 from types import SimpleNamespace
 
-from sklearn_pa._kernels import (
+from sklearn_pa._compiled import (
     _first_order,
     _kernel_pa,
     _multiplicative,
@@ -17,8 +17,8 @@ from sklearn_pa._kernels import (
     _sequence,
     _uniclass,
 )
-from sklearn_pa._kernels._rules import Rule
-from sklearn_pa._rule_specs import linear_params, spec
+from sklearn_pa._compiled._rules import Rule
+from sklearn_pa._core.rules import linear_params, spec
 
 
 def row_view(data, indices, indptr, dense, n_features):

@@ -33,7 +33,7 @@ from sklearn_pa import (
     StructuredPassiveAggressive,
     StructuredPerceptron,
 )
-from sklearn_pa._validation import current_journal, estimator_lock
+from sklearn_pa._core.batch import current_journal, estimator_lock
 from sklearn_pa.utils import all_estimators
 
 

@@ -15,7 +15,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_pa import OnlineBayesPointClassifier, PassiveAggressiveClassifier
-from sklearn_pa import _bayes_point_epochs as bp_module
+from sklearn_pa.bayes_point import _epochs as bp_module
 
 MULTICLASS = ["support", "max_loss", "prediction", "ovr"]
 

@@ -186,7 +186,7 @@ def test_full_covariance_refused_when_too_large(monkeypatch):
         est.fit(X, y)
     assert not hasattr(est, "coef_")
     # the same limit applies to a small model when the allowance is lowered
-    from sklearn_pa import _second_order_base
+    from sklearn_pa.second_order import _base as _second_order_base
 
     monkeypatch.setattr(_second_order_base, "FULL_COVARIANCE_MAX_BYTES", 1000)
     with pytest.raises(MemoryError, match="GiB"):

@@ -466,7 +466,7 @@ def test_two_partitions_give_a_working_model(client, case):
 
 
 def test_intercept_scale_of_the_whole_data():
-    from sklearn_pa._validation import typical_feature_value
+    from sklearn_pa._core.batch import typical_feature_value
     from sklearn_pa.distributed import _summarize_partition, _typical_value
 
     for X in (

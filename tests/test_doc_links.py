@@ -7,7 +7,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import sklearn_pa
-from sklearn_pa._doc_links import DOCS_URL
+from sklearn_pa._core.docs import DOCS_URL
 
 
 @pytest.mark.parametrize("name", sklearn_pa.__all__)
@@ -47,7 +47,7 @@ def test_package_metadata_names_the_same_addresses():
 
     tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
 
-    from sklearn_pa._doc_links import REPOSITORY_URL
+    from sklearn_pa._core.docs import REPOSITORY_URL
 
     pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
     urls = tomllib.loads(pyproject.read_text())["project"]["urls"]

@@ -24,7 +24,7 @@ DATA_ENV = "SKLEARN_PA_DATA"
 def _modules():
     names = ["sklearn_pa"]
     for info in pkgutil.walk_packages(sklearn_pa.__path__, "sklearn_pa."):
-        if "._kernels" in info.name or info.name.endswith("__main__"):
+        if "._compiled" in info.name or info.name.endswith("__main__"):
             continue
         names.append(info.name)
     return names

@@ -1,4 +1,4 @@
-"""The shared docstring entries (``sklearn_pa/_docstrings.py``) are filled
+"""The shared docstring entries (``sklearn_pa/_core/docs.py``) are filled
 into every public docstring, and each serves more than one estimator."""
 
 import importlib
@@ -10,7 +10,7 @@ from numpydoc.docscrape import NumpyDocString
 
 import sklearn_pa
 from sklearn_pa import model_selection, sequence
-from sklearn_pa._docstrings import ENTRIES, fill_text
+from sklearn_pa._core.docs import ENTRIES, fill_text
 
 
 def _public_objects():
@@ -62,13 +62,16 @@ def _as_python_313_compiles(doc):
 @pytest.mark.parametrize(
     "module, blocks",
     [
-        ("sklearn_pa._confidence_weighted", ["_COMMON_DOC", "_ATTRIBUTES_DOC"]),
         (
-            "sklearn_pa._confidence_weighted_regression",
+            "sklearn_pa.second_order._confidence_weighted",
             ["_COMMON_DOC", "_ATTRIBUTES_DOC"],
         ),
-        ("sklearn_pa._kernel", ["_COMMON_PARAMS_DOC"]),
-        ("sklearn_pa._second_order_peers", ["_COVARIANCE_DOC"]),
+        (
+            "sklearn_pa.second_order._regression",
+            ["_COMMON_DOC", "_ATTRIBUTES_DOC"],
+        ),
+        ("sklearn_pa.kernel._passive_aggressive", ["_COMMON_PARAMS_DOC"]),
+        ("sklearn_pa.second_order._peers", ["_COVARIANCE_DOC"]),
     ],
 )
 def test_module_blocks_fill_alike_on_every_python(module, blocks):

@@ -1,6 +1,6 @@
-"""The one epoch driver (``sklearn_pa._engine``) and every family on it.
+"""The one epoch driver (``sklearn_pa._core.driver``) and every family on it.
 
-Each family runs its epochs through :func:`sklearn_pa._engine.run_epochs`,
+Each family runs its epochs through :func:`sklearn_pa._core.driver.run_epochs`,
 so that they share one training history (``loss_curve_``,
 ``validation_scores_``), one stopping rule, one set of warnings and one
 verbose format.  The driver itself is tested on a scripted adapter.
@@ -32,7 +32,7 @@ from sklearn_pa import (
     StructuredPassiveAggressive,
     StructuredPerceptron,
 )
-from sklearn_pa._engine import EpochAdapter, EpochStats, run_epochs
+from sklearn_pa._core.driver import EpochAdapter, EpochStats, run_epochs
 
 # the small noisy problems here make CW warn that its labels look noisy
 pytestmark = pytest.mark.filterwarnings(
@@ -362,7 +362,7 @@ def test_rows_whose_norm_overflows_are_skipped_with_the_drivers_warning(name):
 def test_overflow_error_restores_the_second_order_model(monkeypatch):
     # a pass that leaves non-finite weights: the driver raises, the
     # adapter puts the mean back, and the estimator is as it was
-    import sklearn_pa._second_order_epochs as cw_module
+    import sklearn_pa.second_order._epochs as cw_module
 
     clf = ConfidenceWeightedClassifier(random_state=0)
     X, y = _classification()
@@ -621,7 +621,7 @@ def test_driver_verbose_format(capsys):
 def test_no_other_epoch_loop_in_the_package():
     root = Path(sklearn_pa.__file__).parent
     allowed = {
-        "_engine.py",  # the driver
+        "_core/driver.py",  # the driver
         "benchmark/_reference.py",  # a reference implementation, for comparison
     }
     pattern = re.compile(

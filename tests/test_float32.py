@@ -2,7 +2,7 @@
 
 The first-order kernel (PA, MIRA, the gradient regressors), the second-order
 kernel (CW, AROW, SCW) and the scoring of the lean path read float32 values
-through the row structs ``Rows32F`` / ``Rows64F`` (``_kernels/_dataset.pxd``)
+through the row structs ``Rows32F`` / ``Rows64F`` (``_compiled/_dataset.pxd``)
 and convert each value to a double as they read it.  The conversion is exact
 and every sum and product is then the one of the float64 rows, so a model
 learned from float32 input is the model learned from its float64 conversion,
@@ -35,8 +35,8 @@ from sklearn_pa import (
     ROMMAClassifier,
     SCWClassifier,
 )
-from sklearn_pa._kernels import _first_order
-from sklearn_pa._linear_epochs import _RowView
+from sklearn_pa._compiled import _first_order
+from sklearn_pa._core.epochs import _RowView
 
 CLASSIFIERS = [
     ("PA-default", lambda: PassiveAggressiveClassifier(random_state=0)),

@@ -503,8 +503,6 @@ def test_invalid_parameters_multiplicative():
         ExponentiatedGradientRegressor(total_weight=-1).fit(X, y)
     with pytest.raises(ValueError, match="'C'"):
         ErrorProportionalRegressor(C=1.5).fit(X, y)
-    with pytest.raises(ValueError, match="'c'"):  # the deprecated alias
-        ErrorProportionalRegressor(c=1.5).fit(X, y)
     with pytest.raises(ValueError, match="update"):
         ErrorProportionalRegressor(update="exp").fit(X, y)
 

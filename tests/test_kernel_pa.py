@@ -15,8 +15,8 @@ from sklearn_pa import (
     KernelPassiveAggressiveRegressor,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
-    _kernel_base,
 )
+from sklearn_pa.kernel import _base as _kernel_base
 
 
 @pytest.fixture(params=["one block", "small blocks"])

@@ -30,8 +30,8 @@ from sklearn_pa import (
     PassiveAggressiveRegressor,
     SCWClassifier,
 )
-from sklearn_pa._kernels import _first_order, _multiplicative, _rules, _second_order
-from sklearn_pa._kernels._rules import Rule, SequenceLoss, SequenceUpdate, Slack
+from sklearn_pa._compiled import _first_order, _multiplicative, _rules, _second_order
+from sklearn_pa._compiled._rules import Rule, SequenceLoss, SequenceUpdate, Slack
 from sklearn_pa.sequence import _structured
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
@@ -239,7 +239,7 @@ def test_sequence_options_are_the_kernel_enums():
 
 
 def _kernel_modules():
-    return {p.stem for p in (PACKAGE / "_kernels").glob("*.pyx")}
+    return {p.stem for p in (PACKAGE / "_compiled").glob("*.pyx")}
 
 
 def _kernel_calls(tree, kernels):
@@ -283,7 +283,7 @@ ROW_FIELDS = ("data", "indices", "indptr", "dense", "n_features")
 def _kernel_sources():
     """The Cython sources of the kernels but the row view's own
     (``_dataset.pxd``), with their comments removed."""
-    for path in sorted((PACKAGE / "_kernels").glob("*.p*")):
+    for path in sorted((PACKAGE / "_compiled").glob("*.p*")):
         if path.suffix in (".pyx", ".pxd") and path.name != "_dataset.pxd":
             lines = (line.split("#", 1)[0] for line in path.read_text().splitlines())
             yield path.name, "\n".join(lines)
@@ -369,7 +369,7 @@ def _csr_epoch(view, order):
 def test_a_csr_view_is_verified_once_for_every_row():
     import scipy.sparse as sp
 
-    from sklearn_pa._linear_epochs import _RowView
+    from sklearn_pa._core.epochs import _RowView
 
     X = sp.random(20, 8, density=0.4, format="csr", random_state=0)
     view = _RowView(X)

@@ -11,8 +11,9 @@ try:  # numpy >= 2
 except ImportError:  # numpy 1.x, the declared floor
     from numpy.lib import arraysetops as _arraysetops_impl
 
-from sklearn_pa import AROWClassifier, PassiveAggressiveClassifier, _targets
-from sklearn_pa._targets import integer_labels
+from sklearn_pa import AROWClassifier, PassiveAggressiveClassifier
+from sklearn_pa._core import targets as _targets
+from sklearn_pa._core.targets import integer_labels
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64, np.uint64])
@@ -129,7 +130,7 @@ def test_the_errors_are_those_of_the_full_checks(as_list):
 def test_value_range_is_numpys_three_passes(data):
     """The one pass of ``typical_feature_value``'s set-up gives the count
     and extremes of ``np.count_nonzero``, ``np.max`` and ``np.min``."""
-    from sklearn_pa._kernels._scores import value_range
+    from sklearn_pa._compiled._scores import value_range
 
     data = np.asarray(data, dtype=np.float64)
     n_nonzero, largest, smallest = value_range(data)

@@ -31,7 +31,7 @@ from test_oracle import (
 from test_oracle_cost_multilabel_mira import multilabel_step
 
 from sklearn_pa import PassiveAggressiveClassifier
-from sklearn_pa._kernels import _rules
+from sklearn_pa._compiled import _rules
 
 Rule, Slack = _rules.Rule, _rules.Slack
 

@@ -27,7 +27,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_pa import PassiveAggressiveOneClass
-from sklearn_pa._kernels import _rules
+from sklearn_pa._compiled import _rules
 
 Slack = _rules.Slack
 

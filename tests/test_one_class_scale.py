@@ -1,5 +1,5 @@
 """The one-class PA's centre between ``partial_fit`` calls: a scale times a
-vector (``sklearn_pa/_one_class_scale.py``).
+vector (``sklearn_pa/one_class/_one_class.py``).
 
 A call keeps the centre as ``a * v`` with its squared norm, so that a
 one-row call costs the row's non-zeros; ``center_`` is published when read.

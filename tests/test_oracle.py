@@ -25,7 +25,7 @@ from kernel_calls import first_order_epoch
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize, nnls
 
-from sklearn_pa._kernels import _rules
+from sklearn_pa._compiled import _rules
 
 Rule, Slack = _rules.Rule, _rules.Slack
 

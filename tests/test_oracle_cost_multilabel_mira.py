@@ -35,7 +35,7 @@ from test_oracle import (
     problems,
 )
 
-from sklearn_pa._kernels import _rules
+from sklearn_pa._compiled import _rules
 
 Rule, Slack = _rules.Rule, _rules.Slack
 

@@ -41,9 +41,9 @@ from sklearn_pa import (
     PerceptronClassifier,
     ROMMAClassifier,
 )
-from sklearn_pa._kernels import _scaled
-from sklearn_pa._kernels._rules import Rule
-from sklearn_pa._rule_specs import scaled_params
+from sklearn_pa._compiled import _scaled
+from sklearn_pa._compiled._rules import Rule
+from sklearn_pa._core.rules import scaled_params
 
 N_EPOCHS = 3
 

@@ -34,7 +34,7 @@ from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 from scipy.special import ndtri
 
-from sklearn_pa._kernels._rules import SecondOrderRule as R
+from sklearn_pa._compiled._rules import SecondOrderRule as R
 
 SOLVER_RTOL = 2e-4
 # generic solvers are slow to shrink with: report the first failing example

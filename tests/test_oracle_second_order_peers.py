@@ -40,7 +40,7 @@ from sklearn_pa import (
     NHERDClassifier,
     SOPClassifier,
 )
-from sklearn_pa._kernels._rules import SecondOrderRule as R
+from sklearn_pa._compiled._rules import SecondOrderRule as R
 
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 entries = st.floats(-2.0, 2.0, allow_nan=False, allow_subnormal=False).map(

@@ -1,5 +1,5 @@
 """One regression step of the second-order kernel against its optimisation
-problem (``SO_REGRESSION``, ``_kernels/_cw_regression_rules.pxd``).
+problem (``SO_REGRESSION``, ``_compiled/_cw_regression_rules.pxd``).
 
 - AROW regression (Jubatus ``arow.cpp``, Hivemall ``train_arowe_regr``)::
 
@@ -28,8 +28,8 @@ from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 
-from sklearn_pa._kernels import _second_order
-from sklearn_pa._kernels._rules import SecondOrderRule as R
+from sklearn_pa._compiled import _second_order
+from sklearn_pa._compiled._rules import SecondOrderRule as R
 
 SOLVER_TOL = 2e-4
 KKT_RTOL = 1e-9

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from sklearn_pa import StructuredPassiveAggressive
-from sklearn_pa._kernels import _sequence
+from sklearn_pa._compiled import _sequence
 
 LOSSES = {"hinge": 0, "squared_hinge": 1}
 

@@ -180,7 +180,7 @@ def test_sparse_fit_calls_no_blas_routine(monkeypatch):
     # beside the single-threaded epochs: the fit must not make one.
     import math
 
-    from sklearn_pa._validation import sum_of_squares, typical_feature_value
+    from sklearn_pa._core.batch import sum_of_squares, typical_feature_value
 
     rng = np.random.RandomState(0)
     X = sp.random(300, 500, density=0.05, random_state=rng, format="csr")
@@ -706,7 +706,7 @@ def test_kernel_scores_out_are_the_pre_update_decision_values(
     called before each one-row ``partial_fit``."""
     from kernel_calls import first_order_epoch
 
-    from sklearn_pa._linear_epochs import _RowView
+    from sklearn_pa._core.epochs import _RowView
 
     X, y = multiclass_data
     X, y = X[:60], y[:60]

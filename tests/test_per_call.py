@@ -42,15 +42,15 @@ from sklearn_pa import (
     PassiveAggressiveRegressor,
     ROMMAClassifier,
     SCWClassifier,
-    _base,
-    _engine,
-    _per_call,
-    _second_order_base,
-    _stream_plan,
-    _validation,
 )
-from sklearn_pa._linear_epochs import _LinearEpochs
-from sklearn_pa._second_order_epochs import _SecondOrderEpochs
+from sklearn_pa._core import batch as _validation
+from sklearn_pa._core import driver as _engine
+from sklearn_pa._core import session as _per_call
+from sklearn_pa._core import stream_plan as _stream_plan
+from sklearn_pa._core.epochs import _LinearEpochs
+from sklearn_pa.linear import _base as _base
+from sklearn_pa.second_order import _base as _second_order_base
+from sklearn_pa.second_order._epochs import _SecondOrderEpochs
 
 TESTS = Path(__file__).parent
 
@@ -216,7 +216,7 @@ def test_a_stream_reuses_its_set_up_and_learns_the_same_model(
     name, factory, regression, monkeypatch
 ):
     """A later call (one row, or ten shuffled rows) builds no epoch adapter:
-    it reuses the one the stream set up (``_stream_plan.py``), and leaves
+    it reuses the one the stream set up (``_core/stream_plan.py``), and leaves
     bit for bit the state (weights, averages, covariance, history,
     generator, counters) of the same calls each set up anew."""
     X, y = _stream(regression, n_features=3000)
@@ -542,7 +542,7 @@ def test_the_journal_marks_the_features_a_batch_touches(n_rows):
     """The rows a pass may write are the batch's distinct features, sorted,
     whether they are found by a sort (a few non-zeros) or by marking each
     feature (many)."""
-    from sklearn_pa._linear_epochs import _RowView
+    from sklearn_pa._core.epochs import _RowView
 
     X, _ = _stream(False, n_features=3000, n_rows=n_rows)
     touched = _validation.touched_rows(_RowView(X))
@@ -560,7 +560,7 @@ def test_the_journal_puts_a_shuffled_generator_back(generator):
     """An epoch's shuffle saved as the raw words of a ``RandomState`` (or
     the whole state of another generator) and written back leaves the
     generator exactly as it was, its Gaussian cache included."""
-    from sklearn_pa._engine import _permutation
+    from sklearn_pa._core.driver import _permutation
 
     generator.standard_normal()  # (a cached Gaussian in a RandomState)
     before = copy.deepcopy(generator)

@@ -10,7 +10,7 @@ algorithm itself does per call stays, and the tests say so where it bounds
 what they can assert: kernel PA evaluates the kernel between the row and
 every support vector.  The uniclass step, which moves every entry of the
 centre, costs the row's non-zeros: the centre stays a scale times a vector
-between calls (``_one_class_scale.py``), published when read.
+between calls (``one_class/_one_class.py``), published when read.
 """
 
 import copy
@@ -32,13 +32,13 @@ from sklearn_pa import (
     OnlineBayesPointClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveOneClass,
-    _bayes_point,
-    _bayes_point_lean,
-    _kernel_base,
-    _kernel_lean,
-    _one_class,
-    _validation,
 )
+from sklearn_pa._core import batch as _validation
+from sklearn_pa.bayes_point import _bayes_point as _bayes_point
+from sklearn_pa.bayes_point import _lean as _bayes_point_lean
+from sklearn_pa.kernel import _base as _kernel_base
+from sklearn_pa.kernel import _lean as _kernel_lean
+from sklearn_pa.one_class import _one_class as _one_class
 
 # (name, factory, kind, the learned attributes a call may change)
 FAMILIES = [

@@ -15,10 +15,10 @@ from sklearn_pa import (
     AROWClassifier,
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
-    _base,
 )
-from sklearn_pa._calibration import CALIBRATION_SIZE
-from sklearn_pa._per_call import params_snapshot, params_unchanged
+from sklearn_pa._core.session import params_snapshot, params_unchanged
+from sklearn_pa.linear import _base as _base
+from sklearn_pa.second_order._calibration import CALIBRATION_SIZE
 
 
 def _data(n_rows=40, n_features=30, seed=0):

@@ -27,12 +27,8 @@ from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import get_tags
 
-from sklearn_pa import (
-    AROWClassifier,
-    MIRAClassifier,
-    PassiveAggressiveClassifier,
-    _engine,
-)
+from sklearn_pa import AROWClassifier, MIRAClassifier, PassiveAggressiveClassifier
+from sklearn_pa._core import driver as _engine
 from sklearn_pa.benchmark import stream_memory
 from sklearn_pa.utils import all_estimators
 

@@ -1,5 +1,5 @@
 """Malformed sparse input: every path that reads a sparse ``X`` checks its
-structure first (:func:`sklearn_pa._validation.check_csr_structure`).
+structure first (:func:`sklearn_pa._core.batch.check_csr_structure`).
 
 A CSR matrix built with ``check=False``, or whose arrays were assigned, is
 trusted by scipy's products and conversions and by the compiled kernels: an
@@ -21,7 +21,7 @@ from sklearn_pa import (
     KernelPassiveAggressiveRegressor,
     PassiveAggressiveClassifier,
 )
-from sklearn_pa._validation import check_csr_structure
+from sklearn_pa._core.batch import check_csr_structure
 
 
 def _raw_csr(data, indices, indptr, shape):

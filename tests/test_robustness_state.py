@@ -443,7 +443,7 @@ def test_structured_tagger_error_mid_epoch_restores_the_model():
 def test_atomic_update_restores_in_place_writes_and_generators():
     """What a block journaled is written back, views included, with the
     generators and the attribute dictionary."""
-    from sklearn_pa._validation import atomic_update
+    from sklearn_pa._core.batch import atomic_update
 
     class Holder:
         pass
@@ -499,7 +499,7 @@ def test_kernels_refuse_arrays_that_do_not_fit():
             first_order_epoch, multiplicative_epoch, sequence_decode,
             uniclass_epoch,
         )
-        from sklearn_pa._kernels._rules import Rule, Slack
+        from sklearn_pa._compiled._rules import Rule, Slack
 
         n, d = 5, 3
         X = np.random.default_rng(0).normal(size=(n, d))
@@ -586,7 +586,7 @@ def test_kernel_pa_block_refuses_arrays_that_do_not_fit():
         """
         import numpy as np
         from kernel_calls import kernel_pa_block
-        from sklearn_pa._kernels._rules import Rule, Slack
+        from sklearn_pa._compiled._rules import Rule, Slack
 
         n, cols, cap = 4, 3, 4
         i64 = lambda a: np.asarray(a, dtype=np.int64)

@@ -5,7 +5,7 @@ numpy's would)."""
 import numpy as np
 import pytest
 
-from sklearn_pa._engine import _permutation
+from sklearn_pa._core.driver import _permutation
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 17, 1000, 65_537])

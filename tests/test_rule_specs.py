@@ -1,4 +1,4 @@
-"""The rule registry (``sklearn_pa/_rule_specs.py``) and the kernels' refusal
+"""The rule registry (``sklearn_pa/_core/rules.py``) and the kernels' refusal
 of a rule they have no branch for."""
 
 import numpy as np
@@ -22,7 +22,7 @@ from sklearn_pa import (
     StructuredPassiveAggressive,
     StructuredPerceptron,
 )
-from sklearn_pa._kernels import (
+from sklearn_pa._compiled import (
     _bayes_point,
     _first_order,
     _kernel_pa,
@@ -32,14 +32,14 @@ from sklearn_pa._kernels import (
     _sequence,
     _uniclass,
 )
-from sklearn_pa._kernels._rules import (
+from sklearn_pa._compiled._rules import (
     Rule,
     SecondOrderRule,
     SequenceLoss,
     SequenceUpdate,
     Slack,
 )
-from sklearn_pa._rule_specs import KERNELS, RULE_SPECS, kernel_values, spec
+from sklearn_pa._core.rules import KERNELS, RULE_SPECS, kernel_values, spec
 
 ENUMS = (Rule, Slack, SecondOrderRule, SequenceUpdate, SequenceLoss)
 UNKNOWN = 99  # a member of no enum

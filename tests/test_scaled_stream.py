@@ -1,5 +1,5 @@
 """ROMMA and ALMA between ``partial_fit`` calls: the weights stay a scale
-times a vector (``_scaled_epochs.py``), so a one-row call costs its row.
+times a vector (``linear/_scaled.py``), so a one-row call costs its row.
 
 The cost itself is checked with the other families in ``test_per_call.py``
 (``LEAN_FAMILIES``); here: the scale and the norm carried across calls give
@@ -15,7 +15,9 @@ import pytest
 import scipy.sparse as sp
 from test_robustness import _assert_same
 
-from sklearn_pa import ALMAClassifier, ROMMAClassifier, _base, _validation
+from sklearn_pa import ALMAClassifier, ROMMAClassifier
+from sklearn_pa._core import batch as _validation
+from sklearn_pa.linear import _base as _base
 
 FACTORIES = {
     "ROMMA": lambda: ROMMAClassifier(intercept_scaling=1.0, shuffle=False),

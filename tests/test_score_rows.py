@@ -1,4 +1,4 @@
-"""The first-order kernel's two scoring loops (``_kernels/_score_rows.h``)
+"""The first-order kernel's two scoring loops (``_compiled/_score_rows.h``)
 give the same numbers to the last bit.
 
 Where the processor has AVX2 the kernel scores a row with sums held in
@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 
 from sklearn_pa import PassiveAggressiveClassifier, PassiveAggressiveRegressor
-from sklearn_pa._kernels import _first_order
+from sklearn_pa._compiled import _first_order
 
 pytestmark = pytest.mark.skipif(
     not _first_order._simd_available(),

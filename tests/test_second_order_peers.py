@@ -142,7 +142,7 @@ def test_iellip_failed_partial_fit_restores_the_whole_covariance(
 ):
     """IELLIP rescales every variance, not only those of the batch's
     features: a partial_fit call that fails puts all of them back."""
-    from sklearn_pa._second_order_epochs import _SecondOrderEpochs
+    from sklearn_pa.second_order._epochs import _SecondOrderEpochs
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20, 6))

@@ -21,7 +21,7 @@ from sklearn.model_selection import (
 )
 
 from sklearn_pa import StructuredPassiveAggressive, StructuredPerceptron
-from sklearn_pa._kernels import _sequence
+from sklearn_pa._compiled import _sequence
 from sklearn_pa.sequence import chunk_f1, chunking_features, iob_chunks
 from sklearn_pa.sequence._validation import stack_sequences
 from sklearn_pa.utils import all_estimators

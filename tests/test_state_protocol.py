@@ -19,9 +19,9 @@ from sklearn.base import clone, is_classifier, is_outlier_detector, is_regressor
 from sklearn.datasets import make_classification, make_regression
 
 import sklearn_pa as S
-import sklearn_pa._base
-import sklearn_pa._state
-from sklearn_pa._state import LearnerState
+import sklearn_pa._core.state
+import sklearn_pa.linear._base
+from sklearn_pa._core.state import LearnerState
 from sklearn_pa.distributed import fit_parameter_mixing
 
 X3, Y3 = make_classification(
@@ -206,8 +206,10 @@ def _count_validation(monkeypatch, est):
     """Count the calls of every validation entry point an epoch could reach."""
     counter = {}
     _count_calls(monkeypatch, sklearn.utils.validation, "check_array", counter)
-    _count_calls(monkeypatch, sklearn_pa._base, "canonical_csr", counter)
-    _count_calls(monkeypatch, sklearn_pa._base, "check_batch_sample_weight", counter)
+    _count_calls(monkeypatch, sklearn_pa.linear._base, "canonical_csr", counter)
+    _count_calls(
+        monkeypatch, sklearn_pa.linear._base, "check_batch_sample_weight", counter
+    )
     _count_calls(monkeypatch, type(est), "_validate_batch", counter)
     _count_calls(monkeypatch, type(est), "_validate_params", counter)
     return counter
@@ -333,7 +335,7 @@ def test_n_jobs_and_client_are_exclusive():
 def test_a_new_learner_needs_only_the_protocol():
     # an estimator of another class, mixed through a protocol of its own,
     # with no change to sklearn_pa.distributed
-    class Halving(sklearn_pa._state.LinearState):
+    class Halving(sklearn_pa._core.state.LinearState):
         mixing_rules = ("half", "uniform")
         default_mixing = "half"
 

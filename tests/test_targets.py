@@ -1,4 +1,4 @@
-"""The target strategies (``sklearn_pa._targets``): one object per kind of
+"""The target strategies (``sklearn_pa._core.targets``): one object per kind of
 target, chosen once per fit or first partial_fit, that every target-dependent
 step of a linear classifier asks."""
 
@@ -17,8 +17,8 @@ from sklearn_pa import (
     OnlineBayesPointClassifier,
     PassiveAggressiveClassifier,
 )
-from sklearn_pa._kernels._rules import Rule
-from sklearn_pa._targets import (
+from sklearn_pa._compiled._rules import Rule
+from sklearn_pa._core.targets import (
     BinaryTargets,
     MulticlassTargets,
     MultilabelTargets,

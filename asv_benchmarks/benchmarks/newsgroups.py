@@ -9,7 +9,7 @@
   of the first-order kernel on text (``python -m sklearn_pa.benchmark
   --dataset 20newsgroups --epochs 5``).
 - ``ScoringLoopSuite``: the same fit of the default classifier with the
-  first-order kernel's two row-scoring loops (``_kernels/_score_rows.h``):
+  first-order kernel's two row-scoring loops (``_compiled/_score_rows.h``):
   the portable one and the AVX2 one (skipped on a processor without AVX2).
   Both give the same model to the last bit; this tracks what the second
   one saves.
@@ -107,7 +107,7 @@ class ScoringLoopSuite(Benchmark):
     params = (["portable", "avx2"],)
 
     def setup(self, scoring_loop):
-        from sklearn_pa._kernels import _first_order
+        from sklearn_pa._compiled import _first_order
 
         if scoring_loop == "avx2" and not _first_order._simd_available():
             raise NotImplementedError("this processor has no AVX2")
@@ -123,7 +123,7 @@ class ScoringLoopSuite(Benchmark):
         self._previous = _first_order._set_simd(scoring_loop == "avx2")
 
     def teardown(self, scoring_loop):
-        from sklearn_pa._kernels import _first_order
+        from sklearn_pa._compiled import _first_order
 
         _first_order._set_simd(getattr(self, "_previous", True))
 

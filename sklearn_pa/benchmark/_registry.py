@@ -19,31 +19,31 @@ from sklearn.linear_model import SGDClassifier, SGDOneClassSVM, SGDRegressor
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import LinearSVC
 
-from .._bayes_point import OnlineBayesPointClassifier
-from .._confidence_weighted import (
+from ..bayes_point._bayes_point import OnlineBayesPointClassifier
+from ..kernel._passive_aggressive import KernelPassiveAggressiveClassifier
+from ..linear._error_proportional import ErrorProportionalRegressor
+from ..linear._exponentiated import ExponentiatedGradientRegressor
+from ..linear._margin import OnlineGradientDescentClassifier, PerceptronClassifier
+from ..linear._mira import MIRAClassifier
+from ..linear._passive_aggressive import PassiveAggressiveClassifier
+from ..linear._regression import GradientDescentRegressor
+from ..linear._scaled import ALMAClassifier, ROMMAClassifier
+from ..one_class._one_class import PassiveAggressiveOneClass
+from ..second_order._confidence_weighted import (
     AROWClassifier,
     ConfidenceWeightedClassifier,
     SCWClassifier,
 )
-from .._confidence_weighted_regression import (
-    AROWRegressor,
-    ConfidenceWeightedRegressor,
-    NHERDRegressor,
-)
-from .._error_proportional import ErrorProportionalRegressor
-from .._exponentiated import ExponentiatedGradientRegressor
-from .._gradient import GradientDescentRegressor
-from .._kernel import KernelPassiveAggressiveClassifier
-from .._margin_learners import OnlineGradientDescentClassifier, PerceptronClassifier
-from .._mira import MIRAClassifier
-from .._one_class import PassiveAggressiveOneClass
-from .._passive_aggressive import PassiveAggressiveClassifier
-from .._scaled_epochs import ALMAClassifier, ROMMAClassifier
-from .._second_order_peers import (
+from ..second_order._peers import (
     IELLIPClassifier,
     NAROWClassifier,
     NHERDClassifier,
     SOPClassifier,
+)
+from ..second_order._regression import (
+    AROWRegressor,
+    ConfidenceWeightedRegressor,
+    NHERDRegressor,
 )
 from ..sequence import StructuredPassiveAggressive, StructuredPerceptron
 from ._reference import NumpySCCW, OneDetectorPerClass

@@ -91,7 +91,7 @@ class _CompiledPassLearner:
         self.estimator = PassiveAggressiveClassifier(average=False, random_state=0)
 
     def start(self, X, y, classes):
-        from .._linear_epochs import _LinearEpochs
+        from .._core.epochs import _LinearEpochs
 
         est = self.estimator
         est.partial_fit(X, y, classes=classes)
@@ -114,7 +114,7 @@ class _CompiledPassLearner:
         self.t = int(est.t_)
 
     def batch(self, X, y):
-        from .._linear_epochs import _RowView
+        from .._core.epochs import _RowView
 
         est = self.estimator
         labels, targets = est._targets(np.asarray(y))
@@ -132,13 +132,13 @@ class _CompiledPassLearner:
         return _RowView(X), order, kwargs, np.empty((n, self.W.shape[1]))
 
     def learn(self, batch):
-        from .._kernels import _first_order
+        from .._compiled import _first_order
 
         rows, order, kwargs, _ = batch
         _first_order.epoch(rows, order, self.W, self.b, self.U, self.bu, **kwargs)
 
     def predict(self, batch):
-        from .._kernels import _scores
+        from .._compiled import _scores
 
         rows, _, _, out = batch
         U, bu = self.U, self.bu
@@ -159,7 +159,7 @@ class _SecondOrderPassLearner:
         self.estimator = AROWClassifier(random_state=0)
 
     def start(self, X, y, classes):
-        from .._second_order_epochs import batch_arrays
+        from ..second_order._epochs import batch_arrays
 
         est = self.estimator
         est.partial_fit(X, y, classes=classes)
@@ -180,7 +180,7 @@ class _SecondOrderPassLearner:
         self.t = int(est.t_)
 
     def batch(self, X, y):
-        from .._linear_epochs import _RowView
+        from .._core.epochs import _RowView
 
         est = self.estimator
         labels, _ = est._targets(np.asarray(y))
@@ -197,7 +197,7 @@ class _SecondOrderPassLearner:
         return _RowView(X), order, kwargs, np.empty((n, self.W.shape[1]))
 
     def learn(self, batch):
-        from .._kernels import _second_order
+        from .._compiled import _second_order
 
         rows, order, kwargs, _ = batch
         _second_order.epoch(
@@ -215,7 +215,7 @@ class _SecondOrderPassLearner:
         )
 
     def predict(self, batch):
-        from .._kernels import _scores
+        from .._compiled import _scores
 
         rows, _, kwargs, out = batch
         _scores.score_rows(

@@ -21,7 +21,7 @@ Running on a Dask cluster needs the optional ``dask`` extra (``pip install
 import Dask.
 """
 
-from .._mixing import mix_gaussians
+from .._core.mixing import mix_gaussians
 from ._driver import fit_parameter_mixing
 from ._partitions import _summarize_partition, _typical_value  # noqa: F401
 

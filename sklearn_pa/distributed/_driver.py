@@ -3,7 +3,7 @@ partitions, initialise the model, then per epoch broadcast the state, run the
 partitions' bare epochs where they live, gather and mix.
 
 It reaches the estimator only through its state protocol
-(``estimator.__sklearn_pa_state__()``, see ``sklearn_pa/_state.py``).
+(``estimator.__sklearn_pa_state__()``, see ``sklearn_pa/_core/state.py``).
 """
 
 import copy
@@ -18,7 +18,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target, unique_labels
 
-from .._engine import EpochAdapter, EpochStats, run_epochs
+from .._core.driver import EpochAdapter, EpochStats, run_epochs
 from ._executors import WorkerLost, executor_for
 from ._partitions import _blocks, _summarize_partition, _typical_value
 

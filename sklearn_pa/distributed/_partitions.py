@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from .._validation import canonical_csr, check_csr_structure, sum_of_squares
+from .._core.batch import canonical_csr, check_csr_structure, sum_of_squares
 
 
 def _to_float_block(X):

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.utils import Bunch, _safe_indexing
 
-from .._targets import ClassGrowth
+from .._core.targets import ClassGrowth
 
 _RESPONSES = ("predict", "decision_function", "predict_proba")
 

@@ -24,7 +24,7 @@ from sklearn.utils import (
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 
-from .._targets import grows_classes
+from .._core.targets import grows_classes
 from ._delay import _widest, _with_final, delayed_pass, in_final_columns, label_arrival
 
 _METHODS = ("predict", "decision_function", "predict_proba")

@@ -5,7 +5,7 @@ structured Passive-Aggressive tagger (``sequence/_structured.py``) share: the
 validation of a whole batch of sequences before any weight moves, the model
 (emission and transition weights, averaged or not) and its public
 attributes, ``fit`` / ``partial_fit`` through the epoch driver
-(:func:`sklearn_pa._engine.run_epochs`) with the adapter
+(:func:`sklearn_pa._core.driver.run_epochs`) with the adapter
 :class:`_SequenceEpochs`, Viterbi or beam decoding and the token accuracy.
 """
 
@@ -18,11 +18,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine import EpochAdapter, EpochStats, run_epochs, validation_scorer
-from .._kernels import _sequence, _sequence_batch
-from .._per_call import params_snapshot, params_unchanged
-from .._pickled_state import CheckedStateMixin
-from .._validation import (
+from .._compiled import _sequence, _sequence_batch
+from .._core.batch import (
     ReadsUnderLockMixin,
     atomic_update,
     check_state_array,
@@ -30,6 +27,9 @@ from .._validation import (
     locked_read,
     touched_rows,
 )
+from .._core.driver import EpochAdapter, EpochStats, run_epochs, validation_scorer
+from .._core.pickled_state import CheckedStateMixin
+from .._core.session import params_snapshot, params_unchanged
 from ._lean import (
     PUBLIC_WEIGHTS,
     checked_params,
@@ -424,7 +424,7 @@ class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator)
     ):
         """Run ``n_epochs`` passes over the sequences ``train_idx`` (all by
         default) through the epoch driver
-        (:func:`sklearn_pa._engine.run_epochs`); ``loss_curve_`` receives
+        (:func:`sklearn_pa._core.driver.run_epochs`); ``loss_curve_`` receives
         each pass's fraction of mispredicted sequences, and
         ``validation_scores_`` the scores of ``validation`` (early
         stopping)."""

@@ -1,12 +1,12 @@
 """The lean path of a sequence tagger's later ``partial_fit``: a call on one
 sentence costs what that sentence costs.
 
-What the linear learners do in ``sklearn_pa/_per_call.py``, for the
+What the linear learners do in ``sklearn_pa/_core/session.py``, for the
 taggers' state (the emission weights ``_W``, the transitions ``_Tr`` and
 their averaging accumulators): the parameters are validated again only when
 they changed since the last validated call
-(:func:`~sklearn_pa._per_call.params_snapshot` /
-:func:`~sklearn_pa._per_call.params_unchanged`), the kernel arrays behind
+(:func:`~sklearn_pa._core.session.params_snapshot` /
+:func:`~sklearn_pa._core.session.params_unchanged`), the kernel arrays behind
 the attributes the tagger published itself are trusted as they are (no
 copy, no finiteness scan), the journal of a call saves the rows of the
 features its sentences touch (``touched_rows``), and an averaged model is
@@ -19,13 +19,13 @@ import weakref
 
 import numpy as np
 
-from .._per_call import (
+from .._core.batch import touched_rows
+from .._core.session import (
     cache_of,
     fitted_partial_fit_context,
     params_snapshot,
     params_unchanged,
 )
-from .._validation import touched_rows
 
 __all__ = [
     "PUBLIC_WEIGHTS",
@@ -92,7 +92,7 @@ def checked_params(estimator, classes):
     return result
 
 
-#: :func:`~sklearn_pa._per_call.fitted_partial_fit_context` for a tagger:
+#: :func:`~sklearn_pa._core.session.fitted_partial_fit_context` for a tagger:
 #: scikit-learn's wrapper at O(1) cost once ``classes_`` is set (the method
 #: validates the parameters itself whenever they changed).
 tagger_partial_fit_context = fitted_partial_fit_context(

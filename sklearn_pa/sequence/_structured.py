@@ -11,9 +11,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._docstrings import fill_doc
-from .._kernels import _sequence
-from .._kernels._rules import SequenceLoss, SequenceUpdate
+from .._compiled import _sequence
+from .._compiled._rules import SequenceLoss, SequenceUpdate
+from .._core.docs import fill_doc
 from ._base import _BaseSequenceTagger
 from ._lean import checked_params
 

@@ -6,8 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from .._kernels import _feature_dicts, _sequence_batch
-from .._validation import canonical_csr, check_csr_structure
+from .._compiled import _feature_dicts, _sequence_batch
+from .._core.batch import canonical_csr, check_csr_structure
 
 __all__ = [
     "FeatureDictMapper",
@@ -149,7 +149,7 @@ class SequenceBatch:
     def from_canonical_rows(cls, values, columns, row_starts, offsets, n_features):
         """The batch of canonical CSR rows (float64 ``values``, int32
         ``columns`` sorted and unique within each row, int32 ``row_starts``)
-        made by :func:`~sklearn_pa._kernels._sequence_batch.map_sentences`,
+        made by :func:`~sklearn_pa._compiled._sequence_batch.map_sentences`,
         taken as they are: what ``SequenceBatch(csr_matrix, offsets)``
         makes of the same matrix, without scipy's checks and copies."""
         batch = cls.__new__(cls)

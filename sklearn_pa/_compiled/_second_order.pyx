@@ -1,0 +1,729 @@
+# cython: language_level=3
+"""One epoch of second-order online updates: the mean *and* the covariance move.
+
+The weights are Gaussian, ``w ~ N(mu, Sigma)``; after each example the new
+(mu, Sigma) is the closest to the old one in KL divergence under a constraint
+(CW, SCCW) or the minimiser of KL plus a loss (AROW, SCW).  Every rule has the
+shape
+
+    mu_c  += coef_c * Sigma_g x          (one or more mean columns c)
+    Sigma_g -= beta * (Sigma_g x)(Sigma_g x)^T    (Sherman-Morrison form)
+
+so one pass computes ``Sigma_g x`` and ``v = x^T Sigma_g x`` for the covariance
+block(s) g the row touches, a scalar step rule gives the coefficients, and the
+updates follow.  ``Sigma`` is stored either
+
+- diagonal: ``S_diag[n_features + 1, G]`` (feature-major like W); a row touches
+  only its non-zeros (and the intercept's entry, row ``n_features``), or
+- full: ``S_full[G, D', D']`` with ``D' = n_features + 1`` when an intercept is
+  fitted, upper triangle (C order) valid; ``Sigma x`` is a BLAS ``dsymv`` and
+  the update a BLAS ``dsyr``.
+
+``G`` is 1 (binary; the matrix-Gaussian multiclass model of SCCW, whose
+covariance ``Sigma (x) I`` is shared by the classes) or the number of classes
+(the single-constraint and sequential multiclass rules, with one block per
+class as in Crammer, Dredze and Pereira 2009).
+
+The intercept is the weight of a constant feature ``a`` (``intercept``; 0
+without intercept): ``b = a * w_a``, so ``b`` moves by ``a`` times the step of
+``w_a``.  Averaging of the mean is lazy, as in the first-order kernel:
+``U += (t - start) * Delta`` and the average is ``W - U / (t - start + 1)``.
+"""
+
+from libc.math cimport sqrt, isfinite, INFINITY, NAN
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+from ._dataset cimport (
+    Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
+    get_row, make_rows, rows_kind, check_rows, check_length,
+)
+from ._rules_second_order cimport SecondOrderParams, SecondOrderRule, second_order_params
+from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
+from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
+from ._second_order_blocks cimport _avg, _clear_x, _cov, _fill_x, _mean, _sigma_x
+from ._peer_rules cimport (
+    PeerStep, is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_scale_all,
+)
+from ._cw_regression_rules cimport (
+    diagonal_in_precision, is_regression_step, regression_loss, regression_step,
+)
+
+from .._core.rules import check_kernel_rule, spec
+from ._rules import SecondOrderRule as PyRule  # the enum, for spec()
+
+
+def epoch(
+    rows,
+    const long long[::1] order,
+    *,
+    dict params,
+    labels,
+    sample_weight,
+    class_weight,
+    W,
+    b,
+    S_diag,
+    S_full,
+    U,
+    bu,
+    double intercept,
+    long long t0,
+    long long average_start,
+    loss_out,
+    scores_out=None,
+    var_out=None,
+    targets=None,
+):
+    """Run the rule over the rows ``order`` once, updating W, b, Sigma (U, bu).
+
+    Parameters (validated by the caller)
+    ------------------------------------
+    rows : the row view: ``data``, ``indices``, ``indptr``, ``dense`` and
+        ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``);
+        float64 or float32 values, read as doubles (the same model).
+    order : int64 row indices, in visiting order.
+    params : dict, ``SecondOrderParams`` (``_rules_second_order.pxd``): ``rule`` and
+        ``step`` (a ``SecondOrderRule`` of each kind; ``SO_REGRESSION`` runs
+        the ``STEP_*_REGRESSION`` steps and no other rule does; the peer steps
+        of ``_peer_rules.pxd`` have no ``SO_SUPPORT`` form), ``phi`` =
+        Phi^{-1}(eta) (CW, SCW; CW regression's phi), ``param``, r (AROW),
+        C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW), ``epsilon`` (the
+        regression steps' insensitive width) and ``shrinkage`` (IELLIP's c).
+    labels : class index per row (SO_BINARY: 0 / 1); not read by a rule
+        whose row carries a value (``SO_REGRESSION``; may be empty).
+    sample_weight : per row; scales the step (0 skips the row).
+    W, b : means (n_features, n_columns) and intercepts, updated in place.
+    S_diag : (n_features + 1, G) diagonal covariance, or shape (0, *) when full.
+    S_full : (G, D', D') full covariance (upper triangle), or (0, *, *).
+    U, bu : lazy-averaging accumulators, or arrays of length 0.
+    class_weight : per class; multiplies the sample weight.
+    intercept : the constant feature a (0: no intercept).
+    t0, average_start : as in the first-order kernel.
+    loss_out : [0] receives the summed loss measured before each update
+        (the constraint violation ``max(0, phi sqrt(v) - m)``, AROW's hinge).
+    scores_out : None, or (len(order), K): row n receives the scores of row
+        ``order[n]`` before its update (progressive validation): those of the
+        averaged model ``mu - U / (t - average_start)`` when averaging (once
+        an average exists), else of the current mean; NaN when not finite.
+    var_out : None, or (len(order), G): row n receives ``x~^T Sigma_g x~``
+        for each covariance block g before the row's update (NaN when the row
+        is skipped), what ``predict_proba`` needs besides the scores.
+    targets : None, or the float64 target per row: read by a rule whose row
+        carries a value (``y="values"`` in ``_rule_specs.py``: SO_REGRESSION,
+        whose ``class_weight`` may be empty and whose ``mistakes`` are -1).
+
+    Returns
+    -------
+    (mistakes, updates, skipped, overflow)
+    """
+    cdef Rows32 rows32
+    cdef Rows64 rows64
+    cdef Rows32F rows32f
+    cdef Rows64F rows64f
+    cdef int kind = rows_kind(rows)
+    if kind == RowsKind.ROWS64:
+        arrays = make_rows(rows, &rows64)
+        return _epoch[Rows64](
+            &rows64, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+            var_out, targets,
+        )
+    if kind == RowsKind.ROWS32F:
+        arrays = make_rows(rows, &rows32f)
+        return _epoch[Rows32F](
+            &rows32f, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+            var_out, targets,
+        )
+    if kind == RowsKind.ROWS64F:
+        arrays = make_rows(rows, &rows64f)
+        return _epoch[Rows64F](
+            &rows64f, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+            var_out, targets,
+        )
+    arrays = make_rows(rows, &rows32)
+    return _epoch[Rows32](
+        &rows32, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
+        class_weight, params, intercept, t0, average_start, loss_out, scores_out,
+        var_out, targets,
+    )
+
+
+cdef tuple _epoch(
+    const rows_t *rows,
+    const long long[::1] order,
+    const int[::1] labels,
+    const double[::1] sample_weight,
+    double[:, ::1] W,
+    double[::1] b,
+    double[:, ::1] S_diag,
+    double[:, :, ::1] S_full,
+    double[:, ::1] U,
+    double[::1] bu,
+    const double[::1] class_weight,
+    dict params,
+    double intercept,
+    long long t0,
+    long long average_start,
+    double[::1] loss_out,
+    double[:, ::1] scores_out,
+    double[:, ::1] var_out,
+    const double[::1] targets,
+):
+    """:func:`epoch` on the row view ``rows`` (one specialisation per index
+    and value dtype)."""
+    # the loop reads a local copy of the row view, which the compiler keeps in
+    # registers (through the pointer it would reload the fields after each
+    # store that might alias them)
+    cdef rows_t view = rows[0]
+    cdef bint dense = view.dense
+    cdef Py_ssize_t n_features = view.n_features
+    cdef SecondOrderParams prm = second_order_params(params)
+    cdef int rule = prm.rule, step = prm.step
+    # one branch each in the loop below and in ``_cw_rules.pxd``
+    # (``cw_pair_step``, ``cw_loss``); any other refused
+    check_kernel_rule("second_order", "rule", rule)
+    check_kernel_rule("second_order", "step", step)
+    # a row carries a label or, for a regression rule, a value (``targets``)
+    cdef bint regression = spec(rule, PyRule).y == "values"
+    if regression != is_regression_step(step):
+        raise ValueError(
+            f"the second_order kernel has no step {step} for the rule {rule}: "
+            "the regression rule runs the regression steps, and only it does"
+        )
+    # the peer steps (``_peer_rules.pxd``) solve one constraint at a time
+    cdef bint peer = is_peer_step(step)
+    if peer and rule == SecondOrderRule.SO_SUPPORT:
+        raise ValueError(
+            f"the second_order kernel has no step {step} for the rule {rule}: "
+            "the peer steps have no support-class (SO_SUPPORT) form"
+        )
+    cdef PeerStep ps
+    cdef double phi = prm.phi, param = prm.param
+    cdef Py_ssize_t n_rows = order.shape[0]
+    cdef Py_ssize_t K = W.shape[1]
+    cdef bint full = S_full.shape[0] > 0
+    cdef Py_ssize_t G = S_full.shape[0] if full else S_diag.shape[1]
+    cdef Py_ssize_t Dp = n_features + (1 if intercept != 0.0 else 0)
+    cdef Py_ssize_t n_classes = 2 if rule == SecondOrderRule.SO_BINARY else K
+    if regression:  # targets, no labels, no class weights
+        n_classes = 0
+        if targets is None:
+            raise ValueError("a regression rule needs targets")
+    if class_weight.shape[0] < n_classes:
+        raise ValueError(f"class_weight needs {n_classes} entries")
+    if full:
+        if S_full.shape[1] != Dp or S_full.shape[2] != Dp:
+            raise ValueError(f"S_full must be ({G}, {Dp}, {Dp})")
+    elif S_diag.shape[0] < n_features + 1:
+        raise ValueError(f"S_diag needs {n_features + 1} rows")
+    if rule in (SecondOrderRule.SO_SINGLE, SecondOrderRule.SO_SEQUENTIAL) and G != K:
+        raise ValueError(f"this rule needs one covariance block per class ({K})")
+    if rule in (
+        SecondOrderRule.SO_BINARY, SecondOrderRule.SO_SUPPORT,
+        SecondOrderRule.SO_REGRESSION,
+    ) and G != 1:
+        raise ValueError("this rule needs one shared covariance block")
+    if rule in (SecondOrderRule.SO_BINARY, SecondOrderRule.SO_REGRESSION) and K != 1:
+        raise ValueError("this rule needs one weight column")
+    # the rows, the weights and every per-row array must fit the data
+    cdef Py_ssize_t needed = check_rows(rows, order)
+    cdef Py_ssize_t q
+    if W.shape[0] != n_features:
+        raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
+    check_length(b.shape[0], K, "b")
+    if U.shape[0] > 0:
+        if U.shape[0] != W.shape[0] or U.shape[1] != K:
+            raise ValueError("U must have the shape of W")
+        check_length(bu.shape[0], K, "bu")
+    check_length(sample_weight.shape[0], needed, "sample_weight")
+    if regression:
+        check_length(targets.shape[0], needed, "targets")
+    else:
+        check_length(labels.shape[0], needed, "labels")
+    check_length(loss_out.shape[0], 1, "loss_out")
+    cdef bint want_scores = scores_out is not None
+    cdef bint want_var = var_out is not None
+    if want_scores and (scores_out.shape[0] < n_rows or scores_out.shape[1] < K):
+        raise ValueError(f"scores_out must be at least ({n_rows}, {K})")
+    if want_var and (var_out.shape[0] < n_rows or var_out.shape[1] < G):
+        raise ValueError(f"var_out must be at least ({n_rows}, {G})")
+    for q in range(0 if regression else order.shape[0]):
+        if labels[order[q]] < 0 or labels[order[q]] >= n_classes:
+            raise ValueError(f"labels must lie in [0, {n_classes})")
+    cdef bint averaging = U.shape[0] > 0
+    cdef long long mistakes = 0, updates = 0, skipped = 0
+    cdef bint finite, overflow = False, stepped
+    cdef Py_ssize_t n, i, j, p, k, r, y, nnz, n_cand, n_buf
+    cdef long long t
+    cdef double w_i, m, v, vy, vr, alpha, beta, ysign, best, xj, avg_coef, A, loss
+    cdef double Kd = <double> K
+    row_data = view.data         # const double * or const float *
+    row_ind = view.indices
+    next_data = view.data
+    next_ind = view.indices
+    cdef Py_ssize_t next_nnz
+    cdef double *wrow
+    cdef double *W0 = &W[0, 0]
+    cdef double *U0 = &U[0, 0] if averaging else NULL
+    cdef double *Sd = NULL if full else &S_diag[0, 0]
+    cdef double *Sf = &S_full[0, 0, 0] if full else NULL
+    cdef Py_ssize_t blk = Dp * Dp
+    cdef int n_blas = <int> Dp, one = 1
+    cdef double d_one = 1.0, d_zero = 0.0, neg_beta
+    cdef char *uplo = b'L'   # Fortran lower == C upper triangle
+    n_buf = Dp + 1
+    cdef double *scores = <double *> malloc(K * sizeof(double))
+    cdef double *alphas = <double *> malloc(K * sizeof(double))
+    cdef Cand *cand = <Cand *> malloc(K * sizeof(Cand))
+    cdef const double *tgt = &targets[0] if regression and needed > 0 else NULL
+    cdef double *xbuf = <double *> malloc(n_buf * sizeof(double))
+    cdef double *sx_a = <double *> malloc(n_buf * sizeof(double))
+    cdef double *sx_b = <double *> malloc(n_buf * sizeof(double))
+    if (scores == NULL or alphas == NULL or cand == NULL or xbuf == NULL
+            or sx_a == NULL or sx_b == NULL):
+        free(scores); free(alphas); free(cand); free(xbuf); free(sx_a); free(sx_b)
+        raise MemoryError()
+    if full:
+        memset(xbuf, 0, n_buf * sizeof(double))
+    cdef PairCtx ctx
+    ctx.full = full
+    ctx.Sf = Sf
+    ctx.Sd = Sd
+    ctx.G = G
+    ctx.blk = blk
+    ctx.n_blas = n_blas
+    ctx.uplo = uplo
+    ctx.xbuf = xbuf
+    ctx.sx_a = sx_a
+    ctx.sx_b = sx_b
+    ctx.n_features = n_features
+    ctx.Dp = Dp
+    ctx.intercept = intercept
+    ctx.W0 = W0
+    ctx.U0 = U0
+    ctx.b = &b[0]
+    ctx.bu = &bu[0] if averaging else NULL
+    ctx.K = K
+    ctx.averaging = averaging
+    ctx.average_start = average_start
+    ctx.step = step
+    ctx.phi = phi
+    ctx.param = param
+    ctx.epsilon = prm.epsilon
+    ctx.shrinkage = prm.shrinkage
+
+    with nogil:
+        for n in range(n_rows):
+            i = order[n]
+            t = t0 + n + 1
+            get_row(&view, i, &row_data, &row_ind, &nnz)
+            if n + 1 < n_rows and not dense:
+                # the next row is elsewhere in X (shuffled order): start
+                # fetching its first non-zeros while this one is processed
+                get_row(&view, order[n + 1], &next_data, &next_ind, &next_nnz)
+                for p in range(0, min(next_nnz, 32), 8):
+                    PA_PREFETCH(next_data + p)
+                for p in range(0, min(next_nnz, 32), 16):
+                    PA_PREFETCH(next_ind + p)
+            for k in range(K):
+                scores[k] = b[k]
+            finite = True
+            # the rows of W and (diagonal) Sigma of upcoming non-zeros are
+            # scattered: ask for them ahead of use
+            for p in range(min(nnz, PREFETCH_AHEAD)):
+                prefetch_row(W0 + row_ind[p] * K, 0, K)
+                if not full:
+                    prefetch_row(Sd + row_ind[p] * G, 0, G)
+            for p in range(nnz):
+                if p + PREFETCH_AHEAD < nnz:
+                    prefetch_row(W0 + row_ind[p + PREFETCH_AHEAD] * K, 0, K)
+                    if not full:
+                        prefetch_row(Sd + row_ind[p + PREFETCH_AHEAD] * G, 0, G)
+                xj = row_data[p]
+                finite = finite and isfinite(xj * xj)
+                wrow = W0 + row_ind[p] * K
+                for k in range(K):
+                    scores[k] += xj * wrow[k]
+            for k in range(K):
+                finite = finite and isfinite(scores[k])
+            if want_scores:
+                _record_scores(row_data, row_ind, nnz, scores, finite, averaging,
+                               <double> (t - average_start), U0,
+                               &bu[0] if averaging else NULL, K, &scores_out[n, 0])
+            if want_var:
+                _record_variances(finite, full, &view, i, Sf, Sd, G, blk, n_blas,
+                                  uplo, xbuf, sx_b, intercept, &var_out[n, 0])
+            if not finite:
+                skipped += 1
+                continue
+            w_i = sample_weight[i]
+            if rule == SecondOrderRule.SO_REGRESSION:
+                # a target, not a label: the row's own routine
+                if _regression_row(&ctx, &view, row_data, row_ind, nnz, scores[0],
+                                   tgt[i], w_i, t, &loss, &overflow):
+                    updates += 1
+                loss_out[0] += loss
+                continue
+            y = labels[i]
+            if rule == SecondOrderRule.SO_BINARY:
+                ysign = 1.0 if y == 1 else -1.0
+                if ysign * scores[0] <= 0.0:
+                    mistakes += 1
+            else:
+                for k in range(K):
+                    if k != y and scores[k] >= scores[y]:
+                        mistakes += 1
+                        break
+            w_i = w_i * class_weight[y]
+            if not w_i > 0.0:
+                continue
+            if full:
+                _fill_x(xbuf, &view, row_data, row_ind, nnz, Dp, intercept)
+
+            stepped = False
+            if rule == SecondOrderRule.SO_BINARY:
+                v = _sigma_x(full, Sf, Sd, 0, G, blk, n_blas, uplo, xbuf, sx_a,
+                             row_data, row_ind, nnz, n_features, intercept)
+                m = ysign * scores[0]
+                if peer:
+                    loss = peer_loss(step, m)
+                    peer_pair_step(step, m, v, prm.shrinkage, param, w_i, t, &ps)
+                    alpha = ps.alpha
+                    beta = ps.beta
+                else:
+                    loss = cw_loss(step, m, v, phi)
+                    cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+                loss_out[0] += loss
+                if alpha > 0.0 or beta > 0.0:
+                    stepped = True
+                    avg_coef = _avg(averaging, t, average_start)
+                    overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
+                                      K, 0, ysign * alpha, avg_coef, sx_a,
+                                      row_ind, nnz, n_features, intercept)
+                    if peer:
+                        peer_cov_block(full, Sf, Sd, 0, G, blk, n_blas, uplo, &ps,
+                                       sx_a, row_data, row_ind, nnz, n_features,
+                                       intercept)
+                        peer_scale_all(full, Sf, Sd, G, blk, n_features + 1, ps.scale)
+                    else:
+                        _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
+                             row_ind, nnz, n_features, intercept)
+
+            elif rule == SecondOrderRule.SO_SUPPORT:
+                n_cand = 0
+                best = INFINITY
+                for k in range(K):
+                    if k != y:
+                        cand[n_cand].l = scores[y] - scores[k]
+                        cand[n_cand].k = k
+                        if cand[n_cand].l < best:
+                            best = cand[n_cand].l
+                        n_cand += 1
+                v = _sigma_x(full, Sf, Sd, 0, G, blk, n_blas, uplo, xbuf, sx_a,
+                             row_data, row_ind, nnz, n_features, intercept)
+                loss = phi * sqrt(2.0 * v) - best
+                if loss > 0.0:
+                    loss_out[0] += loss
+                A = sccw_support_step(cand, n_cand, v, phi, Kd, w_i, alphas, &beta)
+                if A > 0.0:
+                    stepped = True
+                    avg_coef = _avg(averaging, t, average_start)
+                    overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
+                                      K, y, A, avg_coef, sx_a,
+                                      row_ind, nnz, n_features, intercept)
+                    for j in range(n_cand):
+                        if alphas[j] > 0.0:
+                            overflow |= _mean(full, W0, U0, &b[0],
+                                              &bu[0] if averaging else NULL,
+                                              K, cand[j].k, -alphas[j], avg_coef, sx_a,
+                                              row_ind, nnz, n_features, intercept)
+                    _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
+                         row_ind, nnz, n_features, intercept)
+
+            elif rule == SecondOrderRule.SO_SINGLE or rule == SecondOrderRule.SO_SEQUENTIAL:
+                # pairs (y, r): SO_SINGLE takes the top-scoring wrong class,
+                # SO_SEQUENTIAL every wrong class, highest score first
+                n_cand = 0
+                for k in range(K):
+                    if k != y:
+                        cand[n_cand].l = scores[y] - scores[k]
+                        cand[n_cand].k = k
+                        n_cand += 1
+                sort_pairs(cand, n_cand)
+                if rule == SecondOrderRule.SO_SINGLE:
+                    n_cand = 1 if n_cand > 0 else 0
+                stepped = cw_sequential_steps(&ctx, row_data, row_ind, nnz, scores, y,
+                                              cand, n_cand, w_i, t, &loss, &overflow)
+                loss_out[0] += loss
+
+            if full and not dense:
+                _clear_x(xbuf, row_ind, nnz)
+            if stepped:
+                updates += 1
+
+    free(scores)
+    free(alphas)
+    free(cand)
+    free(xbuf)
+    free(sx_a)
+    free(sx_b)
+    if regression:  # no mistakes, as in the first-order kernel
+        mistakes = -1
+    return mistakes, updates, skipped, overflow
+
+
+cdef inline void _record_scores(
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    const double *scores, bint finite, bint averaged, double n_avg_before,
+    const double *U0, const double *bu, Py_ssize_t K, double *out,
+) noexcept nogil:
+    """The row's scores before its update into ``out[:K]``: those of the
+    averaged model ``s - (x . U + bu) / c`` when ``averaged`` (with ``c =
+    n_avg_before >= 1``), else the current mean's; NaN when not finite."""
+    cdef Py_ssize_t j, k
+    cdef double xj
+    cdef const double *urow
+    if finite and averaged and n_avg_before >= 1.0:
+        for k in range(K):
+            out[k] = bu[k]
+        for j in range(nnz):
+            xj = row_data[j]
+            urow = U0 + row_ind[j] * K
+            for k in range(K):
+                out[k] += xj * urow[k]
+        for k in range(K):
+            out[k] = scores[k] - out[k] / n_avg_before
+            if not isfinite(out[k]):
+                out[k] = NAN
+    else:
+        for k in range(K):
+            out[k] = scores[k] if finite else NAN
+
+
+cdef inline void _record_variances(
+    bint finite, bint full, const rows_t *rows, Py_ssize_t i, double *Sf,
+    double *Sd, Py_ssize_t G, Py_ssize_t blk, int n_blas, char *uplo,
+    double *xbuf, double *work, double intercept, double *out,
+) noexcept nogil:
+    """``x~^T Sigma_g x~`` of every block g for row ``i`` of ``rows`` into
+    ``out[:G]`` (NaN when the row is not finite); ``work`` is scratch.  The
+    full covariance reads the dense ``x~`` from ``xbuf``, filled here and
+    cleared again."""
+    cdef Py_ssize_t g, p, nnz
+    cdef Py_ssize_t n_features = rows.n_features
+    row_data = rows.data
+    row_ind = rows.indices
+    if not finite:
+        for g in range(G):
+            out[g] = NAN
+        return
+    get_row(rows, i, &row_data, &row_ind, &nnz)
+    if full:
+        _fill_x(xbuf, rows, row_data, row_ind, nnz, n_blas, intercept)
+    for g in range(G):
+        out[g] = _sigma_x(full, Sf, Sd, g, G, blk, n_blas, uplo, xbuf, work,
+                          row_data, row_ind, nnz, n_features, intercept)
+    if full and not rows.dense:
+        _clear_x(xbuf, row_ind, nnz)
+
+
+cdef struct PairCtx:
+    # what the pair rules read and update besides the row: the covariance
+    # blocks (full or diagonal), the means, the averaging accumulators, the
+    # work buffers and the rule's parameters
+    bint full
+    double *Sf
+    double *Sd
+    Py_ssize_t G
+    Py_ssize_t blk
+    int n_blas
+    char *uplo
+    double *xbuf
+    double *sx_a
+    double *sx_b
+    Py_ssize_t n_features
+    Py_ssize_t Dp
+    double intercept
+    double *W0
+    double *U0
+    double *b
+    double *bu
+    Py_ssize_t K
+    bint averaging
+    long long average_start
+    int step
+    double phi
+    double param
+    double epsilon
+    double shrinkage
+
+
+cdef inline bint cw_sequential_steps(
+    PairCtx *c,
+    const value_t *row_data,
+    const index_t *row_ind,
+    Py_ssize_t nnz,
+    double *scores,
+    Py_ssize_t y,
+    const Cand *cand,
+    Py_ssize_t n_cand,
+    double w_i,
+    long long t,
+    double *loss_out,
+    bint *overflow,
+) noexcept nogil:
+    """The sequential multiclass CW rule (k = inf; Crammer, Dredze and
+    Pereira 2009): single-constraint CW pair steps (y, r) against every wrong
+    class r of ``cand`` in turn (sorted by :func:`sort_pairs`, highest score
+    first), each step seeing the mean and covariance the previous one left:
+    the score of y and ``Sigma_y x`` are refreshed after each step (exactly
+    ``(1 - beta v) Sigma x`` for the full covariance's rank-one update; the
+    diagonal covariance's ``Sigma_y x`` is recomputed).  The scores of the
+    other classes are unchanged by a pair step on (y, r).  With ``n_cand`` 1
+    (the top-scoring rival only) it is the single-constraint rule.
+
+    ``loss_out[0]`` receives the loss of the first pair, measured before any
+    step; returns whether any step moved the state (``overflow`` set when a
+    mean stopped being finite)."""
+    cdef Py_ssize_t j, p, r
+    cdef double vy, vr, m, v, alpha, beta, avg_coef = 0.0
+    cdef bint stepped = False
+    cdef bint peer = is_peer_step(c.step)
+    cdef PeerStep ps
+    ps.scale = 1.0
+    # the context's fields in locals: the updates write through double
+    # pointers, which could otherwise alias them and force reloads
+    cdef bint full = c.full
+    cdef double *Sf = c.Sf
+    cdef double *Sd = c.Sd
+    cdef Py_ssize_t G = c.G, blk = c.blk, K = c.K, Dp = c.Dp
+    cdef Py_ssize_t n_features = c.n_features
+    cdef int n_blas = c.n_blas, step = c.step
+    cdef char *uplo = c.uplo
+    cdef double *xbuf = c.xbuf
+    cdef double *sx_a = c.sx_a
+    cdef double *sx_b = c.sx_b
+    cdef double intercept = c.intercept, phi = c.phi, param = c.param
+    cdef double *W0 = c.W0
+    cdef double *U0 = c.U0
+    cdef double *b = c.b
+    cdef double *bu = c.bu
+    loss_out[0] = 0.0
+    vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo, xbuf, sx_a,
+                  row_data, row_ind, nnz, n_features, intercept)
+    for j in range(n_cand):
+        r = cand[j].k
+        vr = _sigma_x(full, Sf, Sd, r, G, blk, n_blas, uplo, xbuf, sx_b,
+                      row_data, row_ind, nnz, n_features, intercept)
+        m = scores[y] - scores[r]
+        v = vy + vr
+        if peer:
+            if j == 0:
+                loss_out[0] = peer_loss(step, m)
+            peer_pair_step(step, m, v, c.shrinkage, param, w_i, t, &ps)
+            alpha = ps.alpha
+            beta = ps.beta
+        else:
+            if j == 0:
+                loss_out[0] = cw_loss(step, m, v, phi)
+            cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+        if not (alpha > 0.0 or beta > 0.0):
+            continue
+        if not stepped:
+            avg_coef = _avg(c.averaging, t, c.average_start)
+        stepped = True
+        overflow[0] |= _mean(full, W0, U0, b, bu, K, y, alpha, avg_coef,
+                             sx_a, row_ind, nnz, n_features, intercept)
+        overflow[0] |= _mean(full, W0, U0, b, bu, K, r, -alpha, avg_coef,
+                             sx_b, row_ind, nnz, n_features, intercept)
+        if peer:
+            peer_cov_block(full, Sf, Sd, y, G, blk, n_blas, uplo, &ps, sx_a,
+                           row_data, row_ind, nnz, n_features, intercept)
+            peer_cov_block(full, Sf, Sd, r, G, blk, n_blas, uplo, &ps, sx_b,
+                           row_data, row_ind, nnz, n_features, intercept)
+            peer_scale_all(full, Sf, Sd, G, blk, n_features + 1, ps.scale)
+        else:
+            _cov(full, Sf, Sd, y, G, blk, n_blas, uplo, beta, sx_a,
+                 row_ind, nnz, n_features, intercept)
+            _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
+                 row_ind, nnz, n_features, intercept)
+        if j + 1 < n_cand:
+            # the next pair sees the mean and covariance this one left
+            scores[y] += alpha * vy
+            if full:
+                # Sigma' x = (1 - beta v) Sigma x for the rank-one update; it
+                # does not hold for the diagonal one
+                # (times IELLIP's scale; 1 for the other rules)
+                for p in range(Dp):
+                    sx_a[p] *= (1.0 - beta * vy) * ps.scale
+                vy = (vy - beta * vy * vy) * ps.scale
+            else:
+                vy = _sigma_x(full, Sf, Sd, y, G, blk, n_blas, uplo,
+                              xbuf, sx_a, row_data, row_ind, nnz,
+                              n_features, intercept)
+    return stepped
+
+
+cdef inline bint _regression_row(
+    PairCtx *c,
+    const rows_t *rows,
+    const value_t *row_data,
+    const index_t *row_ind,
+    Py_ssize_t nnz,
+    double score,
+    double target,
+    double w_i,
+    long long t,
+    double *loss_out,
+    bint *overflow,
+) noexcept nogil:
+    """One row of the regression rule (``SO_REGRESSION``): the residual
+    ``e = target - score`` and the variance ``v = x~^T Sigma x~`` give the
+    step of ``_cw_regression_rules.pxd``, ``mu += alpha Sigma x~`` and the
+    precision ``+= d x~ x~^T`` (full: ``Sigma -= d / (1 + d v) (Sigma x~)
+    (Sigma x~)^T``; diagonal: see ``diagonal_in_precision``).
+    ``loss_out[0]`` receives the epsilon-insensitive loss before the step (0
+    for a zero weight); returns whether the state moved."""
+    cdef Py_ssize_t p, j
+    cdef double e = target - score, v, alpha, prec, xj
+    cdef bint full = c.full, stepped
+    cdef double *Sd = c.Sd
+    cdef Py_ssize_t G = c.G
+    loss_out[0] = 0.0
+    if not w_i > 0.0:
+        return False
+    loss_out[0] = regression_loss(e, c.epsilon)
+    if full:
+        _fill_x(c.xbuf, rows, row_data, row_ind, nnz, c.Dp, c.intercept)
+    v = _sigma_x(full, c.Sf, Sd, 0, G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_a,
+                 row_data, row_ind, nnz, c.n_features, c.intercept)
+    regression_step(c.step, e, v, c.epsilon, c.phi, c.param, w_i, &alpha, &prec)
+    # (a collapsed covariance, v near 0, can make CW's multiplier overflow,
+    # or its product with the intercept's feature: no step then, the model
+    # stays finite)
+    stepped = ((alpha != 0.0 or prec > 0.0) and isfinite(prec)
+               and isfinite(alpha * (1.0 if c.intercept == 0.0 else c.intercept)))
+    if stepped:
+        overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, 1, 0, alpha,
+                             _avg(c.averaging, t, c.average_start), c.sx_a,
+                             row_ind, nnz, c.n_features, c.intercept)
+        if full or not diagonal_in_precision(c.step):
+            _cov(full, c.Sf, Sd, 0, G, c.blk, c.n_blas, c.uplo,
+                 prec / (1.0 + prec * v), c.sx_a, row_ind, nnz, c.n_features,
+                 c.intercept)
+        else:
+            # 1 / Sigma_jj += d x_j^2
+            for p in range(nnz):
+                j = row_ind[p] * G
+                xj = row_data[p]
+                Sd[j] = Sd[j] / (1.0 + prec * Sd[j] * xj * xj)
+            if c.intercept != 0.0:
+                j = c.n_features * G
+                xj = c.intercept
+                Sd[j] = Sd[j] / (1.0 + prec * Sd[j] * xj * xj)
+    if full and not rows.dense:
+        _clear_x(c.xbuf, row_ind, nnz)
+    return stepped

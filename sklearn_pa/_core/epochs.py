@@ -1,0 +1,319 @@
+"""The validated ``X`` as the kernels read it, and the epoch adapter of the
+first-order linear learners.
+
+:class:`_RowView` holds a float64 (or float32) dense or CSR matrix as the
+arrays every kernel takes (one loop serves both layouts).
+:class:`_LinearEpochs` makes one pass of the PA family, MIRA, multilabel
+ranking and the gradient regressors over the rows the epoch driver
+(:func:`sklearn_pa._core.driver.run_epochs`) gives it: one call of
+``_first_order.epoch`` (or the estimator's ``_kernel_epoch``), one-vs-rest
+columns that stop one by one, column blocks in threads.  The estimators
+that use it are in :mod:`sklearn_pa.linear._base`.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed, effective_n_jobs
+
+from .._compiled import _first_order
+from .batch import check_weights_read, touched_rows
+from .driver import EpochAdapter, EpochStats
+from .rules import spec
+
+__all__ = ["_LinearEpochs", "_RowView"]
+
+
+class _RowView:
+    """The kernel's view of a validated float64 or float32 dense or CSR
+    matrix.
+
+    The compiled kernels take one row layout for both kinds of input:
+    ``data`` (float64, or float32 for float32 input, C-contiguous),
+    ``indices`` and ``indptr`` (int32, or int64 when the CSR arrays need it),
+    ``dense`` and ``n_features``.  A CSR matrix lends its own arrays (copied
+    only when their dtype or layout must change); float32 values stay
+    float32 (the first-order, second-order and scoring kernels read them as
+    doubles; the other kernels refuse them, and their estimators validate
+    ``X`` as float64 first); a dense ``X`` is flattened row-major, with ``indices =
+    arange(n_features)`` shared by every row and a placeholder one-element
+    ``indptr``.  An empty ``data`` is replaced by one zero,
+    since the kernels take the address of element 0.  Each kernel reads these
+    attributes once per call into its row struct (``Rows32`` or ``Rows64``,
+    after the index dtype, ``Rows32F`` or ``Rows64F`` for float32 values;
+    ``make_rows`` in ``_compiled/_dataset.pxd``).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Validated float64 or float32 input (other sparse formats are
+        converted to CSR, other dtypes to float64).
+    """
+
+    __slots__ = ("checked_csr", "data", "dense", "indices", "indptr", "n_features")
+
+    def __init__(self, X):
+        if type(X) in _CSR_TYPES:
+            data, indices, indptr = X.data, X.indices, X.indptr
+            if (
+                data.dtype in _VALUE_DTYPES
+                and indices.dtype == indptr.dtype
+                and indices.dtype in _INDEX_DTYPES
+                and data.shape[0] > 0
+                and data.flags.c_contiguous
+                and indices.flags.c_contiguous
+                and indptr.flags.c_contiguous
+            ):
+                # (a CSR batch in the kernels' form, as a stream sends it)
+                self.data, self.indices, self.indptr = data, indices, indptr
+                self.dense, self.n_features = False, X.shape[1]
+                self.checked_csr = False
+                return
+        dtype = np.float32 if X.dtype == np.float32 else np.float64
+        if sp.issparse(X):
+            X = X.tocsr() if X.format != "csr" else X
+            idx_dtype = np.int64 if X.indices.dtype == np.int64 else np.int32
+            if X.indptr.dtype != X.indices.dtype:
+                idx_dtype = np.int64
+            self.data = np.ascontiguousarray(X.data, dtype=dtype)
+            self.indices = np.ascontiguousarray(X.indices, dtype=idx_dtype)
+            self.indptr = np.ascontiguousarray(X.indptr, dtype=idx_dtype)
+            self.dense = False
+        else:
+            n_features = X.shape[1]
+            idx_dtype = np.int32 if n_features < np.iinfo(np.int32).max else np.int64
+            self.data = np.ascontiguousarray(X, dtype=dtype).reshape(-1)
+            self.indices = np.arange(max(n_features, 1), dtype=idx_dtype)
+            self.indptr = np.zeros(1, dtype=idx_dtype)
+            self.dense = True
+        self.n_features = X.shape[1]
+        # set by the first kernel that verifies every CSR row (make_rows);
+        # the arrays must not change while the view is in use
+        self.checked_csr = False
+        if self.data.shape[0] == 0:
+            # the kernels take the address of element 0
+            self.data = np.zeros(1, dtype=dtype)
+            self.indices = np.zeros(1, dtype=self.indptr.dtype)
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+_VALUE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+class _EpochAveraging:
+    """``average="epoch"`` for an adapter with the lazy accumulators ``U``,
+    ``bu`` (``None`` without averaging), the arrays ``U_``, ``bu_`` the
+    kernel is given (empty: no averaging), ``avg_start`` (the first
+    averaged step), ``active`` and ``avg_start_col`` (per column).
+
+    Before each epoch of ``fit`` that may end the run, the accumulators of
+    the columns still learning restart from zero and the average starts at
+    the epoch's first step: ``coef_`` is then the average of the last
+    epoch's iterates.  An epoch that cannot end the run (one of the first
+    ``max_iter - 1`` with ``tol=None``) is not averaged at all, which saves
+    the accumulators' updates.  A ``partial_fit`` stream never restarts.
+    ``averages_zero`` says that ``U`` and ``bu`` hold zeros (``fit`` hands
+    over new ones): the first restart then leaves them alone, instead of
+    writing 8 bytes per weight (and faulting in the pages of a new ``U``)."""
+
+    averages_zero = False
+
+    def start_epoch(self, t, may_end):
+        if self.U is None or not isinstance(self.estimator.average, str):
+            return
+        if not may_end:
+            self.U_, self.bu_ = self.U[:0], self.bu[:0]
+            return
+        active = self.active.astype(bool)
+        if self.averages_zero:
+            self.averages_zero = False  # this epoch writes into them
+        elif active.all():
+            self.U.fill(0.0)
+            self.bu.fill(0.0)
+        else:
+            self.U[:, active] = 0.0
+            self.bu[active] = 0.0
+        self.avg_start = int(t) + 1
+        self.avg_start_col[active] = self.avg_start
+        self.U_, self.bu_ = self.U, self.bu
+
+
+class _LinearEpochs(_EpochAveraging, EpochAdapter):
+    """The epoch adapter of the first-order linear learners (PA family,
+    gradient regressors): one pass is one ``_kernel_epoch`` call, split over
+    column blocks run in threads for one-vs-rest with ``n_jobs``.
+
+    It updates ``W``, ``b`` (and the averaging accumulators ``U``, ``bu``)
+    in place.  One-vs-rest columns stop on their own (``n_loss`` is the
+    number of columns): a frozen column is ``active == 0`` for the kernel
+    and remembers in ``t_stop`` the sample count at which it froze.
+
+    Everything the kernel reads is gathered once, at construction, from the
+    estimator's hooks: ``_targets(y)`` (labels and regression targets),
+    ``_kernel_extras`` (class weights, margins), ``_kernel_label_arrays``
+    (multilabel rows), ``_kernel_params()`` (the rule) and
+    ``_average_start()``; each epoch then only calls ``_kernel_epoch``.
+
+    ``X``, ``y``, ``sample_weight`` are the validated batch; ``W``
+    ``(n_features, n_columns)``, ``b`` ``(n_columns,)`` and the accumulators
+    ``U``, ``bu`` (``None`` without averaging) are updated in place;
+    ``scores_out`` ``(n_samples, n_columns)``, when given, receives each
+    row's scores before its update (progressive validation).
+    """
+
+    def __init__(self, estimator, X, y, sample_weight, W, b, U, bu, scores_out):
+        est = self.estimator = estimator
+        self.W, self.b, self.U, self.bu = W, b, U, bu
+        n_columns = self.n_columns = W.shape[1]
+        self.weight_pos, self.weight_neg, self.margins = est._kernel_extras(n_columns)
+        self.weight_step = est._kernel_weight_step()
+        self.bind(X, y, sample_weight, scores_out)
+        self.ovr = spec(self.params["rule"]).one_vs_rest
+        self.n_loss = n_columns if self.ovr else 1
+        self.active = np.ones(n_columns, dtype=np.uint8)
+        self.t_stop = np.full(n_columns, -1, dtype=np.int64)  # when a column froze
+        self.intercept_sq = est.intercept_scaling_**2 if est.fit_intercept else 0.0
+        self.avg_start = est._average_start() if U is not None else 0
+        self.avg_start_col = np.full(n_columns, self.avg_start, dtype=np.int64)
+        self.U_ = U if U is not None else np.zeros((0, n_columns))
+        self.bu_ = bu if bu is not None else np.zeros(0)
+        n_jobs = effective_n_jobs(getattr(est, "n_jobs", None)) if self.ovr else 1
+        self.n_jobs = max(1, min(n_jobs, n_columns))
+        self.t_end = 0
+
+    def bind(self, X, y, sample_weight, scores_out=None, *, same_rule=False):
+        """Take the validated batch ``X``, ``y``, ``sample_weight`` (and
+        ``scores_out``) for the next passes: what an adapter reads per batch,
+        so that a stream of ``partial_fit`` calls reuses one adapter (the
+        lean path's :class:`~sklearn_pa._core.stream_plan.StreamPlan`).  The
+        weights, the class weights and the averaging start stay those of
+        the construction; the rule is stated again, unless ``same_rule``
+        says that the parameters and the targets' strategy are those of the
+        last batch and ``y`` holds single labels or values (no label
+        arrays)."""
+        est = self.estimator
+        self.X, self.y, self.sample_weight = X, y, sample_weight
+        self.scores_out = scores_out
+        self.rows = _RowView(X)
+        self.labels, self.targets = est._targets(y)
+        if same_rule and scores_out is None:
+            return
+        label_arrays = est._kernel_label_arrays(y)
+        if scores_out is not None and self.U is not None:
+            label_arrays = dict(label_arrays, score_average=True)
+        if self.weight_step:
+            label_arrays = dict(label_arrays, weight_step=True)
+        self.label_arrays = label_arrays
+        self.params = est._kernel_params()
+
+    def run(self, order, t):
+        """One compiled pass over the rows ``order``, the sample counter
+        starting at ``t``; returns its :class:`~sklearn_pa._core.driver.EpochStats`.
+
+        With one-vs-rest and ``n_jobs > 1`` the columns are split into
+        ``n_jobs`` blocks run in threads (the kernel releases the GIL); the
+        mistakes are then not counted."""
+        est = self.estimator
+        loss = np.zeros(self.n_loss)
+        n_columns, n_jobs = self.n_columns, self.n_jobs
+        # (the compiled epoch itself when the class's hook only calls it)
+        kernel = est._kernel_epoch
+        if "_kernel_epoch" not in est.__dict__ and getattr(
+            type(est)._kernel_epoch, "calls_first_order", False
+        ):
+            kernel = _first_order.epoch
+
+        def run(c0, c1):
+            return kernel(
+                self.rows,
+                order,
+                self.W,
+                self.b,
+                self.U_,
+                self.bu_,
+                params=self.params,
+                labels=self.labels,
+                targets=self.targets,
+                sample_weight=self.sample_weight,
+                weight_pos=self.weight_pos,
+                weight_neg=self.weight_neg,
+                margins=self.margins,
+                active=self.active,
+                intercept_sq=self.intercept_sq,
+                t0=int(t),
+                average_start=int(self.avg_start),
+                loss_out=loss,
+                col_start=c0,
+                col_stop=c1,
+                scores_out=self.scores_out,
+                **self.label_arrays,
+            )
+
+        if n_jobs > 1:
+            bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
+            results = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
+            )
+            mistakes = -1
+            n_updates = sum(r[1] for r in results)
+            n_skipped = max(r[2] for r in results)
+            overflow = any(r[3] for r in results)
+        else:
+            mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
+        self.t_end = int(t) + order.shape[0]
+        return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def journal(self, journal, order):
+        """Save the rows of ``W`` (and ``U``) of the features the batch
+        touches, and ``b`` (and ``bu``) whole."""
+        rows = touched_rows(self.rows)
+        saved = journal.save(self.W, rows)
+        journal.save(self.U_, rows)
+        # (a weight written in place since the last call is refused here,
+        # on the copies the journal just made)
+        check_weights_read(self.estimator, saved, journal.save(self.b))
+        journal.save(self.bu_)
+
+    def publish(self):
+        """Set ``t_`` and the public ``coef_`` / ``intercept_`` from the
+        arrays (the validation score of early stopping reads them)."""
+        est = self.estimator
+        est.t_ = float(self.t_end) + 1.0
+        est._publish(self.W, self.b, self.U, self.bu)
+
+    def summary(self):
+        """The weight norm, non-zero count and bias for ``verbose >= 2``."""
+        W, b = self.W, self.b
+        bias = (
+            {"Bias": f"{float(b[0]):.6f}"}
+            if b.size == 1
+            else {"Bias norm": f"{np.linalg.norm(b):.6f}"}
+        )
+        return {
+            "Norm": f"{np.linalg.norm(W):.2f}",
+            "NNZs": int(np.count_nonzero(W)),
+            **bias,
+        }
+
+    def freeze(self, columns):
+        """Stop updating the one-vs-rest ``columns`` (a boolean mask) that
+        converged; returns whether every column is now frozen."""
+        self.t_stop[columns & (self.active == 1)] = self.t_end
+        self.active[columns] = 0
+        return not self.active.any()
+
+    def rescale_averages(self, t):
+        """A one-vs-rest column that converged early is averaged over its own
+        steps, as an independent binary model would be: rescale its lazy
+        accumulator so that ``W - U / (t - start + 1)`` gives that average
+        (with ``average="epoch"``, the average of its own last epoch)."""
+        U, bu = self.U, self.bu
+        if U is None or self.active.all():
+            return  # (no column froze: each has the common average)
+        t_stop, avg_start = self.t_stop, self.avg_start
+        n_avg = t - avg_start + 1
+        for k in np.flatnonzero((t_stop >= 0) & (t_stop < t)):
+            n_avg_k = t_stop[k] - self.avg_start_col[k] + 1
+            if n_avg_k >= 1:
+                U[:, k] *= n_avg / n_avg_k
+                bu[k] *= n_avg / n_avg_k

@@ -1,0 +1,668 @@
+"""The lean path of a later call: a ``partial_fit`` or ``predict`` on a
+few rows costs what its rows cost.
+
+:class:`LeanCallsMixin` (the first-order learners and the
+confidence-weighted family, through :class:`~sklearn_pa.linear._base.BaseOnlineLinear`)
+trusts the learned arrays the estimator published itself, checks a later
+batch in O(its size) when the parameters did not change and the batch is in
+the kernels' form, and scores a few rows from the weights of their features
+(the averaged scores of a pending average included); anything else takes the
+full validation, which gives the errors it always gave.
+:class:`LeanLabelsMixin` reads a classifier's labels on that path.  The
+checks are the functions below (``lean_rows``,
+``lean_labels``, ``lean_targets``, ``lean_sample_weight``,
+``params_unchanged``), with :class:`CallCache`, what the path remembers of an
+estimator between calls.
+"""
+
+import copy
+import functools
+import weakref
+from itertools import repeat
+from operator import is_
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+
+from .._compiled import _scores
+from .._compiled._scores import csr_is_canonical as _csr_is_canonical
+from .batch import KERNEL_DTYPES
+from .epochs import _RowView
+
+__all__ = [
+    "CallCache",
+    "LeanCallsMixin",
+    "LeanLabelsMixin",
+    "cache_of",
+    "call_cache",
+    "lean_fitted_labels",
+    "lean_labels",
+    "lean_rows",
+    "lean_sample_weight",
+    "lean_targets",
+    "params_snapshot",
+    "params_unchanged",
+    "fitted_partial_fit_context",
+    "partial_fit_context",
+    "stream_started",
+]
+
+#: The attributes a ``partial_fit`` call may leave instead of ``coef_``, to
+#: publish it when read: an average to compute (``_core/publication.py``), a scale
+#: to fold (``linear/_scaled.py``).
+PENDING_PUBLICATIONS = ("_average_pending", "_scale_pending")
+
+
+def stream_started(values):
+    """Whether the attribute dictionary ``values`` holds a learned model
+    (``coef_``, or a publication left pending; ``hasattr(self, "coef_")``
+    would compute it)."""
+    return "coef_" in values or any(name in values for name in PENDING_PUBLICATIONS)
+
+
+# no averaging accumulators, as score_rows reads them
+_NO_ACCUMULATORS = (np.zeros((0, 1)), np.zeros(0))
+
+
+try:  # scikit-learn's configuration of this thread (the dict config_context sets)
+    from sklearn._config import _get_threadlocal_config
+except ImportError:  # pragma: no cover - another layout: the full wrapper only
+    _get_threadlocal_config = None
+
+
+def fitted_partial_fit_context(started):
+    """A decorator: scikit-learn's
+    ``_fit_context(prefer_skip_nested_validation=True)`` for a
+    ``partial_fit`` method, at O(1) cost once ``started(values)`` says that
+    the estimator's attribute dictionary ``values`` holds a learned state.
+
+    scikit-learn's wrapper finds whether the estimator is fitted by listing
+    its attributes, and enters two generator-based context managers (the
+    configuration and the callbacks), a fixed cost that dominates a call on
+    one row.  When the estimator holds its learned state, has no callbacks
+    and the package's configuration layout is the known one, this wrapper
+    does what scikit-learn's does in that case: it does not validate the
+    parameters again (``_is_fitted`` would be true; the call validates them
+    itself whenever they changed), runs the method with
+    ``skip_parameter_validation`` set for the nested calls and puts the
+    previous value back afterwards, even on an error.  Any other call goes
+    through scikit-learn's wrapper."""
+
+    def decorate(partial_fit):
+        full = _fit_context(prefer_skip_nested_validation=True)(partial_fit)
+
+        @functools.wraps(partial_fit)
+        def wrapper(estimator, *args, **kwargs):
+            values = estimator.__dict__
+            if (
+                _get_threadlocal_config is None
+                or not started(values)
+                or "_skl_callbacks" in values
+                or "_callback_fit_ctx" in values
+            ):
+                return full(estimator, *args, **kwargs)
+            config = _get_threadlocal_config()
+            previous = config.get("skip_parameter_validation")
+            if previous is True:
+                return partial_fit(estimator, *args, **kwargs)
+            try:
+                # (set inside the try: an interrupt right after it still
+                # puts the previous value back)
+                config["skip_parameter_validation"] = True
+                return partial_fit(estimator, *args, **kwargs)
+            finally:
+                config["skip_parameter_validation"] = previous
+
+        wrapper.__wrapped__ = partial_fit
+        return wrapper
+
+    return decorate
+
+
+#: :func:`fitted_partial_fit_context` for the learners whose state is
+#: ``coef_`` (or a publication left pending, :func:`stream_started`).
+partial_fit_context = fitted_partial_fit_context(stream_started)
+
+
+class LeanCallsMixin:
+    """The lean path of ``partial_fit`` and of the scores (see the module
+    docstring)."""
+
+    #: Whether a later ``partial_fit`` call may take the lean path: the batch
+    #: checks of :meth:`_validate_batch` are those of :func:`lean_rows` and
+    #: :meth:`_lean_targets` (plus :meth:`_check_rows`).
+    _lean_partial_fit = True
+
+    def _trusted_state(self, coef, intercept):
+        """The kernel arrays ``(coef, intercept, W, b, U, bu)`` that
+        :meth:`_publish` last exposed, when ``coef`` and ``intercept`` are
+        still the objects it published (nobody assigned others) and ``W``
+        fits the model's dimensions; else None, and the arrays are checked
+        as assigned ones.  O(1): a stream of calls does not scan or copy
+        the model.  (Entries written in place through ``coef_`` reach
+        ``W``, which ``coef_`` is a view of; the kernel checks the entries
+        a step reads.)"""
+        state = call_cache(self).kernel_state
+        if state is None or coef is not state[0] or intercept is not state[1]:
+            return None
+        W, b = state[2], state[3]
+        if W.shape != (self.n_features_in_, self._n_columns()) or not (
+            W.flags.writeable and b.flags.writeable
+        ):
+            return None
+        return state
+
+    def _lean_scores(self, X, checked=False):
+        """The decision values ``(n_samples, n_columns)`` of ``X`` from the
+        weights of its rows' features only, or None when the call needs
+        the full path (scikit-learn's validation and product).
+
+        Applies when ``coef_`` and ``intercept_`` are dense float64 arrays
+        whose transposed weights are C-contiguous (those the estimator
+        publishes, or their pickled copies), or when a ``partial_fit``
+        stream left its average to be computed when read: the scores are
+        then those of that average, from ``W`` and the accumulators of the
+        rows' features, and ``coef_`` stays unread.  ``X`` must be in the
+        kernels' form (:func:`lean_rows`; ``checked``: it passed it
+        already) and no feature names fitted.  A call on a few rows then
+        costs what its rows cost."""
+        values = self.__dict__
+        if "feature_names_in_" in values or "n_features_in_" not in values:
+            return None
+        n_features = values["n_features_in_"]
+        pending = values.get("_average_pending")
+        if pending is not None:
+            if "coef_" in values or "intercept_" in values:
+                return None  # assigned since the stream's last call
+            W, b, U, bu, n_avg = pending
+        else:
+            coef, b = values.get("coef_"), values.get("intercept_")
+            if not (
+                type(coef) is np.ndarray
+                and type(b) is np.ndarray
+                and coef.dtype == np.float64
+                and b.dtype == np.float64
+                and coef.ndim in (1, 2)
+                and coef.shape[-1] == n_features
+                and b.ndim == 1
+            ):
+                return None
+            if coef.ndim == 1 or coef.shape[0] == 1:
+                if not coef.flags.c_contiguous:
+                    return None
+                W = coef.reshape(n_features, 1)
+            else:
+                W = coef.T
+                if not W.flags.c_contiguous:
+                    return None
+            if b.shape[0] != W.shape[1]:
+                return None
+            U, bu, n_avg = _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
+        if not checked:
+            X = lean_rows(X, n_features)
+            if X is None:
+                return None
+        out = np.empty((X.shape[0], W.shape[1]))
+        _scores.score_rows(_RowView(X), W, b, U=U, bu=bu, n_avg=float(n_avg), out=out)
+        return out
+
+    def _lean_batch(self, X, y, classes, sample_weight):
+        """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked
+        in O(batch), or None when the call needs the full validation.
+
+        The lean path applies when the parameters are the objects (and
+        contents) the last fully validated call saw, the fitted classes
+        and feature count are unchanged, no feature names were fitted, and
+        the batch is already in the kernels' form (:func:`lean_rows`,
+        :meth:`_lean_targets`, :func:`lean_sample_weight`).  It never
+        raises: a batch it does not accept goes through the full
+        validation, which says what is wrong."""
+        record = call_cache(self).lean
+        if (
+            record is None
+            or not self._lean_partial_fit
+            or "feature_names_in_" in self.__dict__
+            or self.__dict__.get("classes_") is not record[1]
+            or not params_unchanged(self, record[0])
+        ):
+            return None
+        X = lean_rows(X, self.n_features_in_, self._input_dtypes())
+        if X is None:
+            return None
+        n_samples = X.shape[0]
+        y = self._lean_targets(y, classes, n_samples)
+        if y is None:
+            return None
+        sample_weight = lean_sample_weight(sample_weight, n_samples)
+        if sample_weight is None or not self._check_rows(X, lean=True):
+            return None
+        return X, y, sample_weight
+
+    def _check_rows(self, X, lean=False):
+        """Hook: the estimator's own check of the validated rows ``X``
+        (refuse with a ``ValueError``; with ``lean``, return False instead
+        of raising).  Accepts every row here."""
+        return True
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's targets for the lean path (regression: finite
+        numbers), or None."""
+        if classes is not None:
+            return None
+        return lean_targets(y, n_samples)
+
+
+class LeanLabelsMixin:
+    """A classifier's labels on the lean path."""
+
+    def _lean_targets(self, y, classes, n_samples):
+        """The batch's labels for the lean path: single-label ``y`` of the
+        fitted classes, ``classes`` (if given) the fitted ones, class
+        weights that do not depend on the batch; else None."""
+        strategy = self.__dict__.get("_target_strategy")
+        if (
+            strategy is None
+            or strategy.multi_output
+            or isinstance(self.__dict__.get("class_weight"), str)
+        ):
+            return None
+        return lean_fitted_labels(self, y, classes, n_samples)
+
+
+def lean_fitted_labels(estimator, y, classes, n_samples):
+    """``y`` as labels of the fitted ``classes_`` of ``estimator``
+    (:func:`lean_labels`), or None; ``classes`` (if given) must be the
+    fitted ones (a stream that passes the same object every call has it
+    checked once)."""
+    classes_ = estimator.classes_
+    cache = call_cache(estimator)
+    if classes is not None and not _same_classes_arg(classes, cache.classes_arg):
+        given = np.asarray(classes)
+        if given.ndim != 1 or given.dtype.kind == "O":
+            return None
+        if not np.array_equal(np.unique(given), classes_):
+            return None
+        cache.classes_arg = (classes, _contents(classes))
+    members = cache.members
+    if members is None or members[0] is not classes_:
+        members = cache.members = (classes_, frozenset(classes_.tolist()))
+    return lean_labels(classes_, y, n_samples, members[1])
+
+
+def _contents(classes):
+    """What :func:`_same_classes_arg` compares of a ``classes`` argument: a
+    list's or tuple's items, an array's bytes (a few, read in O(k))."""
+    if isinstance(classes, np.ndarray):
+        return (classes.dtype, classes.shape, classes.tobytes())
+    return list(classes) if isinstance(classes, (list, tuple)) else None
+
+
+def _same_classes_arg(classes, checked):
+    """Whether ``classes`` is the object ``checked`` (an object and its
+    :func:`_contents`) and still holds what it held then: the argument is
+    read on every call (a list appended to between calls is seen)."""
+    if checked is None or classes is not checked[0]:
+        return False
+    contents = checked[1]
+    return contents is not None and _contents(classes) == contents
+
+
+# ----------------------------------------------------------------------------
+# The lean path of a later partial_fit call.
+#
+# A stream of partial_fit calls on a few rows each must cost what its rows
+# cost.  scikit-learn's validation (validate_data, type_of_target, the
+# parameter constraints) costs about a millisecond a call; the checks below
+# accept a batch in O(its size) when it is in the form the kernels read
+# (float64 dense or canonical CSR with int32/int64 indices, labels of the
+# fitted classes, finite non-negative weights) and the parameters are those
+# of the last call.  They never raise: anything else returns None and the
+# call takes the full validation, which gives the error it always gave.
+
+
+def _param_names(cls):
+    names = _PARAM_NAMES.get(cls)
+    if names is None:
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+    return names
+
+
+_PARAM_NAMES = {}
+
+
+def _frozen(value):
+    """A copy of a mutable parameter value (dict, list, array), to tell an
+    in-place change; None for any other value."""
+    if isinstance(value, (dict, list)):
+        return copy.deepcopy(value)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return None
+
+
+def _same_param(value, frozen):
+    if frozen is None:
+        return True
+    try:
+        if isinstance(frozen, np.ndarray):
+            return isinstance(value, np.ndarray) and np.array_equal(
+                value, frozen, equal_nan=value.dtype.kind in "fc"
+            )
+        return bool(value == frozen)
+    except Exception:  # values that do not compare: changed
+        return False
+
+
+def params_snapshot(estimator):
+    """The estimator's parameter values as they are now: each object, and a
+    copy of the mutable ones (see :func:`params_unchanged`)."""
+    values = estimator.__dict__
+    names = _param_names(type(estimator))
+    objects = tuple(values.get(name, _MISSING) for name in names)
+    mutable = tuple(
+        (i, frozen)
+        for i, frozen in enumerate(_frozen(value) for value in objects)
+        if frozen is not None
+    )
+    return names, objects, mutable
+
+
+_MISSING = object()
+
+
+def params_unchanged(estimator, snapshot):
+    """Whether every parameter of ``estimator`` is still the object of
+    ``snapshot`` (:func:`params_snapshot`), with the same content for a
+    mutable one: ``set_params`` or an assignment since then is a change.
+    O(number of parameters)."""
+    if snapshot is None:
+        return False
+    names, objects, mutable = snapshot
+    if names is not _param_names(type(estimator)):
+        return False  # (another class's snapshot)
+    get = estimator.__dict__.get
+    current = tuple(map(get, names, repeat(_MISSING, len(names))))
+    if not all(map(is_, current, objects)):
+        return False
+    return all(_same_param(current[i], frozen) for i, frozen in mutable)
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def lean_rows(X, n_features, dtypes=KERNEL_DTYPES):
+    """``X`` as the kernels read it, checked in O(its size), or None.
+
+    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
+    float64 CSR matrix or array in canonical form (sorted, unique indices)
+    with a consistent structure (``indptr`` from 0 to the data length,
+    non-decreasing, every index in ``[0, n_features)``); at least one row,
+    ``n_features`` columns and finite values; float32 in place of float64
+    where ``dtypes`` (those the kernel reads, ``KERNEL_DTYPES``) has it.
+    Anything else is None."""
+    if type(X) is np.ndarray:
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
+            return None
+        if X.dtype not in dtypes:
+            if X.dtype.kind not in "iu":
+                return None
+            X = X.astype(np.float64)
+        elif not X.flags.c_contiguous:
+            X = np.ascontiguousarray(X)
+        if not np.isfinite(X).all():
+            return None
+        return X
+    if type(X) not in _CSR_TYPES or X.dtype not in dtypes:
+        return None
+    n_rows, n_cols = X.shape
+    if n_rows == 0 or n_cols != n_features:
+        return None
+    indices, indptr = X.indices, X.indptr
+    if (
+        indptr.shape != (n_rows + 1,)
+        or indptr.dtype != indices.dtype
+        or indices.dtype not in _INDEX_DTYPES
+    ):
+        return None
+    try:
+        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
+    except (TypeError, ValueError):  # a non-contiguous array: the full path
+        return None
+    return X if ok else None
+
+
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+_ONES = np.ones(1024)
+_ONES.flags.writeable = False
+
+
+def lean_sample_weight(sample_weight, n_samples):
+    """Per-sample weights as float64 (ones for None), or None unless they
+    are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
+    if sample_weight is None:
+        if n_samples <= _ONES.shape[0]:
+            return _ONES[:n_samples]  # (read only: the kernels only read it)
+        return np.ones(n_samples)
+    if not isinstance(sample_weight, np.ndarray):
+        return None
+    if sample_weight.dtype.kind not in "fiu" or sample_weight.shape != (n_samples,):
+        return None
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    if not np.isfinite(sample_weight).all() or (sample_weight < 0).any():
+        return None
+    return sample_weight
+
+
+def lean_labels(classes, y, n_samples, members=None):
+    """``y`` as an array of labels of ``classes`` (sorted), or None unless
+    it is 1-D, of ``n_samples`` labels, each one of ``classes``.
+    ``members`` (the set of ``classes.tolist()``) checks a few labels
+    without array operations."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,):
+        return None
+    kind, classes_kind = y.dtype.kind, classes.dtype.kind
+    if kind == "O" or not (
+        kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
+    ):
+        return None
+    if members is not None and n_samples <= _FEW_LABELS:
+        # (each value equal to a class, as the search below finds it)
+        return y if all(label in members for label in y.tolist()) else None
+    # a label of the classes is found where it sorts (an index past the end
+    # is clipped onto the last class, which then differs from it)
+    found = classes.take(classes.searchsorted(y), mode="clip")
+    if not (found == y).all():
+        return None
+    return y
+
+
+_FEW_LABELS = 16
+
+
+def lean_targets(y, n_samples):
+    """Regression targets as float64, or None unless ``y`` is a 1-D numeric
+    array-like of ``n_samples`` finite values."""
+    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if y.shape != (n_samples,) or y.dtype.kind not in "fiu":
+        return None
+    y = np.asarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        return None
+    return y
+
+
+class CallCache:
+    """What the lean path of one estimator remembers between its calls,
+    kept outside the estimator (:func:`call_cache`), so that its attributes,
+    pickles and clones are those of a model without it.
+
+    Attributes
+    ----------
+    kernel_state : tuple or None
+        ``(coef, intercept, W, b, U, bu)``: the objects the estimator last
+        published as its learned state and the kernel arrays behind them
+        (see ``BaseOnlineLinear._trusted_state``).
+    lean : tuple or None
+        ``(params, classes)``: the :func:`params_snapshot` and the
+        ``classes_`` object of the last fully validated call.
+    classes_arg : tuple or None
+        The ``classes`` argument last checked against ``classes_``, with
+        what it held then (:func:`_same_classes_arg`).
+    members : tuple or None
+        ``(classes_, set of its labels)``, for :func:`lean_labels`.
+    plan : StreamPlan or None
+        The set-up a later ``partial_fit`` call reuses
+        (:mod:`sklearn_pa._core.stream_plan`).
+    """
+
+    __slots__ = ("classes_arg", "kernel_state", "lean", "members", "plan")
+
+    def __init__(self):
+        self.kernel_state = self.lean = self.classes_arg = self.plan = None
+        self.members = None
+
+
+_CACHES = weakref.WeakKeyDictionary()
+
+
+def call_cache(estimator):
+    """The :class:`CallCache` of ``estimator`` (a new, empty one the first
+    time)."""
+    return cache_of(_CACHES, estimator, CallCache)
+
+
+def cache_of(caches, estimator, factory):
+    """The entry of ``estimator`` in the weak-key dictionary ``caches``,
+    made by ``factory()`` the first time: what a lean path remembers of an
+    estimator, kept outside it (its attributes, pickles and clones are
+    those of a model without it)."""
+    cache = caches.get(estimator)
+    if cache is None:
+        cache = caches[estimator] = factory()
+    return cache
+
+
+# ----------------------------------------------------------------------------
+# The lean path of the estimators outside BaseOnlineLinear: the one-class PA,
+# kernel PA and the online Bayes point machine.  Each remembers, after a call
+# that validated everything, the parameters it saw (those of a nested base
+# estimator included, :func:`call_snapshot`) and the learned objects it
+# published (:func:`remember_call`); a later call whose parameters and
+# published objects are unchanged (:func:`lean_call_ready`) checks only its
+# batch (:func:`lean_rows`, :func:`lean_labels`, :func:`lean_sample_weight`).
+
+#: The row dtypes of the kernels that read float64 rows only.
+FLOAT64_ROWS = (np.dtype(np.float64),)
+
+
+def started_partial_fit_context(attribute, *pending):
+    """:func:`fitted_partial_fit_context` for an estimator whose learned
+    state is ``attribute`` (``center_``, ``dual_coef_``, ...) rather than
+    ``coef_``, or one of the attributes ``pending`` that stand for it until
+    it is published when read."""
+    names = (attribute, *pending)
+    return fitted_partial_fit_context(
+        lambda values: any(name in values for name in names)
+    )
+
+
+def call_snapshot(estimator):
+    """``(params_snapshot(estimator), nested)``: ``nested`` holds, for each
+    parameter value that is itself an estimator (a base learner), that
+    object and its own :func:`call_snapshot`, so that
+    ``set_params(estimator__C=...)`` is a change (:func:`call_unchanged`)."""
+    snapshot = params_snapshot(estimator)
+    nested = tuple(
+        (value, call_snapshot(value))
+        for value in snapshot[1]
+        if hasattr(value, "get_params") and not isinstance(value, type)
+    )
+    return snapshot, nested
+
+
+def call_unchanged(estimator, record):
+    """Whether the parameters of ``estimator``, and of the estimators among
+    them, are those of the :func:`call_snapshot` ``record``."""
+    snapshot, nested = record
+    return params_unchanged(estimator, snapshot) and all(
+        call_unchanged(value, inner) for value, inner in nested
+    )
+
+
+def remember_call(estimator, published, *, validated=True):
+    """Remember the learned objects ``estimator`` has just published (the
+    attribute names ``published``, each trusted by a later call as long as
+    it is still that object) and, with ``validated``, the parameters the
+    call validated.  Called last in a call, once nothing can fail."""
+    cache = call_cache(estimator)
+    values = estimator.__dict__
+    cache.kernel_state = {name: values.get(name, _MISSING) for name in published}
+    if validated:
+        cache.lean = call_snapshot(estimator)
+
+
+def lean_call_ready(estimator):
+    """Whether a later call of ``estimator`` may take the lean path: its
+    parameters (and its base learner's) are those of the last fully
+    validated call, no feature names were fitted, and every learned object
+    remembered by :func:`remember_call` is still in place.  O(number of
+    parameters + published attributes)."""
+    cache = call_cache(estimator)
+    record, published = cache.lean, cache.kernel_state
+    values = estimator.__dict__
+    if (
+        record is None
+        or type(published) is not dict
+        or "feature_names_in_" in values
+        or not all(values.get(name, _MISSING) is obj for name, obj in published.items())
+    ):
+        return False
+    return call_unchanged(estimator, record)
+
+
+def trusted_published(estimator, names):
+    """Whether each attribute of ``names`` is the object ``estimator``
+    published last (:func:`remember_call`): then its shape and finiteness
+    were checked or produced by the estimator, and need no scan."""
+    published = call_cache(estimator).kernel_state
+    if type(published) is not dict:
+        return False
+    values = estimator.__dict__
+    return all(
+        name in published and values.get(name, _MISSING) is published[name]
+        for name in names
+    )
+
+
+class finite_inputs:
+    """scikit-learn's ``config_context(assume_finite=True)`` at O(1) cost,
+    around a scikit-learn call (``pairwise_kernels``) whose every input the
+    caller checked already: the call then does not scan them for NaN again
+    (a support set of the model on each call).  The previous value is put
+    back on exit, even on an error."""
+
+    __slots__ = ("_config", "_context", "_previous")
+
+    def __enter__(self):
+        self._context = None
+        if _get_threadlocal_config is None:  # pragma: no cover - another layout
+            from sklearn import config_context
+
+            self._context = config_context(assume_finite=True)
+            self._context.__enter__()
+            return self
+        self._config = _get_threadlocal_config()
+        self._previous = self._config.get("assume_finite", _MISSING)
+        self._config["assume_finite"] = True
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if self._context is not None:  # pragma: no cover - another layout
+            return self._context.__exit__(kind, value, traceback)
+        if self._previous is _MISSING:
+            self._config.pop("assume_finite", None)
+        else:
+            self._config["assume_finite"] = self._previous
+        return False

@@ -1,0 +1,24 @@
+"""The second-order linear learners: a mean and a covariance per model
+(Confidence-Weighted, AROW, SCW, NHERD, NAROW, IELLIP, SOP and the
+regressors)."""
+
+from ._confidence_weighted import (
+    AROWClassifier,
+    ConfidenceWeightedClassifier,
+    SCWClassifier,
+)
+from ._peers import IELLIPClassifier, NAROWClassifier, NHERDClassifier, SOPClassifier
+from ._regression import AROWRegressor, ConfidenceWeightedRegressor, NHERDRegressor
+
+__all__ = [
+    "AROWClassifier",
+    "AROWRegressor",
+    "ConfidenceWeightedClassifier",
+    "ConfidenceWeightedRegressor",
+    "IELLIPClassifier",
+    "NAROWClassifier",
+    "NHERDClassifier",
+    "NHERDRegressor",
+    "SCWClassifier",
+    "SOPClassifier",
+]

@@ -1,0 +1,206 @@
+"""The epoch adapter of the confidence-weighted family (CW, AROW, SCW and
+SCCW): one pass is one call of the second-order kernel over the rows the
+epoch driver gives it (:func:`sklearn_pa._core.driver.run_epochs`).  The
+estimators are in :mod:`sklearn_pa.second_order._base`."""
+
+from contextlib import nullcontext
+
+import numpy as np
+from sklearn.utils.parallel import _get_threadpool_controller
+
+from .._compiled import _second_order
+from .._compiled._rules import SecondOrderRule
+from .._core.batch import check_weights_read, touched_rows
+from .._core.driver import EpochAdapter, EpochStats
+from .._core.epochs import _EpochAveraging, _RowView
+from .._core.rules import spec
+
+__all__ = ["_SecondOrderEpochs", "_variances", "batch_arrays"]
+
+_NO_WEIGHTS = np.ones(0)
+
+
+class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
+    """The epoch adapter of CW, AROW, SCW and SCCW: one pass is one call of
+    the second-order kernel, which updates the mean ``W``, ``b``, the
+    covariance ``sigma`` (diagonal or full) and the averaging accumulators
+    in place.  An overflow restores ``W``, ``b``, ``U`` and ``bu`` as they
+    were before the first epoch."""
+
+    skipped_reason = (
+        "their squared norm or scores overflowed; scale the input "
+        "(StandardScaler, MaxAbsScaler)."
+    )
+    overflow_message = (
+        "the weights are no longer finite. Scale the input (StandardScaler, "
+        "MaxAbsScaler)."
+    )
+
+    def __init__(
+        self,
+        estimator,
+        sample_weight,
+        W,
+        b,
+        U,
+        bu,
+        *,
+        sigma,
+        rows,
+        labels,
+        params,
+        scores_out=None,
+        var_out=None,
+        targets=None,
+    ):
+        est = self.estimator = estimator
+        self.scores_out, self.var_out = scores_out, var_out
+        self.sample_weight = sample_weight
+        self.W, self.b, self.U, self.bu = W, b, U, bu
+        self.sigma, self.rows, self.labels, self.params = sigma, rows, labels, params
+        self.targets = targets  # (regression: SO_REGRESSION reads them)
+        self.reads_targets = targets is not None
+        if sigma.ndim == 3:
+            self.S_diag, self.S_full = np.zeros((0, 1)), sigma
+        else:
+            self.S_diag, self.S_full = sigma, np.zeros((0, 1, 1))
+        # the arrays as they were, for an overflow outside partial_fit (a
+        # partial_fit call journals what its pass writes instead)
+        self.backup = None
+        self.touched = None  # the rows of sigma the pass writes (None: all)
+        self.U_ = U if U is not None else np.zeros((0, W.shape[1]))
+        self.bu_ = bu if bu is not None else np.zeros(0)
+        self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
+        self.avg_start = est._average_start() if U is not None else 0
+        # (one set of columns, all learning: for average="epoch")
+        self.active = np.ones(W.shape[1], dtype=np.uint8)
+        self.avg_start_col = np.full(W.shape[1], self.avg_start, dtype=np.int64)
+        # one BLAS call per row on a D x D matrix: threads only add overhead
+        # (and oversubscribe a busy machine)
+        self.full = sigma.ndim == 3
+        self.t_end = 0
+
+    def bind(self, X, y, sample_weight, scores_out=None, *, same_rule=False):
+        """Take the validated batch ``X``, ``y``, ``sample_weight`` for the
+        next pass of a stream that reuses this adapter (the lean path's
+        :class:`~sklearn_pa._core.stream_plan.StreamPlan`; no recorded scores).
+        The mean, covariance, averages and class weights stay those of the
+        construction; the rule is stated again, unless ``same_rule`` says
+        that the parameters and the targets' strategy are those of the last
+        batch."""
+        est = self.estimator
+        self.sample_weight, self.scores_out, self.var_out = sample_weight, None, None
+        if same_rule:
+            labels, targets = est._targets(y)
+            self.rows, self.labels = _RowView(X), labels
+            self.targets = targets if self.reads_targets else None
+        else:
+            self.rows, self.labels, self.targets, self.params = batch_arrays(est, X, y)
+        self.backup = self.touched = None
+
+    def journal(self, journal, order):
+        """Save the rows of the mean (and averages) and of the diagonal
+        covariance that the batch's features index, the intercepts, and a
+        full covariance whole (a dense row's update writes all of it)."""
+        n_features = self.W.shape[0]
+        rows = touched_rows(self.rows)
+        self.touched = None if rows is None else np.append(rows, n_features)
+        # a rule that may rescale the whole covariance in this pass (IELLIP
+        # early in a stream) writes every row
+        rescales = getattr(self.estimator, "_rescales_covariance", None)
+        if rescales is not None and rescales():
+            self.touched = None
+        saved = journal.save(self.W, rows)
+        journal.save(self.U_, rows)
+        # (a weight written in place since the last call is refused here,
+        # on the copies the journal just made)
+        check_weights_read(self.estimator, saved, journal.save(self.b))
+        journal.save(self.bu_)
+        journal.save(self.S_diag, self.touched)
+        journal.save(self.S_full)
+        self.backup = ()
+
+    def run(self, order, t):
+        est = self.estimator
+        loss = np.zeros(1)
+        if self.backup is None:
+            self.backup = [
+                a.copy() for a in (self.W, self.b, self.U, self.bu) if a is not None
+            ]
+        blas_limit = (
+            _get_threadpool_controller().limit(limits=1, user_api="blas")
+            if self.full
+            else nullcontext()
+        )
+        with blas_limit:
+            result = _second_order.epoch(
+                self.rows,
+                order,
+                params=self.params,
+                labels=self.labels,
+                sample_weight=self.sample_weight,
+                # (a regressor has no class weights)
+                class_weight=getattr(est, "_expanded_class_weight", _NO_WEIGHTS),
+                W=self.W,
+                b=self.b,
+                S_diag=self.S_diag,
+                S_full=self.S_full,
+                U=self.U_,
+                bu=self.bu_,
+                intercept=self.intercept,
+                t0=int(t),
+                average_start=int(self.avg_start),
+                loss_out=loss,
+                scores_out=self.scores_out,
+                var_out=self.var_out,
+                targets=self.targets,
+            )
+        mistakes, n_updates, n_skipped, overflow = result
+        est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
+        self.t_end = int(t) + order.shape[0]
+        # (only the rows this pass wrote can have overflowed)
+        written = (
+            self.sigma
+            if self.full or self.touched is None
+            else (self.sigma[self.touched])
+        )
+        overflow = bool(overflow) or not np.all(np.isfinite(written))
+        return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def failed(self):
+        # (a journaled partial_fit call is restored by atomic_update)
+        arrays = (a for a in (self.W, self.b, self.U, self.bu) if a is not None)
+        for saved, a in zip(self.backup or (), arrays):
+            a[...] = saved
+
+    def publish(self):
+        est = self.estimator
+        est.t_ = float(self.t_end) + 1.0
+        est._sigma = self.sigma
+        est._publish(self.W, self.b, self.U, self.bu)
+
+    def summary(self):
+        W, b = self.W, self.b
+        return {
+            "Norm": f"{np.linalg.norm(W):.2f}",
+            "Bias norm": f"{np.linalg.norm(b):.6f}",
+            "Mean variance": f"{float(np.mean(_variances(self.sigma))):.6g}",
+        }
+
+
+def batch_arrays(estimator, X, y):
+    """``(rows, labels, targets, params)`` of a validated batch, as the
+    second-order kernel reads them: the row view, the class indices, the
+    regression targets (None unless the rule reads them) and the rule."""
+    labels, targets = estimator._targets(y)
+    params = estimator._kernel_params()
+    if spec(params["rule"], SecondOrderRule).y != "values":
+        targets = None
+    return _RowView(X), labels, targets, params
+
+
+def _variances(sigma):
+    """The variances (the diagonal of each covariance block)."""
+    if sigma.ndim == 3:
+        return np.diagonal(sigma, axis1=1, axis2=2)
+    return sigma
