@@ -17,12 +17,12 @@ from ._bayes_point_epochs import (
     labeled_validation_split,
     prepare_classes,
 )
-from ._bayes_point_lean import _BASES, _PUBLISHED, LeanBayesPointMixin
+from ._bayes_point_lean import _PUBLISHED, LeanBayesPointMixin
 from ._docstrings import fill_doc
 from ._engine import run_epochs, validation_scorer
 from ._growth import GrowingClassesMixin
 from ._passive_aggressive import PassiveAggressiveClassifier
-from ._per_call import remember_call, started_partial_fit_context
+from ._per_call import remember_call, session_of, started_partial_fit_context
 from ._pickled_state import CheckedStateMixin
 from ._state_bayes import BayesPointState
 from ._targets import ClassGrowth, added_classes, grows_classes
@@ -565,7 +565,8 @@ class OnlineBayesPointClassifier(
         )
         self._publish()
         remember_call(self, _PUBLISHED)
-        _BASES.pop(self, None)  # (fit's class weights may be "balanced")
+        # (fit's class weights may be "balanced")
+        session_of(self).bayes_base = None
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
@@ -630,7 +631,7 @@ class OnlineBayesPointClassifier(
         # whichever path each call took)
         self._publish(lazy=True)
         remember_call(self, _PUBLISHED)
-        _BASES[self] = base
+        session_of(self).bayes_base = base
         if record_scores:
             return scores_out
         return self

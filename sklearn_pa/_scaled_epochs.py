@@ -28,7 +28,7 @@ from ._kernels import _scaled, _scores
 from ._kernels._rules import Rule
 from ._linear_epochs import _LinearEpochs, _RowView
 from ._margin_learners import _MarginClassifier
-from ._per_call import _NO_ACCUMULATORS, call_cache, lean_rows
+from ._per_call import _NO_ACCUMULATORS, lean_rows, session_of
 from ._rule_specs import scaled_params
 from ._validation import current_journal, estimator_lock
 from ._weights import warn_romma_weights
@@ -220,7 +220,7 @@ class _ScaledClassifier(_MarginClassifier):
             values.pop("coef_", None)
             values.pop("intercept_", None)
             values.pop("_published_average", None)
-            call_cache(self).kernel_state = None
+            session_of(self).kernel_state = None
             self._scale_state = state
             self._scale_pending = (W, b)
             return
