@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .batch import estimator_lock
-from .session import call_cache
+from .session import session_of
 
 __all__ = ["AveragedPublicationMixin"]
 
@@ -128,11 +128,11 @@ class AveragedPublicationMixin:
             self._published_average = None
             self.coef_ = self._shape_coef(W.T)
             self.intercept_ = b
-            call_cache(self).kernel_state = (self.coef_, b, W, b, None, None)
+            session_of(self).kernel_state = (self.coef_, b, W, b, None, None)
             return
         self._average_accum, self._average_intercept_accum = U, bu
         self._standard_coef, self._standard_intercept = self._shape_coef(W.T), b
-        call_cache(self).kernel_state = (self._standard_coef, b, W, b, U, bu)
+        session_of(self).kernel_state = (self._standard_coef, b, W, b, U, bu)
         n_avg = self.t_ - self._average_start()  # averaged steps so far
         if lazy and n_avg >= 1:
             self.__dict__.pop("coef_", None)

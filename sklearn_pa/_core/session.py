@@ -11,13 +11,13 @@ full validation, which gives the errors it always gave.
 :class:`LeanLabelsMixin` reads a classifier's labels on that path.  The
 checks are the functions below (``lean_rows``,
 ``lean_labels``, ``lean_targets``, ``lean_sample_weight``,
-``params_unchanged``), with :class:`CallCache`, what the path remembers of an
-estimator between calls.
+``params_unchanged``), with :class:`Session`, everything a later call of an
+estimator reuses.
 """
 
 import copy
 import functools
-import weakref
+import threading
 from itertools import repeat
 from operator import is_
 
@@ -27,14 +27,14 @@ from sklearn.base import _fit_context
 
 from .._compiled import _scores
 from .._compiled._scores import csr_is_canonical as _csr_is_canonical
+from ..utils._atomic import session_of, set_session_type
 from .batch import KERNEL_DTYPES
 from .epochs import _RowView
 
 __all__ = [
-    "CallCache",
     "LeanCallsMixin",
     "LeanLabelsMixin",
-    "cache_of",
+    "Session",
     "call_cache",
     "lean_fitted_labels",
     "lean_labels",
@@ -43,6 +43,7 @@ __all__ = [
     "lean_targets",
     "params_snapshot",
     "params_unchanged",
+    "session_of",
     "fitted_partial_fit_context",
     "partial_fit_context",
     "stream_started",
@@ -143,7 +144,7 @@ class LeanCallsMixin:
         the model.  (Entries written in place through ``coef_`` reach
         ``W``, which ``coef_`` is a view of; the kernel checks the entries
         a step reads.)"""
-        state = call_cache(self).kernel_state
+        state = session_of(self).kernel_state
         if state is None or coef is not state[0] or intercept is not state[1]:
             return None
         W, b = state[2], state[3]
@@ -218,7 +219,7 @@ class LeanCallsMixin:
         :meth:`_lean_targets`, :func:`lean_sample_weight`).  It never
         raises: a batch it does not accept goes through the full
         validation, which says what is wrong."""
-        record = call_cache(self).lean
+        record = session_of(self).lean
         if (
             record is None
             or not self._lean_partial_fit
@@ -276,7 +277,7 @@ def lean_fitted_labels(estimator, y, classes, n_samples):
     fitted ones (a stream that passes the same object every call has it
     checked once)."""
     classes_ = estimator.classes_
-    cache = call_cache(estimator)
+    cache = session_of(estimator)
     if classes is not None and not _same_classes_arg(classes, cache.classes_arg):
         given = np.asarray(classes)
         if given.ndim != 1 or given.dtype.kind == "O":
@@ -493,55 +494,94 @@ def lean_targets(y, n_samples):
     return y
 
 
-class CallCache:
-    """What the lean path of one estimator remembers between its calls,
-    kept outside the estimator (:func:`call_cache`), so that its attributes,
-    pickles and clones are those of a model without it.
+class Session:
+    """Everything a later call of one estimator reuses, in one object: the
+    session of the estimator (:func:`session_of`).
+
+    It lives in the package's one registry of per-estimator state, beside
+    the lock that serialises the estimator's calls (kept by identity and
+    held weakly, :mod:`sklearn_pa.utils._atomic`): the estimator's
+    attributes, pickles, copies and clones are those of a model without
+    it, and a copy never shares it.  Every entry is valid only while the
+    objects it names are still those the estimator holds (the published
+    learned objects, the parameter snapshot); a call that finds any of them
+    replaced takes the full path and makes the entry anew.  An atomic block
+    (``atomic_update``) saves the slots of :attr:`saved_slots` on entry and
+    puts them back when the block fails, with the estimator's attributes:
+    no slot holds an object that a call changes in place.  A read
+    (``predict``, ``predict_proba``, a pending publication) writes a slot
+    only holding the estimator's lock.
 
     Attributes
     ----------
-    kernel_state : tuple or None
-        ``(coef, intercept, W, b, U, bu)``: the objects the estimator last
-        published as its learned state and the kernel arrays behind them
-        (see ``BaseOnlineLinear._trusted_state``).
+    lock : threading.RLock
+        The re-entrant lock of the estimator's calls and reads.
+    kernel_state : tuple, dict or None
+        The identities of the learned objects the estimator last published:
+        ``(coef, intercept, W, b, U, bu)`` for the linear learners (see
+        ``BaseOnlineLinear._trusted_state``), or ``{name: object}`` for
+        those that publish through :func:`remember_call`.
     lean : tuple or None
         ``(params, classes)``: the :func:`params_snapshot` and the
-        ``classes_`` object of the last fully validated call.
+        ``classes_`` object of the last fully validated call (a
+        :func:`call_snapshot` for :func:`remember_call`).
     classes_arg : tuple or None
         The ``classes`` argument last checked against ``classes_``, with
         what it held then (:func:`_same_classes_arg`).
     members : tuple or None
         ``(classes_, set of its labels)``, for :func:`lean_labels`.
     plan : StreamPlan or None
-        The set-up a later ``partial_fit`` call reuses
-        (:mod:`sklearn_pa._core.stream_plan`).
+        The set-up a later ``partial_fit`` call reuses, with the identities
+        of the objects it was made for (:mod:`sklearn_pa._core.stream_plan`).
+    calibration : tuple or None
+        ``(margins, fitted)``: the recorded margins of a second-order
+        learner and the calibration of ``predict_proba`` fitted to them.
+    bayes_base : estimator or None
+        The base learner the last ``partial_fit`` call of an online Bayes
+        point machine prepared, reused by the next call.
+    tagger_validated, tagger_checked, tagger_published : tuple or None
+        A sequence tagger's parameters last validated, its own check's
+        result and the identities of its published weights
+        (:mod:`sklearn_pa.sequence._lean`).
     """
 
-    __slots__ = ("classes_arg", "kernel_state", "lean", "members", "plan")
+    __slots__ = (
+        "bayes_base",
+        "calibration",
+        "classes_arg",
+        "kernel_state",
+        "lean",
+        "lock",
+        "members",
+        "plan",
+        "tagger_checked",
+        "tagger_published",
+        "tagger_validated",
+    )
+
+    #: The slots an atomic block saves and puts back (all but the lock).
+    saved_slots = tuple(name for name in __slots__ if name != "lock")
 
     def __init__(self):
-        self.kernel_state = self.lean = self.classes_arg = self.plan = None
-        self.members = None
+        self.lock = threading.RLock()
+        self.clear()
+
+    def clear(self):
+        """Forget everything (the lock stays): the next call validates
+        everything and sets up anew."""
+        for name in self.saved_slots:
+            setattr(self, name, None)
+
+    def saved(self):
+        """The values of :attr:`saved_slots`, as an atomic block saves them."""
+        return tuple(getattr(self, name) for name in self.saved_slots)
 
 
-_CACHES = weakref.WeakKeyDictionary()
+set_session_type(Session)
 
 
-def call_cache(estimator):
-    """The :class:`CallCache` of ``estimator`` (a new, empty one the first
-    time)."""
-    return cache_of(_CACHES, estimator, CallCache)
-
-
-def cache_of(caches, estimator, factory):
-    """The entry of ``estimator`` in the weak-key dictionary ``caches``,
-    made by ``factory()`` the first time: what a lean path remembers of an
-    estimator, kept outside it (its attributes, pickles and clones are
-    those of a model without it)."""
-    cache = caches.get(estimator)
-    if cache is None:
-        cache = caches[estimator] = factory()
-    return cache
+#: The :class:`Session` of an estimator (:func:`session_of`).
+call_cache = session_of
 
 
 # ----------------------------------------------------------------------------
@@ -596,7 +636,7 @@ def remember_call(estimator, published, *, validated=True):
     attribute names ``published``, each trusted by a later call as long as
     it is still that object) and, with ``validated``, the parameters the
     call validated.  Called last in a call, once nothing can fail."""
-    cache = call_cache(estimator)
+    cache = session_of(estimator)
     values = estimator.__dict__
     cache.kernel_state = {name: values.get(name, _MISSING) for name in published}
     if validated:
@@ -609,7 +649,7 @@ def lean_call_ready(estimator):
     validated call, no feature names were fitted, and every learned object
     remembered by :func:`remember_call` is still in place.  O(number of
     parameters + published attributes)."""
-    cache = call_cache(estimator)
+    cache = session_of(estimator)
     record, published = cache.lean, cache.kernel_state
     values = estimator.__dict__
     if (
@@ -626,7 +666,7 @@ def trusted_published(estimator, names):
     """Whether each attribute of ``names`` is the object ``estimator``
     published last (:func:`remember_call`): then its shape and finiteness
     were checked or produced by the estimator, and need no scan."""
-    published = call_cache(estimator).kernel_state
+    published = session_of(estimator).kernel_state
     if type(published) is not dict:
         return False
     values = estimator.__dict__

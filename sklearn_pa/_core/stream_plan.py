@@ -24,6 +24,7 @@ import numpy as np
 from .batch import current_journal, weighs_nothing
 from .driver import stream_epoch
 from .publication import AveragedPublicationMixin
+from .session import session_of
 
 __all__ = ["StreamPlan"]
 
@@ -128,13 +129,16 @@ class StreamPlan:
         est.n_iter_ = 1
         est.t_ = float(t) + 1.0
         est._publish(adapter.W, adapter.b, adapter.U, adapter.bu, lazy=True)
-        self.published = _published(values)
+        # (a new plan, never this one changed in place: a call that fails
+        # after this line puts the session's previous plan back with the
+        # estimator)
+        session_of(est).plan = StreamPlan(adapter, _published(values))
         return True
 
 
 def _release(adapter):
     """Drop the adapter's references to the estimator and to the batch
-    between calls: the plan lives in the estimator's call cache, which must
+    between calls: the plan lives in the estimator's session, which must
     not keep the estimator (nor a large batch) alive."""
     adapter.estimator = None
     adapter.X = adapter.y = adapter.rows = None

@@ -25,7 +25,7 @@ from .._core.docs import fill_doc
 from .._core.driver import run_epochs, validation_scorer
 from .._core.growth import GrowingClassesMixin
 from .._core.pickled_state import CheckedStateMixin
-from .._core.session import remember_call, started_partial_fit_context
+from .._core.session import remember_call, session_of, started_partial_fit_context
 from .._core.targets import ClassGrowth, added_classes, grows_classes
 from ..linear._base import BaseOnlineLinear
 from ..linear._passive_aggressive import PassiveAggressiveClassifier
@@ -38,7 +38,7 @@ from ._epochs import (
     labeled_validation_split,
     prepare_classes,
 )
-from ._lean import _BASES, _PUBLISHED, LeanBayesPointMixin
+from ._lean import _PUBLISHED, LeanBayesPointMixin
 from ._unlabeled import (
     UNLABELED,
     _unlabeled_mask,
@@ -565,7 +565,8 @@ class OnlineBayesPointClassifier(
         )
         self._publish()
         remember_call(self, _PUBLISHED)
-        _BASES.pop(self, None)  # (fit's class weights may be "balanced")
+        # (fit's class weights may be "balanced")
+        session_of(self).bayes_base = None
         return self
 
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
@@ -630,7 +631,7 @@ class OnlineBayesPointClassifier(
         # whichever path each call took)
         self._publish(lazy=True)
         remember_call(self, _PUBLISHED)
-        _BASES[self] = base
+        session_of(self).bayes_base = base
         if record_scores:
             return scores_out
         return self

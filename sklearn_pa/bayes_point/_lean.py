@@ -8,8 +8,6 @@ model) to be computed when read; the scores of a few rows come from the
 copies' weights of their features.  See :mod:`sklearn_pa._core.session`.
 """
 
-import weakref
-
 import numpy as np
 
 from .._compiled import _scores
@@ -23,6 +21,7 @@ from .._core.session import (
     lean_rows,
     lean_sample_weight,
     remember_call,
+    session_of,
     trusted_published,
 )
 
@@ -39,9 +38,6 @@ _PUBLISHED = (
     "_class_weight",
     "intercept_scaling_",
 )
-# the base learner the last partial_fit call of an estimator prepared (its
-# targets adopted), reused by the next call on the lean path
-_BASES = weakref.WeakKeyDictionary()
 
 
 class LeanBayesPointMixin:
@@ -84,7 +80,9 @@ class LeanBayesPointMixin:
         adapter) and the Bayes point is published when read.  Returns
         ``self``, or None (nothing done) when the call needs the full
         validation."""
-        base = _BASES.get(self)
+        # (the base learner the last partial_fit call prepared, its targets
+        # adopted: kept in the estimator's session)
+        base = session_of(self).bayes_base
         if base is None or not lean_call_ready(self):
             return None
         X = lean_rows(X, self.n_features_in_, FLOAT64_ROWS)

@@ -74,8 +74,8 @@ from .._core.publication import AveragedPublicationMixin
 from .._core.session import (
     LeanCallsMixin,
     LeanLabelsMixin,
-    call_cache,
     params_snapshot,
+    session_of,
     stream_started,
 )
 from .._core.state import LinearState
@@ -457,7 +457,7 @@ class BaseOnlineLinear(
         # (not hasattr(self, "coef_"), which would compute a pending average)
         first_call = not stream_started(self.__dict__)
         given = sample_weight is not None
-        cache = call_cache(self)
+        cache = session_of(self)
         plan = cache.plan
         if plan is not None and not (first_call or record_scores):
             if plan.partial_fit(self, X, y, classes, sample_weight):
@@ -492,7 +492,7 @@ class BaseOnlineLinear(
             self._average_from = 1
         else:
             W, b = self._state_arrays()
-            trusted = call_cache(self).kernel_state
+            trusted = session_of(self).kernel_state
             if (
                 self.average
                 and trusted is not None

@@ -28,7 +28,7 @@ from .._core.docs import fill_doc
 from .._core.epochs import _LinearEpochs, _RowView
 from .._core.publication import _same_values
 from .._core.rules import scaled_params
-from .._core.session import _NO_ACCUMULATORS, call_cache, lean_rows
+from .._core.session import _NO_ACCUMULATORS, lean_rows, session_of
 from .._core.state import ScaledState
 from .._core.weights import warn_romma_weights
 from ._base import BaseOnlineLinear
@@ -231,7 +231,7 @@ class _ScaledClassifier(_MarginClassifier):
             values.pop("coef_", None)
             values.pop("intercept_", None)
             values.pop("_published_average", None)
-            call_cache(self).kernel_state = None
+            session_of(self).kernel_state = None
             self._scale_state = state
             self._scale_pending = (W, b)
             return

@@ -43,12 +43,11 @@ from .._core.driver import run_epochs, validation_scorer
 from .._core.epochs import _RowView
 from .._core.growth import grow_second_order_state, refuse_growing_proba
 from .._core.rules import second_order_kernel_params
-from .._core.session import _NO_ACCUMULATORS, lean_rows, partial_fit_context
+from .._core.session import _NO_ACCUMULATORS, lean_rows, partial_fit_context, session_of
 from .._core.state import SecondOrderState
 from ..exceptions import NoisyLabelsWarning
 from ..linear._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._calibration import (
-    CALIBRATION_CACHE,
     CALIBRATION_SIZE,
     PROGRESSIVE_DENSE,
     PROGRESSIVE_REFIT,
@@ -628,14 +627,17 @@ class _BaseSecondOrder(
         calibration = getattr(self, "_calibration", None)
         if calibration is None or calibration[0].shape[0] == 0:
             return (1.0, 0.0, 1.0)
-        # cached outside the estimator, so that predict_proba writes nothing
-        # to the model (threads may share it); valid while the recorded
-        # margins are the same object
-        cached = CALIBRATION_CACHE.get(self)
+        # kept in the estimator's session, so that predict_proba writes
+        # nothing to the model (threads may share it); valid while the
+        # recorded margins are the same object
+        session = session_of(self)
+        cached = session.calibration
         if cached is not None and cached[0] is calibration:
             return cached[1]
         fitted = fit_calibration(*calibration, self._calibration_held_out)
-        CALIBRATION_CACHE[self] = (calibration, fitted)
+        with session.lock:  # (a read writes its session holding the lock)
+            if self.__dict__.get("_calibration") is calibration:
+                session.calibration = (calibration, fitted)
         return fitted
 
     def _progressive_proba(

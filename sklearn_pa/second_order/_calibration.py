@@ -7,23 +7,17 @@ samples by maximum likelihood (``_BaseSecondOrder._fitted_calibration``) and
 turn scores into probabilities.
 """
 
-import weakref
-
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import ndtr
 
 __all__ = [
-    "CALIBRATION_CACHE",
     "CALIBRATION_SIZE",
     "PROGRESSIVE_DENSE",
     "PROGRESSIVE_REFIT",
     "fit_calibration",
     "gaussian_margin_proba",
 ]
-
-#: estimator -> (its recorded margins, the calibration fitted to them)
-CALIBRATION_CACHE = weakref.WeakKeyDictionary()
 
 #: Number of recent samples whose margins calibrate ``predict_proba``.
 CALIBRATION_SIZE = 1000

@@ -240,7 +240,7 @@ class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator)
     def _publish_arrays(self, public):
         for name, value in zip(PUBLIC_WEIGHTS, public):
             setattr(self, name, value)
-        tagger_cache(self).published = (public, self._kernel_arrays())
+        tagger_cache(self).tagger_published = (public, self._kernel_arrays())
 
     def _kernel_arrays(self):
         values = self.__dict__
@@ -261,7 +261,7 @@ class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator)
         for name in PUBLIC_WEIGHTS:
             values.pop(name, None)
         self._publication_pending = True
-        tagger_cache(self).published = (None, self._kernel_arrays())
+        tagger_cache(self).tagger_published = (None, self._kernel_arrays())
 
     def _publish_pending(self):
         """Compute the publication a ``partial_fit`` call left pending,
@@ -296,7 +296,7 @@ class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator)
         model's dimensions: then a later ``partial_fit`` continues from them
         as they are, without the checks and copies of
         :meth:`_continue_from_public`.  O(1)."""
-        published = tagger_cache(self).published
+        published = tagger_cache(self).tagger_published
         if published is None:
             return False
         public, kernel = published
@@ -507,9 +507,9 @@ class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator)
         # parameter set between calls must be refused before anything moves
         # (validated again whenever one changed since the last call)
         cache = tagger_cache(self)
-        if not params_unchanged(self, cache.validated):
+        if not params_unchanged(self, cache.tagger_validated):
             self._validate_params()
-            cache.validated = params_snapshot(self)
+            cache.tagger_validated = params_snapshot(self)
         first = "classes_" not in self.__dict__
         averaged = getattr(self, "_averaged", hasattr(self, "_U"))
         if not first and bool(self.average) != averaged:

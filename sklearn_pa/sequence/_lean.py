@@ -10,26 +10,23 @@ they changed since the last validated call
 the attributes the tagger published itself are trusted as they are (no
 copy, no finiteness scan), the journal of a call saves the rows of the
 features its sentences touch (``touched_rows``), and an averaged model is
-published when read.  :class:`TaggerCache` is what the path remembers of a
-tagger between calls, kept outside it (:func:`tagger_cache`), so that its
+published when read.  What the path remembers of a tagger between calls is
+kept in its session (:func:`tagger_cache`), outside it, so that its
 attributes, pickles and clones are those of a model without it.
 """
-
-import weakref
 
 import numpy as np
 
 from .._core.batch import touched_rows
 from .._core.session import (
-    cache_of,
     fitted_partial_fit_context,
     params_snapshot,
     params_unchanged,
+    session_of,
 )
 
 __all__ = [
     "PUBLIC_WEIGHTS",
-    "TaggerCache",
     "checked_params",
     "lean_decode",
     "tagger_cache",
@@ -40,38 +37,19 @@ __all__ = [
 PUBLIC_WEIGHTS = ("coef_", "transitions_", "start_transitions_", "end_transitions_")
 
 
-class TaggerCache:
-    """What the lean path of one tagger remembers between its calls.
-
-    Attributes
-    ----------
-    validated : tuple or None
-        The :func:`params_snapshot` of the last call whose parameters passed
-        scikit-learn's validation.
-    checked : tuple or None
-        ``(snapshot, classes, result)``: the parameters and ``classes_``
-        object the tagger's own check (``_check_params``) last accepted, and
-        what it returned (the checked cost matrix of a Passive-Aggressive
-        tagger).
-    published : tuple or None
-        ``(public, kernel)``: the objects published as
-        :data:`PUBLIC_WEIGHTS` (None for a publication left pending) and the
-        kernel arrays ``(_W, _Tr, _U, _UT)`` behind them.
-    """
-
-    __slots__ = ("checked", "published", "validated")
-
-    def __init__(self):
-        self.validated = self.checked = self.published = None
-
-
-_CACHES = weakref.WeakKeyDictionary()
-
-
 def tagger_cache(estimator):
-    """The :class:`TaggerCache` of ``estimator`` (a new, empty one the first
-    time)."""
-    return cache_of(_CACHES, estimator, TaggerCache)
+    """The :class:`~sklearn_pa._per_call.Session` of ``estimator``, whose
+    ``tagger_validated``, ``tagger_checked`` and ``tagger_published`` are
+    what the lean path remembers of a tagger between calls: the
+    :func:`params_snapshot` of the last call whose parameters passed
+    scikit-learn's validation; ``(snapshot, classes, result)``, the
+    parameters and ``classes_`` object the tagger's own check
+    (``_check_params``) last accepted and what it returned (the checked
+    cost matrix of a Passive-Aggressive tagger); ``(public, kernel)``, the
+    objects published as :data:`PUBLIC_WEIGHTS` (None for a publication
+    left pending) and the kernel arrays ``(_W, _Tr, _U, _UT)`` behind
+    them."""
+    return session_of(estimator)
 
 
 def checked_params(estimator, classes):
@@ -79,7 +57,7 @@ def checked_params(estimator, classes):
     the parameters or ``classes`` (the object) changed since it last
     passed."""
     cache = tagger_cache(estimator)
-    checked = cache.checked
+    checked = cache.tagger_checked
     if (
         checked is not None
         and checked[1] is classes
@@ -88,7 +66,7 @@ def checked_params(estimator, classes):
         return checked[2]
     snapshot = params_snapshot(estimator)
     result = estimator._check_params(classes)
-    cache.checked = (snapshot, classes, result)
+    cache.tagger_checked = (snapshot, classes, result)
     return result
 
 

@@ -11,6 +11,11 @@ gives it back whatever is raised while it puts the estimator back: an
 interrupt at any bytecode of the caller leaves the lock free.  Putting the
 journal's entries back (:func:`restore_entries`) runs no Python code
 either, so an interrupt cannot cut it short.
+
+The lock is that of the estimator's session (:func:`session_of`): the one
+object, kept outside the estimator in the one registry here, that holds
+everything a later call reuses.  A block saves the session's entries on
+entry and puts them back with the estimator's attributes when it fails.
 """
 
 import contextvars
@@ -29,30 +34,86 @@ __all__ = [
     "estimator_lock",
     "locked_read",
     "restore_entries",
+    "session_of",
+    "set_session_type",
 ]
 
 #: The journal of the innermost atomic block of this thread (or None).
 JOURNAL = contextvars.ContextVar("sklearn_pa_journal", default=None)
 
-_LOCKS = weakref.WeakKeyDictionary()
-_LOCKS_GUARD = threading.Lock()
+#: estimator -> its session (the lock that serialises its calls and what a
+#: later call reuses): the one registry of per-estimator state, keyed by
+#: identity and held weakly, so that a pickle, a copy or a clone of an
+#: estimator never carries, nor shares, the session of another.
+_SESSIONS = weakref.WeakKeyDictionary()
+_SESSIONS_GUARD = threading.Lock()
 # (the weak dictionary's own table, read as its get() does, without its
 # Python frame: a read of one row takes the lock too)
-cdef dict _LOCK_TABLE = _LOCKS.data
+cdef dict _SESSION_TABLE = _SESSIONS.data
 _ref = weakref.ref
+
+
+class LockOnlySession:
+    """The session of an estimator when no richer session type was
+    registered (:func:`set_session_type`): its lock only."""
+
+    __slots__ = ("lock",)
+
+    #: the slots an atomic block saves and puts back (none)
+    saved_slots = ()
+
+    def __init__(self):
+        self.lock = threading.RLock()
+
+
+cdef object _session_type = LockOnlySession
+cdef tuple _saved_slots = ()
+
+
+def set_session_type(session_type):
+    """Make ``session_type()`` the session of every estimator seen from now
+    on: a class with the slot ``lock`` (a fresh ``threading.RLock``) and the
+    tuple ``saved_slots`` of the slots an atomic block saves on entry and
+    puts back when the block fails."""
+    global _session_type, _saved_slots
+    _session_type = session_type
+    _saved_slots = tuple(session_type.saved_slots)
+
+
+def session_of(estimator):
+    """The session of ``estimator``: one per live estimator, made the first
+    time it is asked for, kept outside the estimator (by identity, weakly)
+    so that its attributes, pickles, copies and clones are those of a model
+    without it."""
+    session = _SESSION_TABLE.get(_ref(estimator))
+    if session is None:
+        with _SESSIONS_GUARD:
+            session = _SESSIONS.get(estimator)
+            if session is None:
+                session = _SESSIONS[estimator] = _session_type()
+    return session
 
 
 def estimator_lock(estimator):
     """The re-entrant lock that serialises the calls on ``estimator`` (held
-    by its atomic blocks and by its reads): one per live estimator, kept
-    outside it, so that pickling and cloning are unaffected."""
-    lock = _LOCK_TABLE.get(_ref(estimator))
-    if lock is None:
-        with _LOCKS_GUARD:
-            lock = _LOCKS.get(estimator)
-            if lock is None:
-                lock = _LOCKS[estimator] = threading.RLock()
-    return lock
+    by its atomic blocks and by its reads): that of its session
+    (:func:`session_of`)."""
+    return session_of(estimator).lock
+
+
+cdef tuple _save_session(session):
+    """The values of the session's saved slots (missing ones as None)."""
+    return tuple([getattr(session, name, None) for name in _saved_slots])
+
+
+cdef _restore_session(session, tuple saved):
+    """Put back the values :func:`_save_session` returned (compiled: no
+    Python code runs in between, an interrupt cannot cut it short)."""
+    cdef Py_ssize_t i
+    if len(saved) != len(_saved_slots):
+        return
+    for i in range(len(saved)):
+        setattr(session, _saved_slots[i], saved[i])
 
 
 class RawWords:
@@ -97,16 +158,18 @@ cdef class AtomicBlock:
     ``_lists`` that :func:`restore_entries` reads).
     """
 
-    cdef object _estimator, _lock, _saved, _journal, _token
+    cdef object _estimator, _lock, _saved, _journal, _token, _session, _saved_session
 
     def __init__(self, estimator):
         self._estimator = estimator
 
     def __enter__(self):
-        lock = estimator_lock(self._estimator)
+        session = session_of(self._estimator)
+        lock = session.lock
         lock.acquire()
         # (no handler can run here: compiled code)
         try:
+            saved_session = _save_session(session)
             saved = dict(self._estimator.__dict__)
             journal = self.journal_type()
             journal.save_generator(saved.get("random_state"))
@@ -115,11 +178,14 @@ cdef class AtomicBlock:
             lock.release()
             raise
         self._lock, self._saved, self._journal = lock, saved, journal
+        self._session, self._saved_session = session, saved_session
         return journal
 
     def __exit__(self, kind, value, traceback):
         lock, saved, journal = self._lock, self._saved, self._journal
+        session, saved_session = self._session, self._saved_session
         self._lock = self._saved = self._journal = None
+        self._session = self._saved_session = None
         try:
             JOURNAL.reset(self._token)
             if kind is not None:
@@ -127,6 +193,7 @@ cdef class AtomicBlock:
                 values = self._estimator.__dict__
                 values.clear()
                 values.update(saved)
+                _restore_session(session, saved_session)
         finally:
             lock.release()
         return False
