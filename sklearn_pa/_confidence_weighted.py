@@ -18,15 +18,18 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
 from ._docstrings import fill_text
 from ._kernels._rules import SecondOrderRule as R
+from ._rule_specs import second_order_rules
 from ._second_order_base import _BaseSecondOrder
 from .utils._deprecation import renamed_parameter
 
 __all__ = ["AROWClassifier", "ConfidenceWeightedClassifier", "SCWClassifier"]
 
+#: CW's ``multiclass`` options: the multiclass modes of the constraint
+#: rules that run its step, as the registry declares them
 _MULTICLASS_RULES = {
-    "single": R.SO_SINGLE,
-    "sequential": R.SO_SEQUENTIAL,
-    "support": R.SO_SUPPORT,
+    mode: rule
+    for mode, rule in second_order_rules(R.STEP_CW).items()
+    if mode not in (None, "binary")
 }
 
 

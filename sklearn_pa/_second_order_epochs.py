@@ -10,9 +10,8 @@ from sklearn.utils.parallel import _get_threadpool_controller
 
 from ._engine import EpochAdapter, EpochStats
 from ._kernels import _second_order
-from ._kernels._rules import SecondOrderRule
 from ._linear_epochs import _EpochAveraging, _RowView
-from ._rule_specs import spec
+from ._rule_specs import check_combination
 from ._validation import check_weights_read, touched_rows
 
 __all__ = ["_SecondOrderEpochs", "_variances", "batch_arrays"]
@@ -191,10 +190,22 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
 def batch_arrays(estimator, X, y):
     """``(rows, labels, targets, params)`` of a validated batch, as the
     second-order kernel reads them: the row view, the class indices, the
-    regression targets (None unless the rule reads them) and the rule."""
+    regression targets (None unless the rule reads them) and the rule.
+
+    The rule, the step and the estimator's ``covariance`` are checked
+    against what the registry declares of them
+    (:func:`~sklearn_pa._rule_specs.check_combination`) before any compiled
+    call: a refusal names the estimator's parameter and its accepted
+    values."""
     labels, targets = estimator._targets(y)
     params = estimator._kernel_params()
-    if spec(params["rule"], SecondOrderRule).y != "values":
+    rule_spec, _ = check_combination(
+        "second_order",
+        {"rule": params["rule"], "step": params["step"]},
+        covariance=estimator.covariance,
+        owner=type(estimator).__name__,
+    )
+    if rule_spec.y != "values":
         targets = None
     return _RowView(X), labels, targets, params
 
