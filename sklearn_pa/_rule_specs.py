@@ -392,7 +392,8 @@ def check_combination(kernel, values, *, covariance=None, owner=None):
         When the kernel does not run a value, or the values declare no
         common value of a constraint.
     """
-    key = (kernel, tuple((k, int(v)) for k, v in values.items()), covariance, owner)
+    # (an enum member is equal to its int, and hashes as it)
+    key = (kernel, covariance, owner, *values.items())
     specs = _COMBINATIONS.get(key)
     if specs is not None:
         return specs
