@@ -81,7 +81,7 @@ cdef inline Py_ssize_t copy_step(
                                C_i * weight_pos[y], slack, learn, cand, tau_buf,
                                delta, changed, offset, loss_sum, mistake)
     # no other rule reaches the copies: the entry refuses a rule without a
-    # branch here (``sklearn_pa/_rule_specs.py``)
+    # branch here (``sklearn_pa/_core/rules.py``)
     return 0
 
 
@@ -240,7 +240,7 @@ cdef tuple _epoch(
     if M < 1 or MK % M != 0:
         raise ValueError(f"W has {MK} columns, not a multiple of {M} copies")
     cdef Py_ssize_t K = MK // M
-    # the rules the copies run: those ``sklearn_pa/_rule_specs.py`` lists
+    # the rules the copies run: those ``sklearn_pa/_core/rules.py`` lists
     # for "bayes_point"
     spec = check_linear_rule("bayes_point", rule, slack)
     cdef Py_ssize_t n_weights = 2 if rule == Rule.BINARY else K

@@ -8,7 +8,9 @@
 # diagonal (AROW, as Jubatus' and Hivemall's AROW) or the diagonal precision
 # ``1 / Sigma_jj += d x_j^2`` (CW and NHERD, as Jubatus).  Each rule steps only
 # when the epsilon-insensitive loss ``|e| - epsilon`` is positive; ``w`` (> 0)
-# is the sample weight.  References (the code each rule transcribes):
+# is the sample weight.  Each rule sets ``alpha`` and ``prec`` of the
+# ``SecondOrderStep`` (``regression_step`` initialises every field first,
+# ``init_step``).  References (the code each rule transcribes):
 #
 # - jubatus_core ``jubatus/core/regression/arow.cpp``, ``confidence_weighted.cpp``
 #   and ``normal_herd.cpp`` (``train`` and ``update``);
@@ -21,7 +23,9 @@
 
 from libc.math cimport sqrt, fabs
 
-from ._rules_second_order cimport SecondOrderRule
+from ._rules_second_order cimport (
+    SecondOrderParams, SecondOrderRule, SecondOrderStep, init_step,
+)
 
 
 cdef inline double regression_loss(double e, double epsilon) noexcept nogil:
@@ -32,7 +36,7 @@ cdef inline double regression_loss(double e, double epsilon) noexcept nogil:
 
 cdef inline void arow_regression_step(
     double e, double v, double epsilon, double r, double w,
-    double *alpha, double *prec,
+    SecondOrderStep *s,
 ) noexcept nogil:
     """AROW regression (Jubatus ``arow::train``, Hivemall AROWe with
     Jubatus' ``regularization_weight = 1 / r``): the minimiser of
@@ -43,17 +47,15 @@ cdef inline void arow_regression_step(
     ``alpha = sign(e) (|e| - epsilon) / (v + r / w)``, precision ``+= (w / r)
     x x^T``, i.e. ``beta = 1 / (v + r / w)``."""
     cdef double l = fabs(e) - epsilon
-    alpha[0] = 0.0
-    prec[0] = 0.0
     if not l > 0.0 or not v > 0.0 or not w > 0.0:
         return
-    alpha[0] = (l if e > 0.0 else -l) / (v + r / w)
-    prec[0] = w / r
+    s.alpha = (l if e > 0.0 else -l) / (v + r / w)
+    s.prec = w / r
 
 
 cdef inline void cw_regression_step(
     double e, double v, double epsilon, double phi, double w,
-    double *alpha, double *prec,
+    SecondOrderStep *s,
 ) noexcept nogil:
     """CW regression (Jubatus ``confidence_weighted::train``, its
     ``regularization_weight`` being ``phi``): the variance form of CW
@@ -71,8 +73,6 @@ cdef inline void cw_regression_step(
     when ``|e| > epsilon`` (its ``sensitivity``), with the whole ``|e|`` in
     the multiplier."""
     cdef double a = fabs(e), b, disc, g
-    alpha[0] = 0.0
-    prec[0] = 0.0
     if not a > epsilon or not v > 0.0 or not w > 0.0:
         return
     b = 1.0 - 2.0 * phi * a
@@ -82,13 +82,13 @@ cdef inline void cw_regression_step(
     else:
         g = (disc - b) / (4.0 * phi * v)
     g = g * w
-    alpha[0] = g if e > 0.0 else -g
-    prec[0] = 2.0 * g * phi
+    s.alpha = g if e > 0.0 else -g
+    s.prec = 2.0 * g * phi
 
 
 cdef inline void nherd_regression_step(
     double e, double v, double epsilon, double C, double w,
-    double *alpha, double *prec,
+    SecondOrderStep *s,
 ) noexcept nogil:
     """NHERD regression (Jubatus ``normal_herd::train``, ``C`` its
     ``regularization_weight``; Crammer & Lee 2010's herding update on the
@@ -96,41 +96,26 @@ cdef inline void nherd_regression_step(
     (C w))``, precision ``+= (2 C w + (C w)^2 v) x x^T`` (the full form is
     NHERD's ``Sigma -= (2C + C^2 v) / (1 + C v)^2 Sigma x x^T Sigma``)."""
     cdef double l = fabs(e) - epsilon, c = C * w
-    alpha[0] = 0.0
-    prec[0] = 0.0
     if not l > 0.0 or not v > 0.0 or not w > 0.0:
         return
-    alpha[0] = (l if e > 0.0 else -l) / (v + 1.0 / c)
-    prec[0] = 2.0 * c + c * c * v
+    s.alpha = (l if e > 0.0 else -l) / (v + 1.0 / c)
+    s.prec = 2.0 * c + c * c * v
 
 
 cdef inline void regression_step(
-    int step, double e, double v, double epsilon, double phi, double param,
-    double w, double *alpha, double *prec,
+    const SecondOrderParams *p, double e, double v, double w, SecondOrderStep *s,
 ) noexcept nogil:
-    """The regression step ``step`` (``SecondOrderRule.STEP_*_REGRESSION``):
-    ``phi`` is CW's, ``param`` AROW's ``r`` or NHERD's ``C``."""
-    if step == SecondOrderRule.STEP_AROW_REGRESSION:
-        arow_regression_step(e, v, epsilon, param, w, alpha, prec)
-    elif step == SecondOrderRule.STEP_CW_REGRESSION:
-        cw_regression_step(e, v, epsilon, phi, w, alpha, prec)
-    elif step == SecondOrderRule.STEP_NHERD_REGRESSION:
-        nherd_regression_step(e, v, epsilon, param, w, alpha, prec)
-    else:
-        # no other step passes the kernel's entry with ``SO_REGRESSION``
-        # (``is_regression_step``)
-        alpha[0] = 0.0
-        prec[0] = 0.0
-
-
-cdef inline bint is_regression_step(int step) noexcept nogil:
-    """Whether ``step`` is a step of the regression rule (``SO_REGRESSION``
-    runs these and only these: the kernel's entry refuses any other pair)."""
-    return (
-        step == SecondOrderRule.STEP_AROW_REGRESSION
-        or step == SecondOrderRule.STEP_CW_REGRESSION
-        or step == SecondOrderRule.STEP_NHERD_REGRESSION
-    )
+    """The regression step ``p.step`` (``SecondOrderRule.STEP_*_REGRESSION``)
+    into ``s`` (every field set): ``p.phi`` is CW's, ``p.param`` AROW's ``r``
+    or NHERD's ``C``, ``p.epsilon`` the insensitive width.  A step with no
+    branch here (refused at the kernel's entry) takes no step."""
+    init_step(s)
+    if p.step == SecondOrderRule.STEP_AROW_REGRESSION:
+        arow_regression_step(e, v, p.epsilon, p.param, w, s)
+    elif p.step == SecondOrderRule.STEP_CW_REGRESSION:
+        cw_regression_step(e, v, p.epsilon, p.phi, w, s)
+    elif p.step == SecondOrderRule.STEP_NHERD_REGRESSION:
+        nherd_regression_step(e, v, p.epsilon, p.param, w, s)
 
 
 cdef inline bint diagonal_in_precision(int step) noexcept nogil:

@@ -4,13 +4,17 @@
 # covariance by ``beta (Sigma x)(Sigma x)^T``.  The binary rules see the margin
 # ``m = y mu.x`` and the variance ``v = x^T Sigma x`` of the row (for a
 # multiclass pair (y, r), ``m = (mu_y - mu_r).x`` and ``v = v_y + v_r``);
-# ``w`` (> 0) is the sample weight (times the class weight).
+# ``w`` (> 0) is the sample weight (times the class weight).  Each rule sets
+# the fields of the ``SecondOrderStep`` it computes; :func:`cw_pair_step`
+# initialises all of them first (``init_step``).
 # ``tests/test_oracle_second_order.py`` checks every rule against a generic
 # solver of its optimisation problem.
 
 from libc.math cimport sqrt, M_SQRT2
 
-from ._rules_second_order cimport SecondOrderRule
+from ._rules_second_order cimport (
+    SecondOrderParams, SecondOrderRule, SecondOrderStep, init_step,
+)
 
 
 cdef struct Cand:
@@ -19,7 +23,7 @@ cdef struct Cand:
 
 
 cdef inline void _gaussian_step(
-    double a, double v, double phi, double *alpha, double *beta,
+    double a, double v, double phi, SecondOrderStep *s,
 ) noexcept nogil:
     """The mean step ``alpha = a`` and the covariance step ``beta`` of the
     CW-family rules from their multiplier ``a``:
@@ -31,8 +35,8 @@ cdef inline void _gaussian_step(
         return
     disc = sqrt(a * a * v * v * phi2 + 4.0 * v)
     sqrt_u = 2.0 * v / (a * v * phi + disc)
-    alpha[0] = a
-    beta[0] = a * phi / (sqrt_u + v * a * phi)
+    s.alpha = a
+    s.beta = a * phi / (sqrt_u + v * a * phi)
 
 
 cdef inline double _cw_multiplier(double m, double v, double phi) noexcept nogil:
@@ -46,7 +50,7 @@ cdef inline double _cw_multiplier(double m, double v, double phi) noexcept nogil
 
 
 cdef inline void cw_step(
-    double m, double v, double phi, double w, double *alpha, double *beta,
+    double m, double v, double phi, double w, SecondOrderStep *s,
 ) noexcept nogil:
     """Exact CW (seed 004's baseline; Crammer et al. 2008): the Gaussian
     closest in KL to the old one with Pr[y w.x >= 0] >= eta,
@@ -55,85 +59,72 @@ cdef inline void cw_step(
         s.t. m - phi sqrt(v) >= 0   (phi = Phi^-1(eta)),
 
     the multiplier scaled by the sample weight."""
-    alpha[0] = 0.0
-    beta[0] = 0.0
     if not v > 0.0 or not w > 0.0:
         return
-    _gaussian_step(_cw_multiplier(m, v, phi) * w, v, phi, alpha, beta)
+    _gaussian_step(_cw_multiplier(m, v, phi) * w, v, phi, s)
 
 
 cdef inline void scw1_step(
-    double m, double v, double phi, double C, double w,
-    double *alpha, double *beta,
+    double m, double v, double phi, double C, double w, SecondOrderStep *s,
 ) noexcept nogil:
     """SCW-I (Wang, Zhao & Hoi 2012): KL + C times the CW loss
     ``max(0, phi sqrt(v) - m)``; the CW multiplier capped at ``C w``."""
     cdef double a
-    alpha[0] = 0.0
-    beta[0] = 0.0
     if not v > 0.0 or not w > 0.0:
         return
     a = _cw_multiplier(m, v, phi)
     if a > C * w:
         a = C * w
-    _gaussian_step(a, v, phi, alpha, beta)
+    _gaussian_step(a, v, phi, s)
 
 
 cdef inline void scw2_step(
-    double m, double v, double phi, double C, double w,
-    double *alpha, double *beta,
+    double m, double v, double phi, double C, double w, SecondOrderStep *s,
 ) noexcept nogil:
     """SCW-II (Wang, Zhao & Hoi 2012): KL + C times the squared CW loss;
     with ``n = v + 1/(2 C w)``, the multiplier
     ``(-(2 m n + phi^2 m v) + phi sqrt(phi^2 m^2 v^2 + 4 n v (n + v phi^2)))
     / (2 (n^2 + n v phi^2))``."""
     cdef double phi2 = phi * phi, n, gamma, a
-    alpha[0] = 0.0
-    beta[0] = 0.0
     if not v > 0.0 or not w > 0.0:
         return
     n = v + 1.0 / (2.0 * C * w)
     gamma = phi * sqrt(phi2 * m * m * v * v + 4.0 * n * v * (n + v * phi2))
     a = (-(2.0 * m * n + phi2 * m * v) + gamma) / (2.0 * (n * n + n * v * phi2))
-    _gaussian_step(a, v, phi, alpha, beta)
+    _gaussian_step(a, v, phi, s)
 
 
 cdef inline void arow_step(
-    double m, double v, double r, double w, double *alpha, double *beta,
+    double m, double v, double r, double w, SecondOrderStep *s,
 ) noexcept nogil:
     """AROW (Crammer, Kulesza & Dredze 2009): KL + the squared hinge
     ``max(0, 1 - m)^2 / (2 r)`` + ``v / (2 r)``, the regulariser ``r``
     divided by the sample weight: ``beta = 1 / (v + r / w)``,
     ``alpha = (1 - m) beta`` when ``m < 1``."""
-    alpha[0] = 0.0
-    beta[0] = 0.0
     if not v > 0.0 or not w > 0.0:
         return
     if m < 1.0:
-        beta[0] = 1.0 / (v + r / w)
-        alpha[0] = (1.0 - m) * beta[0]
+        s.beta = 1.0 / (v + r / w)
+        s.alpha = (1.0 - m) * s.beta
 
 
 cdef inline void cw_pair_step(
-    int step, double m, double v, double phi, double param, double w,
-    double *alpha, double *beta,
+    const SecondOrderParams *p, double m, double v, double w, SecondOrderStep *s,
 ) noexcept nogil:
-    """The step ``step`` (``SecondOrderRule.STEP_*``) on one constraint:
+    """The step ``p.step`` (``SecondOrderRule.STEP_*``) on one constraint:
     the binary rule, the single-constraint multiclass rule (k = 1) and each
-    pair of the sequential rule (k = inf).  ``param`` is AROW's ``r`` or
-    SCW's ``C``."""
-    if step == SecondOrderRule.STEP_AROW:
-        arow_step(m, v, param, w, alpha, beta)
-    elif step == SecondOrderRule.STEP_SCW2:
-        scw2_step(m, v, phi, param, w, alpha, beta)
-    elif step == SecondOrderRule.STEP_CW:
-        cw_step(m, v, phi, w, alpha, beta)
-    elif step == SecondOrderRule.STEP_SCW1:
-        scw1_step(m, v, phi, param, w, alpha, beta)
-    else:
-        # no other step passes the kernel's entry (``_rule_specs.py``)
-        alpha[0] = 0.0
-        beta[0] = 0.0
+    pair of the sequential rule (k = inf), into ``s`` (every field set).
+    ``p.param`` is AROW's ``r`` or SCW's ``C``.  A step with no branch here
+    (refused at the kernel's entry) takes no step."""
+    init_step(s)
+    if p.step == SecondOrderRule.STEP_AROW:
+        arow_step(m, v, p.param, w, s)
+    elif p.step == SecondOrderRule.STEP_SCW2:
+        scw2_step(m, v, p.phi, p.param, w, s)
+    elif p.step == SecondOrderRule.STEP_CW:
+        cw_step(m, v, p.phi, w, s)
+    elif p.step == SecondOrderRule.STEP_SCW1:
+        scw1_step(m, v, p.phi, p.param, w, s)
 
 
 cdef inline double cw_loss(int step, double m, double v, double phi) noexcept nogil:
@@ -148,7 +139,7 @@ cdef inline double cw_loss(int step, double m, double v, double phi) noexcept no
     ):
         l = phi * sqrt(v) - m
     else:
-        l = 0.0  # no other step passes the kernel's entry (``_rule_specs.py``)
+        l = 0.0  # no other step passes the kernel's entry (``_core/rules.py``)
     return l if l > 0.0 else 0.0
 
 

@@ -267,7 +267,7 @@ cdef inline Py_ssize_t _rule_step(
 ) noexcept nogil:
     """The step of ``p.rule`` on row ``i``, the ``t``-th sample (rules in
     ``_pa_rules.pxd`` and ``_margin_rules.pxd``): one branch per rule that
-    ``sklearn_pa/_rule_specs.py`` lists for this kernel."""
+    ``sklearn_pa/_core/rules.py`` lists for this kernel."""
     cdef Py_ssize_t y
     cdef bint learn = w_i > 0.0
     cdef int rule = p.rule, slack = p.slack
@@ -312,7 +312,7 @@ cdef inline Py_ssize_t _rule_step(
                                C * w_i * weight_pos[y], slack, learn, cand, tau_buf,
                                delta, changed, 0, loss_out, mistake)
     # no other rule reaches the loop: the entry refuses a rule without a
-    # branch here (``_rule_specs.check_linear_rule``)
+    # branch here (``_core.rules.check_linear_rule``)
     return 0
 
 
@@ -475,7 +475,7 @@ cdef int _check_epoch(
     other (the estimators check the learned state first; the loop runs
     without bounds checks)."""
     cdef Py_ssize_t K = W.shape[1]
-    # what the rule reads is its entry in ``sklearn_pa/_rule_specs.py``
+    # what the rule reads is its entry in ``sklearn_pa/_core/rules.py``
     cdef bint labels_y = spec.y == "labels"
     # the only reads indexed by a label rather than a column: check them here,
     # since the loop runs without bounds checks (a rule of class labels on one

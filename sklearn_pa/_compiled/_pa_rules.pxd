@@ -233,7 +233,7 @@ cdef inline Py_ssize_t multiclass_step(
     if rule == Rule.MAX_LOSS:
         return max_loss_step(best, r, sq, C_y, slack, y, delta, changed, offset)
     # no other rule is called here: the kernels refuse, at entry, a rule they
-    # have no branch for (``sklearn_pa/_rule_specs.py``)
+    # have no branch for (``sklearn_pa/_core/rules.py``)
     return 0
 
 

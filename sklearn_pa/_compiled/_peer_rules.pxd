@@ -6,8 +6,10 @@
 # Each rule sees, like the rules of ``_cw_rules.pxd``, the margin ``m`` and
 # the variance ``v = x^T Sigma x`` of one constraint (binary: ``m = y mu.x``;
 # a multiclass pair (y, r): ``m = (mu_y - mu_r).x``, ``v = v_y + v_r``) and
-# the sample weight ``w`` (> 0), and fills a ``PeerStep``: the mean moves by
-# ``alpha`` times (signed) ``Sigma x`` and the covariance
+# the sample weight ``w`` (> 0), and sets the fields of the
+# ``SecondOrderStep`` it computes (``peer_pair_step`` initialises all of
+# them first, ``init_step``): the mean moves by ``alpha`` times (signed)
+# ``Sigma x`` and the covariance
 #
 #     Sigma <- scale * (Sigma - beta (Sigma x)(Sigma x)^T)
 #
@@ -19,15 +21,9 @@ from libc.math cimport pow, sqrt, INFINITY
 from scipy.linalg.cython_blas cimport dsyr
 
 from ._dataset cimport index_t, value_t
-from ._rules_second_order cimport SecondOrderRule
-
-
-cdef struct PeerStep:
-    double alpha   # the mean step: mu_c += (+/-) alpha Sigma_c x
-    double beta    # the rank-one shrinkage of Sigma (Sherman-Morrison form)
-    double kappa   # > 0: NHERD's "project" diagonal, precision_rr += kappa x_r^2
-    double herd_c  # > 0: NHERD's "exact" diagonal, S_rr /= (1 + herd_c x_r^2 S_rr)^2
-    double scale   # the factor of the whole covariance after the step (IELLIP)
+from ._rules_second_order cimport (
+    SecondOrderParams, SecondOrderRule, SecondOrderStep, init_step,
+)
 
 
 cdef inline bint is_peer_step(int step) noexcept nogil:
@@ -40,7 +36,7 @@ cdef inline bint is_peer_step(int step) noexcept nogil:
 
 
 cdef inline void sop_step(
-    double m, double v, double a, double w, PeerStep *s,
+    double m, double v, double a, double w, SecondOrderStep *s,
 ) noexcept nogil:
     """The second-order perceptron (Cesa-Bianchi, Conconi & Gentile 2005,
     Fig. 2; LIBOL ``SOP.m``): on a mistake (``m <= 0``) the correlation
@@ -54,11 +50,6 @@ cdef inline void sop_step(
 
     (the sample weight ``w`` adds ``w x x^T`` to ``A`` and ``w y x`` to
     ``v``).  No step without a mistake."""
-    s.alpha = 0.0
-    s.beta = 0.0
-    s.kappa = 0.0
-    s.herd_c = 0.0
-    s.scale = 1.0
     if not (m <= 0.0) or not w > 0.0 or not v >= 0.0:
         return
     s.beta = 1.0 / (v + a / w)
@@ -66,7 +57,7 @@ cdef inline void sop_step(
 
 
 cdef inline void iellip_step(
-    double m, double v, double c, double b, double w, long long t, PeerStep *s,
+    double m, double v, double c, double b, double w, long long t, SecondOrderStep *s,
 ) noexcept nogil:
     """IELLIP (Yang, Jin & Ye 2009, the improved ellipsoid method; LIBOL
     ``IELLIP.m``): on a mistake (``m <= 0``) with ``v > 0``, with
@@ -78,11 +69,6 @@ cdef inline void iellip_step(
     i.e. ``alpha = w (1 - m) / v`` (the sample weight scales the mean step),
     ``beta = c_t / v`` and ``scale = 1 / (1 - c_t)``."""
     cdef double c_t
-    s.alpha = 0.0
-    s.beta = 0.0
-    s.kappa = 0.0
-    s.herd_c = 0.0
-    s.scale = 1.0
     if not (m <= 0.0) or not w > 0.0 or not v > 0.0:
         return
     c_t = c * pow(b, <double> (t - 1))
@@ -92,7 +78,7 @@ cdef inline void iellip_step(
 
 
 cdef inline void nherd_step(
-    double m, double v, double C, double w, int diagonal, PeerStep *s,
+    double m, double v, double C, double w, int diagonal, SecondOrderStep *s,
 ) noexcept nogil:
     """NHERD (Crammer & Lee 2010, normal herding; LIBOL ``NHERD.m``): when
     ``m < 1``, with ``gamma = 1 / (C w)``,
@@ -111,11 +97,6 @@ cdef inline void nherd_step(
     alone, ``S_rr / (1 + C w x_r^2 S_rr)^2``; "drop" (STEP_NHERD_DROP) keeps
     the diagonal of the full update (``beta``)."""
     cdef double gamma, Cw
-    s.alpha = 0.0
-    s.beta = 0.0
-    s.kappa = 0.0
-    s.herd_c = 0.0
-    s.scale = 1.0
     if not (m < 1.0) or not w > 0.0 or not v >= 0.0:
         return
     Cw = C * w
@@ -129,7 +110,7 @@ cdef inline void nherd_step(
 
 
 cdef inline void narow_step(
-    double m, double v, double b, double w, PeerStep *s,
+    double m, double v, double b, double w, SecondOrderStep *s,
 ) noexcept nogil:
     """NAROW (Orabona & Crammer 2010, Alg. 2 with the adaptive ``r_t``;
     LIBOL ``NAROW.m``): when ``m < 1``, AROW's step with the regulariser
@@ -138,11 +119,6 @@ cdef inline void narow_step(
 
         beta = 1 / (v + r_t / w),   alpha = (1 - m) beta."""
     cdef double r
-    s.alpha = 0.0
-    s.beta = 0.0
-    s.kappa = 0.0
-    s.herd_c = 0.0
-    s.scale = 1.0
     if not (m < 1.0) or not w > 0.0 or not (v > 1.0 / b):
         return
     r = v / (b * v - 1.0)
@@ -151,31 +127,27 @@ cdef inline void narow_step(
 
 
 cdef inline void peer_pair_step(
-    int step, double m, double v, double shrinkage, double param, double w,
-    long long t, PeerStep *s,
+    const SecondOrderParams *p, double m, double v, double w, long long t,
+    SecondOrderStep *s,
 ) noexcept nogil:
-    """The step ``step`` on one constraint (binary, k = 1, each pair of
-    k = inf).  ``param`` is SOP's ``a``, IELLIP's ``b``, NHERD's ``C`` or
-    NAROW's ``b``; ``shrinkage`` is IELLIP's ``c``; ``t`` the round
-    (1-based).
+    """The step ``p.step`` on one constraint (binary, k = 1, each pair of
+    k = inf), into ``s`` (every field set).  ``p.param`` is SOP's ``a``,
+    IELLIP's ``b``, NHERD's ``C`` or NAROW's ``b``; ``p.shrinkage`` is
+    IELLIP's ``c``; ``t`` the round (1-based).
     The three NHERD steps differ only in their diagonal covariance.  A step
     with no branch here (refused at the kernel's entry) takes no step."""
+    cdef int step = p.step
+    init_step(s)
     if step == SecondOrderRule.STEP_SOP:
-        sop_step(m, v, param, w, s)
+        sop_step(m, v, p.param, w, s)
     elif step == SecondOrderRule.STEP_IELLIP:
-        iellip_step(m, v, shrinkage, param, w, t, s)
+        iellip_step(m, v, p.shrinkage, p.param, w, t, s)
     elif step == SecondOrderRule.STEP_NAROW:
-        narow_step(m, v, param, w, s)
+        narow_step(m, v, p.param, w, s)
     elif (step == SecondOrderRule.STEP_NHERD
           or step == SecondOrderRule.STEP_NHERD_EXACT
           or step == SecondOrderRule.STEP_NHERD_DROP):
-        nherd_step(m, v, param, w, step, s)
-    else:
-        s.alpha = 0.0
-        s.beta = 0.0
-        s.kappa = 0.0
-        s.herd_c = 0.0
-        s.scale = 1.0
+        nherd_step(m, v, p.param, w, step, s)
 
 
 cdef inline double peer_loss(int step, double m) noexcept nogil:
@@ -192,7 +164,7 @@ cdef inline double peer_loss(int step, double m) noexcept nogil:
 
 cdef inline void peer_cov_block(
     bint full, double *Sf, double *Sd, Py_ssize_t g, Py_ssize_t G, Py_ssize_t blk,
-    int n_blas, char *uplo, const PeerStep *s, double *sx,
+    int n_blas, char *uplo, const SecondOrderStep *s, double *sx,
     const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
     Py_ssize_t n_features, double intercept,
 ) noexcept nogil:

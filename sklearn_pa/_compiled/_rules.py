@@ -7,10 +7,15 @@ package knows of each rule is in :mod:`sklearn_pa._core.rules`.
 """
 
 from ._rules_linear import Rule, Slack, check_rule_params
-from ._rules_second_order import SecondOrderRule, check_second_order_params
+from ._rules_second_order import (
+    SECOND_ORDER_PARAMS,
+    SecondOrderRule,
+    check_second_order_params,
+)
 from ._rules_sequence import SequenceLoss, SequenceUpdate
 
 __all__ = [
+    "SECOND_ORDER_PARAMS",
     "Rule",
     "SecondOrderRule",
     "SequenceLoss",

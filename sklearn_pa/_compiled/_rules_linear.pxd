@@ -1,8 +1,8 @@
 # The step rules of the linear kernels (``_first_order.pyx``,
 # ``_multiplicative.pyx``, ``_bayes_point.pyx``, ``_kernel_pa.pyx``): one
-# definition for Cython and Python (``from sklearn_pa._kernels._rules import
+# definition for Cython and Python (``from sklearn_pa._compiled._rules import
 # Rule, Slack``).  What the package knows of each rule is its entry in
-# ``sklearn_pa/_rule_specs.py``; a kernel refuses a rule that has none.
+# ``sklearn_pa/_core/rules.py``; a kernel refuses a rule that has none.
 
 from ._params cimport check_param_names
 

@@ -2,8 +2,10 @@
 # constraints a row imposes (40-44) and which step solves them (45-48; the
 # regression steps 55-57, ``_cw_regression_rules.pxd``; the peer-library
 # steps 50-54 and 58, ``_peer_rules.pxd``).
-# What the package knows of each is its entry in ``sklearn_pa/_rule_specs.py``;
+# What the package knows of each is its entry in ``sklearn_pa/_core/rules.py``;
 # the kernel refuses a rule or a step that has none.
+
+from libc.string cimport memset
 
 from ._params cimport check_param_names
 
@@ -29,7 +31,9 @@ cpdef enum SecondOrderRule:
     STEP_NHERD_DROP = 58   # NHERD, the diagonal "drop" rule (as 52 when full)
 
 # The parameters of a second-order rule, as an estimator's ``_kernel_params()``
-# states them (``sklearn_pa._rule_specs.second_order_kernel_params``).
+# states them (``sklearn_pa._core.rules.second_order_kernel_params``, which
+# reads the names from this struct: a new parameter is a new field here, read
+# by its step through the ``SecondOrderParams *`` every step receives).
 cdef struct SecondOrderParams:
     int rule       # a SecondOrderRule constraint rule (SO_*)
     int step       # a SecondOrderRule step rule (STEP_*)
@@ -39,8 +43,49 @@ cdef struct SecondOrderParams:
     double shrinkage  # IELLIP's c, the first covariance shrinkage (0 otherwise)
 
 
-cdef inline SecondOrderParams second_order_params(dict params) except *:
-    """The struct of a parameter dict; ValueError on a missing or unknown key."""
-    check_param_names(params, ("rule", "step", "phi", "param", "epsilon", "shrinkage"))
+# What a step rule gives for one constraint (binary, k = 1, each pair of
+# k = inf) or one regression row: the mean moves by ``alpha`` times (signed)
+# ``Sigma x`` and the covariance
+#
+#     Sigma <- scale * (Sigma - beta (Sigma x)(Sigma x)^T)
+#
+# (the regression steps: the precision ``+= prec x x^T`` instead), except for
+# two of NHERD's diagonal covariance rules (``kappa``, ``herd_c``).  Every
+# field is set by :func:`init_step`, which each step dispatcher calls before
+# its rule sets what it computes: a new field is added here and there.
+cdef struct SecondOrderStep:
+    double alpha   # the mean step: mu_c += (+/-) alpha Sigma_c x
+    double beta    # the rank-one shrinkage of Sigma (Sherman-Morrison form)
+    double prec    # the regression steps: the precision += prec x x^T
+    double kappa   # > 0: NHERD's "project" diagonal, precision_rr += kappa x_r^2
+    double herd_c  # > 0: NHERD's "exact" diagonal, S_rr /= (1 + herd_c x_r^2 S_rr)^2
+    double scale   # the factor of the whole covariance after the step (IELLIP)
+
+
+cdef inline void init_step(SecondOrderStep *s) noexcept nogil:
+    """No step: every field of ``s`` at its neutral value."""
+    s.alpha = 0.0
+    s.beta = 0.0
+    s.prec = 0.0
+    s.kappa = 0.0
+    s.herd_c = 0.0
+    s.scale = 1.0
+
+
+cdef inline tuple second_order_param_names():
+    """The fields of ``SecondOrderParams``, in their order (read from the
+    struct itself, so that its declaration is the only list of them)."""
+    cdef SecondOrderParams zero
+    memset(&zero, 0, sizeof(zero))
+    cdef dict fields = zero
+    return tuple(fields)
+
+
+cdef inline SecondOrderParams second_order_params(
+    dict params, tuple names=None
+) except *:
+    """The struct of a parameter dict; ValueError on a missing or unknown key.
+    ``names``: :func:`second_order_param_names`, when the caller keeps them."""
+    check_param_names(params, second_order_param_names() if names is None else names)
     cdef SecondOrderParams p = params
     return p

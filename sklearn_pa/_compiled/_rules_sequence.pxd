@@ -1,7 +1,7 @@
 # The options of the sequence kernels (``_sequence.pyx``): which prefixes the
 # structured perceptron updates on (Huang, Fayong & Guo 2012) and the slack of
 # structured PA / k-best MIRA.  Their entries are in
-# ``sklearn_pa/_rule_specs.py``; the kernels refuse a value that has none.
+# ``sklearn_pa/_core/rules.py``; the kernels refuse a value that has none.
 
 cpdef enum SequenceUpdate:
     UPDATE_STANDARD = 0       # full sequences: gold against the final best

@@ -47,7 +47,7 @@ cdef int _simd = pa_simd_available()
 
 cdef inline ScaledParams scaled_params(dict params) except *:
     """The struct of a parameter dict; ValueError on a missing or unknown key
-    or a rule this kernel has no branch for (``sklearn_pa/_rule_specs.py``)."""
+    or a rule this kernel has no branch for (``sklearn_pa/_core/rules.py``)."""
     check_param_names(params, ("rule", "alpha", "B", "C", "normalize"))
     cdef ScaledParams p = params
     check_kernel_rule("scaled", "rule", p.rule)
@@ -306,7 +306,7 @@ cdef tuple _epoch(
                 learn = m < 1.0 and romma_coefficients(m, q, N, &c, &d)
             else:
                 # no other rule reaches the loop: the entry refuses a rule
-                # without a branch here (``_rule_specs.check_kernel_rule``)
+                # without a branch here (``_core.rules.check_kernel_rule``)
                 learn = False
             if not learn or d == 0.0:
                 continue

@@ -38,19 +38,23 @@ from ._dataset cimport (
     Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
     get_row, make_rows, rows_kind, check_rows, check_length,
 )
-from ._rules_second_order cimport SecondOrderParams, SecondOrderRule, second_order_params
+from ._rules_second_order cimport (
+    SecondOrderParams, SecondOrderRule, SecondOrderStep, init_step,
+    second_order_param_names, second_order_params,
+)
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
 from ._second_order_blocks cimport _avg, _clear_x, _cov, _fill_x, _mean, _sigma_x
 from ._peer_rules cimport (
-    PeerStep, is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_scale_all,
+    is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_scale_all,
 )
 from ._cw_regression_rules cimport (
-    diagonal_in_precision, is_regression_step, regression_loss, regression_step,
+    diagonal_in_precision, regression_loss, regression_step,
 )
 
-from .._core.rules import check_kernel_rule, spec
-from ._rules import SecondOrderRule as PyRule  # the enum, for spec()
+from .._core.rules import check_combination
+
+cdef tuple _PARAM_NAMES = second_order_param_names()
 
 
 def epoch(
@@ -83,13 +87,14 @@ def epoch(
         ``n_features`` (``_dataset.pxd``, ``_linear_epochs._RowView``);
         float64 or float32 values, read as doubles (the same model).
     order : int64 row indices, in visiting order.
-    params : dict, ``SecondOrderParams`` (``_rules_second_order.pxd``): ``rule`` and
-        ``step`` (a ``SecondOrderRule`` of each kind; ``SO_REGRESSION`` runs
-        the ``STEP_*_REGRESSION`` steps and no other rule does; the peer steps
-        of ``_peer_rules.pxd`` have no ``SO_SUPPORT`` form), ``phi`` =
-        Phi^{-1}(eta) (CW, SCW; CW regression's phi), ``param``, r (AROW),
-        C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW), ``epsilon`` (the
-        regression steps' insensitive width) and ``shrinkage`` (IELLIP's c).
+    params : dict, ``SecondOrderParams`` (``_rules_second_order.pxd``, every
+        field, whose comments say which step reads which): ``rule`` and
+        ``step``, a ``SecondOrderRule`` of each kind, a pair whose entries in
+        ``sklearn_pa/_core/rules.py`` agree on what a row carries, the
+        multiclass mode and the covariance layout of ``S_diag`` / ``S_full``
+        (``check_combination``; e.g. ``SO_REGRESSION`` runs the
+        ``STEP_*_REGRESSION`` steps and no other rule does, the peer steps
+        have no ``SO_SUPPORT`` form).
     labels : class index per row (SO_BINARY: 0 / 1); not read by a rule
         whose row carries a value (``SO_REGRESSION``; may be empty).
     sample_weight : per row; scales the step (0 skips the row).
@@ -110,7 +115,7 @@ def epoch(
         for each covariance block g before the row's update (NaN when the row
         is skipped), what ``predict_proba`` needs besides the scores.
     targets : None, or the float64 target per row: read by a rule whose row
-        carries a value (``y="values"`` in ``_rule_specs.py``: SO_REGRESSION,
+        carries a value (``y="values"`` in ``_core/rules.py``: SO_REGRESSION,
         whose ``class_weight`` may be empty and whose ``mistakes`` are -1).
 
     Returns
@@ -180,34 +185,31 @@ cdef tuple _epoch(
     cdef rows_t view = rows[0]
     cdef bint dense = view.dense
     cdef Py_ssize_t n_features = view.n_features
-    cdef SecondOrderParams prm = second_order_params(params)
+    cdef SecondOrderParams prm = second_order_params(params, _PARAM_NAMES)
     cdef int rule = prm.rule, step = prm.step
-    # one branch each in the loop below and in ``_cw_rules.pxd``
-    # (``cw_pair_step``, ``cw_loss``); any other refused
-    check_kernel_rule("second_order", "rule", rule)
-    check_kernel_rule("second_order", "step", step)
+    cdef bint full = S_full.shape[0] > 0
+    # the rule and the step have a branch each in the loop below and in the
+    # step files, and what the registry declares of them agrees (what a row
+    # carries, the multiclass mode, the covariance layout): any other pair
+    # is refused here, since the loop cannot raise
+    rule_spec, _ = check_combination(
+        "second_order",
+        {"rule": rule, "step": step},
+        covariance="full" if full else "diagonal",
+    )
     # a row carries a label or, for a regression rule, a value (``targets``)
-    cdef bint regression = spec(rule, PyRule).y == "values"
-    if regression != is_regression_step(step):
-        raise ValueError(
-            f"the second_order kernel has no step {step} for the rule {rule}: "
-            "the regression rule runs the regression steps, and only it does"
-        )
+    cdef bint regression = rule_spec.y == "values"
     # the peer steps (``_peer_rules.pxd``) solve one constraint at a time
     cdef bint peer = is_peer_step(step)
-    if peer and rule == SecondOrderRule.SO_SUPPORT:
-        raise ValueError(
-            f"the second_order kernel has no step {step} for the rule {rule}: "
-            "the peer steps have no support-class (SO_SUPPORT) form"
-        )
-    cdef PeerStep ps
-    cdef double phi = prm.phi, param = prm.param
+    cdef SecondOrderStep st
+    init_step(&st)
+    cdef double phi = prm.phi
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]
-    cdef bint full = S_full.shape[0] > 0
     cdef Py_ssize_t G = S_full.shape[0] if full else S_diag.shape[1]
     cdef Py_ssize_t Dp = n_features + (1 if intercept != 0.0 else 0)
-    cdef Py_ssize_t n_classes = 2 if rule == SecondOrderRule.SO_BINARY else K
+    # the labels, covariance blocks and weight columns the rule declares
+    cdef Py_ssize_t n_classes = 2 if rule_spec.columns == "one" else K
     if regression:  # targets, no labels, no class weights
         n_classes = 0
         if targets is None:
@@ -219,14 +221,11 @@ cdef tuple _epoch(
             raise ValueError(f"S_full must be ({G}, {Dp}, {Dp})")
     elif S_diag.shape[0] < n_features + 1:
         raise ValueError(f"S_diag needs {n_features + 1} rows")
-    if rule in (SecondOrderRule.SO_SINGLE, SecondOrderRule.SO_SEQUENTIAL) and G != K:
+    if rule_spec.blocks == "per_class" and G != K:
         raise ValueError(f"this rule needs one covariance block per class ({K})")
-    if rule in (
-        SecondOrderRule.SO_BINARY, SecondOrderRule.SO_SUPPORT,
-        SecondOrderRule.SO_REGRESSION,
-    ) and G != 1:
+    if rule_spec.blocks == "one" and G != 1:
         raise ValueError("this rule needs one shared covariance block")
-    if rule in (SecondOrderRule.SO_BINARY, SecondOrderRule.SO_REGRESSION) and K != 1:
+    if rule_spec.columns == "one" and K != 1:
         raise ValueError("this rule needs one weight column")
     # the rows, the weights and every per-row array must fit the data
     cdef Py_ssize_t needed = check_rows(rows, order)
@@ -309,11 +308,7 @@ cdef tuple _epoch(
     ctx.K = K
     ctx.averaging = averaging
     ctx.average_start = average_start
-    ctx.step = step
-    ctx.phi = phi
-    ctx.param = param
-    ctx.epsilon = prm.epsilon
-    ctx.shrinkage = prm.shrinkage
+    ctx.prm = prm
 
     with nogil:
         for n in range(n_rows):
@@ -390,12 +385,12 @@ cdef tuple _epoch(
                 m = ysign * scores[0]
                 if peer:
                     loss = peer_loss(step, m)
-                    peer_pair_step(step, m, v, prm.shrinkage, param, w_i, t, &ps)
-                    alpha = ps.alpha
-                    beta = ps.beta
+                    peer_pair_step(&prm, m, v, w_i, t, &st)
                 else:
                     loss = cw_loss(step, m, v, phi)
-                    cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+                    cw_pair_step(&prm, m, v, w_i, &st)
+                alpha = st.alpha
+                beta = st.beta
                 loss_out[0] += loss
                 if alpha > 0.0 or beta > 0.0:
                     stepped = True
@@ -404,10 +399,10 @@ cdef tuple _epoch(
                                       K, 0, ysign * alpha, avg_coef, sx_a,
                                       row_ind, nnz, n_features, intercept)
                     if peer:
-                        peer_cov_block(full, Sf, Sd, 0, G, blk, n_blas, uplo, &ps,
+                        peer_cov_block(full, Sf, Sd, 0, G, blk, n_blas, uplo, &st,
                                        sx_a, row_data, row_ind, nnz, n_features,
                                        intercept)
-                        peer_scale_all(full, Sf, Sd, G, blk, n_features + 1, ps.scale)
+                        peer_scale_all(full, Sf, Sd, G, blk, n_features + 1, st.scale)
                     else:
                         _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
                              row_ind, nnz, n_features, intercept)
@@ -554,11 +549,7 @@ cdef struct PairCtx:
     Py_ssize_t K
     bint averaging
     long long average_start
-    int step
-    double phi
-    double param
-    double epsilon
-    double shrinkage
+    SecondOrderParams prm  # the rule's parameters, read by the steps
 
 
 cdef inline bint cw_sequential_steps(
@@ -591,9 +582,9 @@ cdef inline bint cw_sequential_steps(
     cdef Py_ssize_t j, p, r
     cdef double vy, vr, m, v, alpha, beta, avg_coef = 0.0
     cdef bint stepped = False
-    cdef bint peer = is_peer_step(c.step)
-    cdef PeerStep ps
-    ps.scale = 1.0
+    cdef bint peer = is_peer_step(c.prm.step)
+    cdef SecondOrderStep ps
+    init_step(&ps)
     # the context's fields in locals: the updates write through double
     # pointers, which could otherwise alias them and force reloads
     cdef bint full = c.full
@@ -601,12 +592,12 @@ cdef inline bint cw_sequential_steps(
     cdef double *Sd = c.Sd
     cdef Py_ssize_t G = c.G, blk = c.blk, K = c.K, Dp = c.Dp
     cdef Py_ssize_t n_features = c.n_features
-    cdef int n_blas = c.n_blas, step = c.step
+    cdef int n_blas = c.n_blas, step = c.prm.step
     cdef char *uplo = c.uplo
     cdef double *xbuf = c.xbuf
     cdef double *sx_a = c.sx_a
     cdef double *sx_b = c.sx_b
-    cdef double intercept = c.intercept, phi = c.phi, param = c.param
+    cdef double intercept = c.intercept, phi = c.prm.phi
     cdef double *W0 = c.W0
     cdef double *U0 = c.U0
     cdef double *b = c.b
@@ -623,13 +614,13 @@ cdef inline bint cw_sequential_steps(
         if peer:
             if j == 0:
                 loss_out[0] = peer_loss(step, m)
-            peer_pair_step(step, m, v, c.shrinkage, param, w_i, t, &ps)
-            alpha = ps.alpha
-            beta = ps.beta
+            peer_pair_step(&c.prm, m, v, w_i, t, &ps)
         else:
             if j == 0:
                 loss_out[0] = cw_loss(step, m, v, phi)
-            cw_pair_step(step, m, v, phi, param, w_i, &alpha, &beta)
+            cw_pair_step(&c.prm, m, v, w_i, &ps)
+        alpha = ps.alpha
+        beta = ps.beta
         if not (alpha > 0.0 or beta > 0.0):
             continue
         if not stepped:
@@ -689,18 +680,21 @@ cdef inline bint _regression_row(
     for a zero weight); returns whether the state moved."""
     cdef Py_ssize_t p, j
     cdef double e = target - score, v, alpha, prec, xj
+    cdef SecondOrderStep st
     cdef bint full = c.full, stepped
     cdef double *Sd = c.Sd
     cdef Py_ssize_t G = c.G
     loss_out[0] = 0.0
     if not w_i > 0.0:
         return False
-    loss_out[0] = regression_loss(e, c.epsilon)
+    loss_out[0] = regression_loss(e, c.prm.epsilon)
     if full:
         _fill_x(c.xbuf, rows, row_data, row_ind, nnz, c.Dp, c.intercept)
     v = _sigma_x(full, c.Sf, Sd, 0, G, c.blk, c.n_blas, c.uplo, c.xbuf, c.sx_a,
                  row_data, row_ind, nnz, c.n_features, c.intercept)
-    regression_step(c.step, e, v, c.epsilon, c.phi, c.param, w_i, &alpha, &prec)
+    regression_step(&c.prm, e, v, w_i, &st)
+    alpha = st.alpha
+    prec = st.prec
     # (a collapsed covariance, v near 0, can make CW's multiplier overflow,
     # or its product with the intercept's feature: no step then, the model
     # stays finite)
@@ -710,7 +704,7 @@ cdef inline bint _regression_row(
         overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, 1, 0, alpha,
                              _avg(c.averaging, t, c.average_start), c.sx_a,
                              row_ind, nnz, c.n_features, c.intercept)
-        if full or not diagonal_in_precision(c.step):
+        if full or not diagonal_in_precision(c.prm.step):
             _cov(full, c.Sf, Sd, 0, G, c.blk, c.n_blas, c.uplo,
                  prec / (1.0 + prec * v), c.sx_a, row_ind, nnz, c.n_features,
                  c.intercept)

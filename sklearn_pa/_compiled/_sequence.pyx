@@ -309,7 +309,7 @@ cdef tuple _perceptron_epoch(
                                 upd_t = T - 1
                         elif update == SequenceUpdate.UPDATE_STANDARD:
                             upd_t = T - 1
-                        # no other update passes the entry (``_rule_specs.py``)
+                        # no other update passes the entry (``_core/rules.py``)
                 if upd_t < 0:
                     continue
                 best_lab = beam[upd_t * L]

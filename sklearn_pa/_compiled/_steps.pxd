@@ -62,7 +62,7 @@ cdef inline double single_step(double loss, double sq, double C, int slack) noex
         return min(C, loss / sq)
     if slack == Slack.SQUARED_HINGE:
         return loss / (sq + 0.5 / C)
-    return 0.0  # no other slack passes a kernel's entry (``_rule_specs.py``)
+    return 0.0  # no other slack passes a kernel's entry (``_core/rules.py``)
 
 
 cdef inline void sort_candidates(Candidate *cand, Py_ssize_t n) noexcept nogil:

@@ -67,7 +67,7 @@ cdef inline double _step(double loss, double C, int slack) noexcept nogil:
         return min(C, loss)
     if slack == Slack.SQUARED_HINGE:
         return loss / (1.0 + 0.5 / C)
-    return 0.0  # no other slack passes the entry (``_rule_specs.py``)
+    return 0.0  # no other slack passes the entry (``_core/rules.py``)
 
 
 cdef struct UniclassParams:

@@ -42,7 +42,7 @@ cdef inline void scale_step_by_weights(
     ):
         factor = w_i
     else:
-        # no other rule reaches the kernel (``sklearn_pa/_rule_specs.py``)
+        # no other rule reaches the kernel (``sklearn_pa/_core/rules.py``)
         return
     for r in range(n_changed):
         delta[changed[r]] *= factor

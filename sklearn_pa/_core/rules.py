@@ -13,9 +13,18 @@ members:
   a kernel does not know never falls through to another rule's branch;
 - the first-order kernel's entry checks (``_first_order.pyx``:
   ``_check_epoch``) read what a row carries (``y``) and whether the rule
-  reads the class margins (``margins``); the second-order kernel's entry
-  (``_second_order.pyx``) and ``_BaseSecondOrder._run`` read ``y`` (a
-  regression rule's rows carry targets);
+  reads the class margins (``margins``);
+- a combination of values (the second-order kernel's constraint rule and
+  step) runs only where what each declares agrees: what a row carries
+  (``y``: labels or real-valued targets), the multiclass mode
+  (``multiclass``: binary, k = 1, k = inf, support) and the covariance
+  layout (``covariances``); :func:`check_combination` is the one check,
+  called by the second-order estimators before any compiled call
+  (``_second_order_epochs.batch_arrays``) and by the kernel's entry
+  (``_second_order.pyx``), which also reads the covariance blocks and the
+  weight columns of the rule (``blocks``, ``columns``) from the spec, as
+  the estimators do (``_GaussianWeightsMixin._n_groups``, CW's
+  ``multiclass`` options: :func:`second_order_rules`);
 - the class weights of the target strategies
   (``_targets.MulticlassTargets.kernel_weights``) and the epoch adapter
   (``_linear_epochs``) read ``one_vs_rest``;
@@ -32,6 +41,7 @@ from dataclasses import dataclass
 from enum import Enum, IntEnum
 
 from .._compiled._rules import (
+    SECOND_ORDER_PARAMS,
     Rule,
     SecondOrderRule,
     SequenceLoss,
@@ -42,8 +52,10 @@ from .._compiled._rules import (
 __all__ = [
     "RULE_SPECS",
     "RuleSpec",
+    "check_combination",
     "check_kernel_rule",
     "check_linear_rule",
+    "second_order_rules",
     "kernel_values",
     "linear_params",
     "scaled_params",
@@ -83,7 +95,22 @@ class RuleSpec:
     y : {"labels", "values", "label_sets", None}
         What a row carries: a class label (``labels``), a real target
         (``values``, a regression rule) or a set of relevant labels
-        (``label_sets``); None for a parameter that is not a rule.
+        (``label_sets``); for a second-order step, what it reads; None for
+        a parameter that does not depend on it.
+    multiclass : tuple of str
+        The multiclass modes (:data:`MULTICLASS_MODES`): of a second-order
+        constraint rule, the one it is; of a step, those it has a form
+        for.  Empty where there is none (a regression rule or step, a
+        kernel that states no mode).
+    covariances : tuple of str
+        The covariance layouts (:data:`COVARIANCE_LAYOUTS`) it runs with;
+        empty for a kernel that keeps no covariance.
+    blocks : {"one", "per_class", None}
+        A second-order constraint rule's covariance blocks: one shared block
+        or one per class.
+    columns : {"one", "per_class", None}
+        A second-order constraint rule's weight columns: one (binary, with
+        labels 0 / 1, or a regression) or one per class.
     one_vs_rest : bool
         One binary problem per weight column: each column has its own loss
         and its own class weights (``weight_neg`` one).
@@ -106,6 +133,30 @@ class RuleSpec:
     slack: bool = True
     learning_rate: bool = False
     averaging: bool = True
+    multiclass: tuple = ()
+    covariances: tuple = ()
+    blocks: str | None = None
+    columns: str | None = None
+
+
+#: The multiclass modes a second-order rule declares.
+MULTICLASS_MODES = {
+    "binary": "two classes: one weight column, labels +1 / -1",
+    "single": "the constraint of the top-scoring wrong class (k = 1)",
+    "sequential": "every wrong class in turn, one at a time (k = inf)",
+    "support": "all K - 1 constraints at once (matrix-Gaussian, SCCW)",
+}
+
+#: The covariance layouts of the second-order kernel (``covariance``).
+COVARIANCE_LAYOUTS = ("diagonal", "full")
+
+#: What :func:`check_combination` compares, in its order: the field of
+#: :class:`RuleSpec` and what it names.
+CONSTRAINTS = {
+    "y": "is what a row carries",
+    "multiclass": "is the multiclass mode",
+    "covariance": "is the covariance layout",
+}
 
 
 _LINEAR = ("first_order", "bayes_point")
@@ -162,33 +213,75 @@ RULE_SPECS = (
     RuleSpec(Slack.SQUARED_HINGE, _PA_SLACK, key="slack", y=None),
     # --- second order (SecondOrderRule, _rules_second_order.pxd) -------------
     # constraint rules: the switch of _second_order.pyx (_epoch)
-    RuleSpec(SecondOrderRule.SO_BINARY, ("second_order",)),
-    RuleSpec(SecondOrderRule.SO_SINGLE, ("second_order",)),
-    RuleSpec(SecondOrderRule.SO_SEQUENTIAL, ("second_order",)),
-    RuleSpec(SecondOrderRule.SO_SUPPORT, ("second_order",)),
-    RuleSpec(SecondOrderRule.SO_REGRESSION, ("second_order",), y="values"),
-    # steps: the switches of _cw_rules.pxd (cw_pair_step, cw_loss)
-    RuleSpec(SecondOrderRule.STEP_CW, ("second_order",), key="step", y=None),
-    RuleSpec(SecondOrderRule.STEP_AROW, ("second_order",), key="step", y=None),
-    RuleSpec(SecondOrderRule.STEP_SCW1, ("second_order",), key="step", y=None),
-    RuleSpec(SecondOrderRule.STEP_SCW2, ("second_order",), key="step", y=None),
-    # regression steps: the switch of _cw_regression_rules.pxd (regression_step)
-    RuleSpec(
-        SecondOrderRule.STEP_AROW_REGRESSION, ("second_order",), key="step", y=None
+    *(
+        RuleSpec(
+            member,
+            ("second_order",),
+            y=y,
+            multiclass=modes,
+            covariances=COVARIANCE_LAYOUTS,
+            blocks=blocks,
+            columns=columns,
+        )
+        for member, y, modes, blocks, columns in (
+            (SecondOrderRule.SO_BINARY, "labels", ("binary",), "one", "one"),
+            (
+                SecondOrderRule.SO_SINGLE,
+                "labels",
+                ("single",),
+                "per_class",
+                "per_class",
+            ),
+            (
+                SecondOrderRule.SO_SEQUENTIAL,
+                "labels",
+                ("sequential",),
+                "per_class",
+                "per_class",
+            ),
+            (SecondOrderRule.SO_SUPPORT, "labels", ("support",), "one", "per_class"),
+            (SecondOrderRule.SO_REGRESSION, "values", (), "one", "one"),
+        )
     ),
-    RuleSpec(SecondOrderRule.STEP_CW_REGRESSION, ("second_order",), key="step", y=None),
-    RuleSpec(
-        SecondOrderRule.STEP_NHERD_REGRESSION, ("second_order",), key="step", y=None
+    # steps: the switches of _cw_rules.pxd (cw_pair_step, cw_loss), of
+    # _cw_regression_rules.pxd (regression_step) and of _peer_rules.pxd
+    # (peer_pair_step, peer_loss); the peer-library steps have no
+    # support-class form
+    *(
+        RuleSpec(
+            member,
+            ("second_order",),
+            key="step",
+            y=y,
+            multiclass=modes,
+            covariances=COVARIANCE_LAYOUTS,
+        )
+        for y, modes, members in (
+            (
+                "labels",
+                tuple(MULTICLASS_MODES),
+                ("STEP_CW", "STEP_AROW", "STEP_SCW1", "STEP_SCW2"),
+            ),
+            (
+                "values",
+                (),
+                ("STEP_AROW_REGRESSION", "STEP_CW_REGRESSION", "STEP_NHERD_REGRESSION"),
+            ),
+            (
+                "labels",
+                ("binary", "single", "sequential"),
+                (
+                    "STEP_SOP",
+                    "STEP_IELLIP",
+                    "STEP_NHERD",
+                    "STEP_NAROW",
+                    "STEP_NHERD_EXACT",
+                    "STEP_NHERD_DROP",
+                ),
+            ),
+        )
+        for member in map(SecondOrderRule.__getitem__, members)
     ),
-    # peer-library steps (SO_BINARY, SO_SINGLE, SO_SEQUENTIAL; not SO_SUPPORT,
-    # which the kernel's entry refuses): the switches of _peer_rules.pxd
-    # (peer_pair_step, peer_loss)
-    RuleSpec(SecondOrderRule.STEP_SOP, ("second_order",), key="step", y=None),
-    RuleSpec(SecondOrderRule.STEP_IELLIP, ("second_order",), key="step", y=None),
-    RuleSpec(SecondOrderRule.STEP_NHERD, ("second_order",), key="step", y=None),
-    RuleSpec(SecondOrderRule.STEP_NAROW, ("second_order",), key="step", y=None),
-    RuleSpec(SecondOrderRule.STEP_NHERD_EXACT, ("second_order",), key="step", y=None),
-    RuleSpec(SecondOrderRule.STEP_NHERD_DROP, ("second_order",), key="step", y=None),
     # --- sequences (SequenceUpdate, SequenceLoss, _rules_sequence.pxd) -------
     RuleSpec(
         SequenceUpdate.UPDATE_STANDARD, ("sequence_perceptron",), key="update", y=None
@@ -247,6 +340,114 @@ def check_kernel_rule(kernel, key, value):
         )
 
 
+_BY_VALUE = {
+    (kernel, s.key, int(s.member)): s for s in RULE_SPECS for kernel in s.kernels
+}
+_COMBINATIONS = {}
+
+
+def _declared(rule_spec, field):
+    """What ``rule_spec`` declares of the constraint ``field`` (a set; empty:
+    nothing declared)."""
+    if field == "covariance":
+        return set(rule_spec.covariances)
+    value = getattr(rule_spec, field)
+    if isinstance(value, tuple):
+        return set(value)
+    return set() if value is None else {value}
+
+
+def check_combination(kernel, values, *, covariance=None, owner=None):
+    """The :class:`RuleSpec` of each value of ``values``; ValueError unless
+    ``kernel`` runs every value and what they declare agrees.
+
+    The one check of a combination of rule values: the constraints of
+    :data:`CONSTRAINTS` (what a row carries, the multiclass mode, the
+    covariance layout) that two or more of the values declare, with the
+    layout ``covariance`` where one is given, must have a value in common.
+
+    Parameters
+    ----------
+    kernel : str
+        A key of :data:`KERNELS`.
+    values : dict
+        The value (an int or an enum member) of each parameter the kernel
+        reads a rule from, e.g. ``{"rule": SO_SINGLE, "step": STEP_AROW}``.
+    covariance : str or None, default=None
+        The covariance layout the call runs with (``"diagonal"``,
+        ``"full"``), or None when there is none.
+    owner : str or None, default=None
+        The estimator whose parameters gave the values: the refusal then
+        names its parameter; None at a kernel's entry, whose refusal names
+        the kernel and the value it has no branch for.
+
+    Returns
+    -------
+    specs : tuple of RuleSpec
+        The spec of each value, in the order of ``values``.
+
+    Raises
+    ------
+    ValueError
+        When the kernel does not run a value, or the values declare no
+        common value of a constraint.
+    """
+    # (an enum member is equal to its int, and hashes as it)
+    key = (kernel, covariance, owner, *values.items())
+    specs = _COMBINATIONS.get(key)
+    if specs is not None:
+        return specs
+    for name, value in values.items():
+        check_kernel_rule(kernel, name, int(value))
+    specs = tuple(_BY_VALUE[kernel, name, int(v)] for name, v in values.items())
+    for field in CONSTRAINTS:
+        declared = [(s, _declared(s, field)) for s in specs if _declared(s, field)]
+        if field == "covariance" and covariance is not None and declared:
+            declared.insert(0, (None, {covariance}))
+        if len(declared) < 2 or set.intersection(*(d for _, d in declared)):
+            continue
+        (first, given), (last, _) = declared[0], declared[-1]
+        accepted = sorted(set.intersection(*(d for _, d in declared[1:])))
+        value = next(iter(given)) if len(given) == 1 else sorted(given)
+        names = " and ".join(s.member.name for s, _ in declared[1:])
+        if owner is None:
+            other = first if first is not None else specs[0]
+            head = (
+                f"the {kernel} kernel has no {last.key} {int(last.member)} "
+                f"({last.member.name}) for the {other.key} {int(other.member)} "
+                f"({other.member.name})"
+            )
+        else:
+            head = f"{owner} cannot run {field}={value!r}"
+        action = (
+            f"Set {field} to one of {accepted}."
+            if field != "y"
+            else f"Run it on rows whose y is one of {accepted}."
+        )
+        raise ValueError(
+            f"{head}: {names} declares {field} (which {CONSTRAINTS[field]}) "
+            f"in {accepted}, not {value!r} (sklearn_pa/_core/rules.py). {action}"
+        )
+    _COMBINATIONS[key] = specs
+    return specs
+
+
+def second_order_rules(step):
+    """The second-order constraint rules that run the step ``step``: a dict
+    of each rule's multiclass mode (``None`` for the regression rule) to the
+    rule, as the registry declares them (:func:`check_combination`)."""
+    rules = {}
+    for s in RULE_SPECS:
+        if "second_order" not in s.kernels or s.key != "rule":
+            continue
+        try:
+            check_combination("second_order", {"rule": s.member, "step": step})
+        except ValueError:
+            continue
+        rules[s.multiclass[0] if s.multiclass else None] = s.member
+    return rules
+
+
 def check_linear_rule(kernel, rule, slack):
     """The :class:`RuleSpec` of the ``Rule`` ``rule`` run by the linear
     kernel ``kernel``; ValueError unless the kernel runs it and, when the
@@ -283,23 +484,37 @@ def linear_params(
     }
 
 
-def second_order_kernel_params(
-    rule, step, *, phi=0.0, param=0.0, epsilon=0.0, shrinkage=0.0
-):
+def second_order_kernel_params(rule, step, **values):
     """The parameter dict of the second-order kernel (``SecondOrderParams``
-    of ``_compiled/_rules_second_order.pxd``, every key): the constraint rule
-    ``rule`` (``SO_*``), the step ``step`` (``STEP_*``), ``phi`` (Phi^-1(eta)
-    of CW and SCW, CW regression's phi), ``param`` (r of AROW, C of SCW and
-    NHERD, a of SOP, b of IELLIP and NAROW), ``epsilon`` (the insensitive
-    width of the regression steps) and ``shrinkage`` (IELLIP's c)."""
-    return {
-        "rule": int(rule),
-        "step": int(step),
-        "phi": float(phi),
-        "param": float(param),
-        "epsilon": float(epsilon),
-        "shrinkage": float(shrinkage),
-    }
+    of ``_compiled/_rules_second_order.pxd``, every field).
+
+    Parameters
+    ----------
+    rule : SecondOrderRule
+        The constraint rule (``SO_*``).
+    step : SecondOrderRule
+        The step (``STEP_*``).
+    **values : float
+        The other fields of ``SecondOrderParams`` that the step reads, by
+        name (the struct's comments say which step reads which: ``phi``,
+        ``param``, ``epsilon``, ``shrinkage``, ...); 0 for those not given.
+
+    Returns
+    -------
+    params : dict
+        Every field of ``SecondOrderParams`` (:data:`SECOND_ORDER_PARAMS`).
+    """
+    unknown = sorted(set(values).difference(SECOND_ORDER_PARAMS))
+    if unknown:
+        raise TypeError(
+            f"the second-order kernel reads no parameter {unknown}; it reads "
+            f"{list(SECOND_ORDER_PARAMS)} (SecondOrderParams in "
+            "_compiled/_rules_second_order.pxd)"
+        )
+    params = dict.fromkeys(SECOND_ORDER_PARAMS, 0.0)
+    params.update((name, float(value)) for name, value in values.items())
+    params["rule"], params["step"] = int(rule), int(step)
+    return params
 
 
 def scaled_params(rule, *, alpha=0.0, B=0.0, C=0.0, normalize=False):

@@ -42,7 +42,7 @@ from .._core.batch import (
 from .._core.driver import run_epochs, validation_scorer
 from .._core.epochs import _RowView
 from .._core.growth import grow_second_order_state, refuse_growing_proba
-from .._core.rules import second_order_kernel_params
+from .._core.rules import second_order_kernel_params, spec
 from .._core.session import _NO_ACCUMULATORS, lean_rows, partial_fit_context, session_of
 from .._core.state import SecondOrderState
 from ..exceptions import NoisyLabelsWarning
@@ -86,11 +86,11 @@ class _GaussianWeightsMixin:
 
     # ------------------------------------------------------------ blocks
     def _n_groups(self, rule, n_classes=None):
-        """The covariance blocks of the constraint rule ``rule``: one per
-        class (``n_classes``, by default the fitted classes) for
-        ``SO_SINGLE`` and ``SO_SEQUENTIAL``; one shared block for
-        ``SO_BINARY``, ``SO_SUPPORT`` and ``SO_REGRESSION``."""
-        if rule in (R.SO_SINGLE, R.SO_SEQUENTIAL):
+        """The covariance blocks of the constraint rule ``rule``, as its
+        entry in the registry declares them (``blocks``): one per class
+        (``n_classes``, by default the fitted classes) or one shared
+        block."""
+        if spec(rule, R).blocks == "per_class":
             return self.classes_.shape[0] if n_classes is None else n_classes
         return 1
 
@@ -311,16 +311,16 @@ class _BaseSecondOrder(
     _parameter_constraints: dict = _base_constraints()
 
     # ------------------------------------------------------------ hooks
-    def _second_order_params(self, step, *, phi=0.0, param=0.0, shrinkage=0.0):
+    def _second_order_params(self, step, **values):
         """The kernel parameters (``SecondOrderParams`` in
-        ``_compiled/_rules_second_order.pxd``): the constraint rule (binary with two
-        classes, else ``_rule()``), the step rule ``step``, ``phi`` =
-        Phi^-1(eta) (CW, SCW), ``param``, r (AROW) or C (SCW), and
-        ``shrinkage``, IELLIP's c."""
+        ``_compiled/_rules_second_order.pxd``): the constraint rule
+        (binary with two classes, else ``_rule()``), the step rule ``step``
+        and the fields ``values`` the step reads
+        (:func:`~sklearn_pa._core.rules.second_order_kernel_params`: ``phi``
+        = Phi^-1(eta) of CW and SCW, ``param``, r of AROW or C of SCW,
+        ``shrinkage``, IELLIP's c, ...)."""
         rule = R.SO_BINARY if self.classes_.shape[0] <= 2 else self._rule()
-        return second_order_kernel_params(
-            rule, step, phi=phi, param=param, shrinkage=shrinkage
-        )
+        return second_order_kernel_params(rule, step, **values)
 
     def _grow_extra_state(self, growth):
         """Grow the covariance (:func:`._growth.grow_second_order_state`)."""

@@ -18,14 +18,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._compiled._rules import SecondOrderRule as R
 from .._core.docs import fill_text
+from .._core.rules import second_order_rules
 from ._base import _BaseSecondOrder
 
 __all__ = ["AROWClassifier", "ConfidenceWeightedClassifier", "SCWClassifier"]
 
+#: CW's ``multiclass`` options: the multiclass modes of the constraint
+#: rules that run its step, as the registry declares them
 _MULTICLASS_RULES = {
-    "single": R.SO_SINGLE,
-    "sequential": R.SO_SEQUENTIAL,
-    "support": R.SO_SUPPORT,
+    mode: rule
+    for mode, rule in second_order_rules(R.STEP_CW).items()
+    if mode not in (None, "binary")
 }
 
 

@@ -9,11 +9,10 @@ import numpy as np
 from sklearn.utils.parallel import _get_threadpool_controller
 
 from .._compiled import _second_order
-from .._compiled._rules import SecondOrderRule
 from .._core.batch import check_weights_read, touched_rows
 from .._core.driver import EpochAdapter, EpochStats
 from .._core.epochs import _EpochAveraging, _RowView
-from .._core.rules import spec
+from .._core.rules import check_combination
 
 __all__ = ["_SecondOrderEpochs", "_variances", "batch_arrays"]
 
@@ -191,10 +190,22 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
 def batch_arrays(estimator, X, y):
     """``(rows, labels, targets, params)`` of a validated batch, as the
     second-order kernel reads them: the row view, the class indices, the
-    regression targets (None unless the rule reads them) and the rule."""
+    regression targets (None unless the rule reads them) and the rule.
+
+    The rule, the step and the estimator's ``covariance`` are checked
+    against what the registry declares of them
+    (:func:`~sklearn_pa._core.rules.check_combination`) before any compiled
+    call: a refusal names the estimator's parameter and its accepted
+    values."""
     labels, targets = estimator._targets(y)
     params = estimator._kernel_params()
-    if spec(params["rule"], SecondOrderRule).y != "values":
+    rule_spec, _ = check_combination(
+        "second_order",
+        {"rule": params["rule"], "step": params["step"]},
+        covariance=estimator.covariance,
+        owner=type(estimator).__name__,
+    )
+    if rule_spec.y != "values":
         targets = None
     return _RowView(X), labels, targets, params
 
