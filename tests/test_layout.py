@@ -191,3 +191,106 @@ def test_the_named_family_edges_are_real():
             seen[family] |= _imported_folders(path) & FAMILIES
     for family, edges in FAMILY_EDGES.items():
         assert edges <= seen[family], (family, edges - seen[family])
+
+
+#: The functions that check rows (scikit-learn's validation, the structure
+#: and duplicates of a sparse matrix, the cheap check of rows already in the
+#: kernels' form).  One function of the core calls them for every batch
+#: (``check_rows`` in ``_core/batch.py``, with ``fitted_rows`` for the
+#: scores); the other callers are listed below, each with its reason.
+ROW_CHECKS = {
+    "validate_data",
+    "check_array",
+    "canonical_csr",
+    "check_csr_structure",
+    "lean_rows",
+}
+
+#: module -> {row check it may call: why it does not go through check_rows}
+ROWS_CHECKED_ELSEWHERE = {
+    "sequence/_validation.py": {
+        "canonical_csr": "sentences of feature dicts, each a small matrix",
+        "check_csr_structure": "a sentence given as its own sparse matrix",
+        "check_array": "a sentence given as a dense matrix",
+    },
+    "second_order/_base.py": {
+        "canonical_csr": "the scoring helper's rows a caller did not check",
+    },
+    "kernel/_base.py": {
+        "canonical_csr": "support vectors assigned to the model",
+        "check_csr_structure": "support vectors assigned to the model",
+    },
+    "linear/_base.py": {
+        "check_csr_structure": "the structure, before scikit-learn's scores",
+    },
+    "bayes_point/_bayes_point.py": {
+        "check_csr_structure": "the structure, before scikit-learn's scores",
+    },
+    "one_class/_one_class.py": {
+        "canonical_csr": "rows the scoring helper is given already checked",
+        "lean_rows": "the cheap scores of the centre on a few rows",
+    },
+    "kernel/_lean.py": {"lean_rows": "the cheap scores on a few rows"},
+    "bayes_point/_lean.py": {"lean_rows": "the cheap scores on a few rows"},
+    "linear/_scaled.py": {"lean_rows": "the cheap scores of a scale times a vector"},
+    "_core/session.py": {"lean_rows": "the cheap checks of a later call"},
+    "_core/weights.py": {"check_array": "the rows' norms for a warning"},
+    "benchmark/_reference.py": {
+        "validate_data": "reference implementations the benchmarks compare to",
+    },
+}
+
+
+def _calls(path):
+    """The names of the functions the source at ``path`` calls by name."""
+    return {
+        node.func.id
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+
+
+def test_rows_are_checked_in_one_place():
+    """Every family, ``fit``, ``partial_fit``, the scores and the mixing
+    partitions check their rows through ``check_rows``; a module that calls
+    a row check itself is listed above with its reason."""
+    found = {}
+    for path in _python_sources():
+        name = path.relative_to(ROOT).as_posix()
+        if name == "_core/batch.py":
+            continue
+        calls = _calls(path) & ROW_CHECKS
+        if calls:
+            found[name] = calls
+    allowed = {name: set(checks) for name, checks in ROWS_CHECKED_ELSEWHERE.items()}
+    unlisted = {
+        name: sorted(calls - allowed.get(name, set()))
+        for name, calls in found.items()
+        if calls - allowed.get(name, set())
+    }
+    assert not unlisted, f"rows checked outside check_rows: {unlisted}"
+    stale = {
+        name: sorted(checks - found.get(name, set()))
+        for name, checks in allowed.items()
+        if checks - found.get(name, set())
+    }
+    assert not stale, f"listed but no longer called: {stale}"
+
+
+def test_every_family_checks_its_rows_with_check_rows():
+    users = {
+        path.relative_to(ROOT).as_posix()
+        for path in _python_sources()
+        if "check_rows" in _calls(path)
+    }
+    for module in (
+        "linear/_base.py",
+        "_core/targets.py",
+        "second_order/_base.py",
+        "kernel/_base.py",
+        "bayes_point/_bayes_point.py",
+        "one_class/_one_class.py",
+        "distributed/_partitions.py",
+        "_core/batch.py",
+    ):
+        assert module in users, module

@@ -22,10 +22,12 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (
     _check_sample_weight,
+    check_array,
     check_is_fitted,
     validate_data,
 )
 
+from .._compiled._scores import csr_is_canonical as _csr_is_canonical
 from .._compiled._scores import value_range
 from ..utils._atomic import (
     JOURNAL,
@@ -46,6 +48,7 @@ __all__ = [
     "KERNEL_DTYPES",
     "check_batch_sample_weight",
     "check_csr_structure",
+    "check_rows",
     "check_initial_scores",
     "check_intercept_scaling",
     "check_sample_count",
@@ -59,6 +62,7 @@ __all__ = [
     "current_journal",
     "estimator_lock",
     "initial_weights",
+    "lean_rows",
     "locked_read",
     "sum_of_squares",
     "sum_of_squares_f64",
@@ -248,19 +252,14 @@ def _generator_state(generator):
 def fitted_rows(estimator, X, *, dtype=np.float64, order=None, attributes=None):
     """``X`` validated for the scores of a fitted ``estimator``:
     ``NotFittedError`` unless it is fitted (``attributes`` as
-    ``check_is_fitted`` takes them), then its CSR structure checked and
-    scikit-learn's validation against the fitted features (count, names,
-    finiteness), as ``dtype`` dense or CSR.  The full path of a scoring
-    method, for a batch the lean checks did not take."""
+    ``check_is_fitted`` takes them), then :func:`check_rows` against the
+    fitted features, as ``dtype`` C-ordered dense or canonical CSR
+    (``order`` is accepted for the callers' sake: the rows are always
+    C-ordered)."""
     check_is_fitted(estimator, attributes)
-    return validate_data(
-        estimator,
-        check_csr_structure(X),
-        accept_sparse="csr",
-        dtype=dtype,
-        order=order,
-        reset=False,
-    )
+    if isinstance(dtype, str):  # ("numeric": the rows are read as float64)
+        dtype = np.float64
+    return check_rows(estimator, X, reset=False, dtype=dtype)
 
 
 def check_state_array(estimator, name, value, shape, *, dtype=np.float64, order="C"):
@@ -494,6 +493,119 @@ def canonical_csr(X):
                 "or call X.sum_duplicates() and check the result."
             )
     return X
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def lean_rows(X, n_features, dtypes=KERNEL_DTYPES):
+    """``X`` as the kernels read it, checked in O(its size), or None.
+
+    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
+    float64 CSR matrix or array in canonical form (sorted, unique indices)
+    with a consistent structure (``indptr`` from 0 to the data length,
+    non-decreasing, every index in ``[0, n_features)``); at least one row,
+    ``n_features`` columns and finite values; float32 in place of float64
+    where ``dtypes`` (those the kernel reads, ``KERNEL_DTYPES``) has it.
+    Anything else is None."""
+    if type(X) is np.ndarray:
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
+            return None
+        if X.dtype not in dtypes:
+            if X.dtype.kind not in "iu":
+                return None
+            X = X.astype(np.float64)
+        elif not X.flags.c_contiguous:
+            X = np.ascontiguousarray(X)
+        if not np.isfinite(X).all():
+            return None
+        return X
+    if type(X) not in _CSR_TYPES or X.dtype not in dtypes:
+        return None
+    n_rows, n_cols = X.shape
+    if n_rows == 0 or n_cols != n_features:
+        return None
+    indices, indptr = X.indices, X.indptr
+    if (
+        indptr.shape != (n_rows + 1,)
+        or indptr.dtype != indices.dtype
+        or indices.dtype not in _INDEX_DTYPES
+    ):
+        return None
+    try:
+        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
+    except (TypeError, ValueError):  # a non-contiguous array: the full path
+        return None
+    return X if ok else None
+
+
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+#: ``y`` not given to :func:`check_rows`
+_NO_Y = object()
+
+
+def check_rows(estimator, X, y=_NO_Y, *, reset, dtype=np.float64, **kwargs):
+    """The one check of a batch's rows, whatever reads them: ``fit``,
+    ``partial_fit``, the scoring methods, every family, the partitions of
+    parameter mixing.
+
+    Returns ``X`` (or ``(X, y)`` when ``y`` is given) as the kernels read
+    it: C-ordered dense or canonical CSR (duplicate entries summed once,
+    here, so that every target kind and every family learns and scores the
+    same rows), of a dtype of ``dtype``, finite, with the fitted number of
+    features (and names) unless ``reset``.  The first branch is the cheap
+    one: rows of a fitted estimator that are already in the kernels' form
+    (:func:`lean_rows`) are taken in O(their size), with no copy; any other
+    input goes through the structure check of a sparse matrix
+    (:func:`check_csr_structure`), scikit-learn's validation
+    (``validate_data``, or ``check_array`` for ``estimator=None``) and
+    :func:`canonical_csr`, which give the errors they always gave.
+
+    Parameters
+    ----------
+    estimator : estimator instance or None
+        The estimator the rows are for (``n_features_in_`` and
+        ``feature_names_in_`` are set with ``reset``, checked otherwise);
+        None for rows of no estimator (a partition).
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows.
+    y : array-like, optional
+        The targets, validated with the rows when given.
+    reset : bool
+        Whether the rows set the estimator's features (``fit``, a first
+        ``partial_fit``) rather than being checked against them.
+    dtype : dtype or list of dtypes, default=np.float64
+        The dtypes the rows may keep, the first one the dtype anything else
+        is converted to.
+    **kwargs : dict
+        Further keywords of scikit-learn's validation (``y_numeric``,
+        ``multi_output``, ``ensure_min_samples``, ...).
+
+    Returns
+    -------
+    X : ndarray or scipy.sparse.csr_matrix
+        The checked rows.
+    y : ndarray
+        The checked targets, when ``y`` is given.
+    """
+    if y is _NO_Y and not reset and not kwargs and estimator is not None:
+        values = estimator.__dict__
+        n_features = values.get("n_features_in_")
+        if n_features is not None and "feature_names_in_" not in values:
+            dtypes = tuple(dtype) if isinstance(dtype, (list, tuple)) else (dtype,)
+            lean = lean_rows(X, n_features, tuple(map(np.dtype, dtypes)))
+            if lean is not None:
+                return lean
+    check_csr_structure(X)
+    options = dict(accept_sparse="csr", dtype=dtype, order="C", **kwargs)
+    if estimator is None:
+        return canonical_csr(check_array(X, **options))
+    if y is _NO_Y:
+        return canonical_csr(validate_data(estimator, X, reset=reset, **options))
+    X, y = validate_data(estimator, X, y, reset=reset, **options)
+    return canonical_csr(X), y
 
 
 def check_batch_sample_weight(

@@ -22,13 +22,11 @@ from itertools import repeat
 from operator import is_
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 
 from .._compiled import _scores
-from .._compiled._scores import csr_is_canonical as _csr_is_canonical
 from ..utils._atomic import session_of, set_session_type
-from .batch import KERNEL_DTYPES
+from .batch import lean_rows
 from .epochs import _RowView
 
 __all__ = [
@@ -389,51 +387,6 @@ def params_unchanged(estimator, snapshot):
     return all(_same_param(current[i], frozen) for i, frozen in mutable)
 
 
-_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
-
-
-def lean_rows(X, n_features, dtypes=KERNEL_DTYPES):
-    """``X`` as the kernels read it, checked in O(its size), or None.
-
-    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
-    float64 CSR matrix or array in canonical form (sorted, unique indices)
-    with a consistent structure (``indptr`` from 0 to the data length,
-    non-decreasing, every index in ``[0, n_features)``); at least one row,
-    ``n_features`` columns and finite values; float32 in place of float64
-    where ``dtypes`` (those the kernel reads, ``KERNEL_DTYPES``) has it.
-    Anything else is None."""
-    if type(X) is np.ndarray:
-        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
-            return None
-        if X.dtype not in dtypes:
-            if X.dtype.kind not in "iu":
-                return None
-            X = X.astype(np.float64)
-        elif not X.flags.c_contiguous:
-            X = np.ascontiguousarray(X)
-        if not np.isfinite(X).all():
-            return None
-        return X
-    if type(X) not in _CSR_TYPES or X.dtype not in dtypes:
-        return None
-    n_rows, n_cols = X.shape
-    if n_rows == 0 or n_cols != n_features:
-        return None
-    indices, indptr = X.indices, X.indptr
-    if (
-        indptr.shape != (n_rows + 1,)
-        or indptr.dtype != indices.dtype
-        or indices.dtype not in _INDEX_DTYPES
-    ):
-        return None
-    try:
-        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
-    except (TypeError, ValueError):  # a non-contiguous array: the full path
-        return None
-    return X if ok else None
-
-
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 _ONES = np.ones(1024)
 _ONES.flags.writeable = False
 

@@ -29,8 +29,8 @@ import scipy.sparse as sp
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import type_of_target, unique_labels
-from sklearn.utils.validation import validate_data
 
+from .batch import check_rows
 from .rules import spec
 
 __all__ = [
@@ -387,14 +387,12 @@ class MultilabelTargets(TargetStrategy):
     @classmethod
     def validate(cls, estimator, X, y, *, reset):
         """Validate ``X`` and the indicator matrix ``y`` of one batch."""
-        X, y = validate_data(
+        X, y = check_rows(
             estimator,
             X,
             y,
-            accept_sparse="csr",
-            dtype=estimator._input_dtypes(),
-            order="C",
             reset=reset,
+            dtype=estimator._input_dtypes(),
             multi_output=True,
         )
         if sp.issparse(y):

@@ -12,9 +12,9 @@ from sklearn.utils.validation import check_is_fitted
 from .._core.batch import (
     ReadsUnderLockMixin,
     atomic_update,
-    canonical_csr,
     check_batch_sample_weight,
     check_csr_structure,
+    check_rows,
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
@@ -355,20 +355,7 @@ class OnlineBayesPointClassifier(
 
     # ---------------------------------------------------------- validation
     def _validate_batch(self, X, y, sample_weight, reset):
-        from sklearn.utils.validation import validate_data
-
-        check_csr_structure(X)
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=np.float64,
-            order="C",
-            reset=reset,
-            multi_output=False,
-        )
-        X = canonical_csr(X)
+        X, y = check_rows(self, X, y, reset=reset, multi_output=False)
         sample_weight = check_batch_sample_weight(
             sample_weight,
             X,

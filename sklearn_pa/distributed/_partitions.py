@@ -5,23 +5,15 @@ import sys
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_array
 
-from .._core.batch import canonical_csr, check_csr_structure, sum_of_squares
+from .._core.batch import check_rows, sum_of_squares
 
 
 def _to_float_block(X):
     """A partition's features as float64 C-ordered dense or canonical CSR."""
     if hasattr(X, "iloc"):  # a pandas partition of a dask dataframe
         X = X.to_numpy()
-    X = check_array(
-        check_csr_structure(X),
-        accept_sparse="csr",
-        dtype=np.float64,
-        order="C",
-        ensure_min_samples=0,
-    )
-    return canonical_csr(X)
+    return check_rows(None, X, reset=True, ensure_min_samples=0)
 
 
 def _to_target_block(y):

@@ -31,9 +31,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import (
-    validate_data,
-)
 
 from .._compiled import _kernel_pa
 from .._core.batch import (
@@ -43,6 +40,7 @@ from .._core.batch import (
     canonical_csr,
     check_batch_sample_weight,
     check_csr_structure,
+    check_rows,
     check_sample_count,
     check_state_array,
     check_warm_start_classes,
@@ -422,18 +420,9 @@ class _BaseKernelPA(
 
     # ----------------------------------------------------------- validation
     def _validate_batch(self, X, y, sample_weight, reset):
-        check_csr_structure(X)
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=np.float64,
-            order="C",
-            reset=reset,
-            y_numeric=not isinstance(self, ClassifierMixin),
+        X, y = check_rows(
+            self, X, y, reset=reset, y_numeric=not isinstance(self, ClassifierMixin)
         )
-        X = canonical_csr(X)
         # (all-zero weights: refused by fit, a no-op on a later batch)
         sample_weight = check_batch_sample_weight(sample_weight, X, all_zero=not reset)
         return X, y, sample_weight

@@ -37,7 +37,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import _first_order
 from .._compiled._rules import Rule
@@ -46,11 +46,11 @@ from .._core.batch import (
     MAX_SAMPLE_COUNT,
     ReadsUnderLockMixin,
     atomic_update,
-    canonical_csr,
     check_batch_sample_weight,
     check_csr_structure,
     check_initial_scores,
     check_intercept_scaling,
+    check_rows,
     check_sample_count,
     check_state_array,
     check_validation_split,
@@ -279,15 +279,12 @@ class BaseOnlineLinear(
         CSR (``reset`` sets ``n_features_in_``, otherwise it is checked),
         ``y`` numeric for a regressor, ``sample_weight`` finite and
         non-negative.  Returns ``(X, y, sample_weight)``."""
-        check_csr_structure(X)
-        X, y = validate_data(
+        X, y = check_rows(
             self,
             X,
             y,
-            accept_sparse="csr",
-            dtype=self._input_dtypes(),
-            order="C",
             reset=reset,
+            dtype=self._input_dtypes(),
             y_numeric=not is_classifier(self),
             multi_output=False,
         )
@@ -295,11 +292,10 @@ class BaseOnlineLinear(
 
     def _finish_batch(self, X, y, sample_weight, reset):
         """The part of a batch's validation every target kind shares, once
-        ``X`` and ``y`` passed scikit-learn's: duplicate CSR entries summed
-        (:func:`canonical_csr`: every target kind learns from the same
-        rows), ``sample_weight`` finite and non-negative, the estimator's
-        own check of the rows.  Returns ``(X, y, sample_weight)``."""
-        X = canonical_csr(X)
+        ``X`` and ``y`` passed :func:`check_rows` (duplicate CSR entries
+        summed there, so that every target kind learns from the same rows):
+        ``sample_weight`` finite and non-negative, the estimator's own check
+        of the rows.  Returns ``(X, y, sample_weight)``."""
         # (all-zero weights: refused by fit, a no-op on a later batch)
         sample_weight = check_batch_sample_weight(sample_weight, X, all_zero=not reset)
         self._check_rows(X)
@@ -671,7 +667,7 @@ class OnlineLinearClassifierMixin(
             self._target_strategy.check_form(kind, self.classes_)
         if not kind.multi_output:
             return super()._validate_batch(X, y, sample_weight, reset)
-        X, y = kind.validate(self, check_csr_structure(X), y, reset=reset)
+        X, y = kind.validate(self, X, y, reset=reset)
         return self._finish_batch(X, y, sample_weight, reset)
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):

@@ -15,9 +15,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import (
-    validate_data,
-)
 
 from .._compiled import _uniclass
 from .._compiled._rules import Slack
@@ -26,7 +23,7 @@ from .._core.batch import (
     atomic_update,
     canonical_csr,
     check_batch_sample_weight,
-    check_csr_structure,
+    check_rows,
     check_sample_count,
     check_state_array,
     check_warm_start_shape,
@@ -556,15 +553,7 @@ class PassiveAggressiveOneClass(
             )
 
     def _validate_batch(self, X, sample_weight, reset):
-        X = validate_data(
-            self,
-            check_csr_structure(X),
-            accept_sparse="csr",
-            dtype=np.float64,
-            order="C",
-            reset=reset,
-        )
-        X = canonical_csr(X)
+        X = check_rows(self, X, reset=reset)
         # (all-zero weights: refused by fit, a no-op on a later batch)
         sample_weight = check_batch_sample_weight(sample_weight, X, all_zero=not reset)
         return X, sample_weight

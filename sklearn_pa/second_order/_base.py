@@ -26,7 +26,7 @@ from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import _scores
 from .._compiled._rules import SecondOrderRule as R
@@ -34,7 +34,7 @@ from .._core.batch import (
     KERNEL_DTYPES,
     atomic_update,
     canonical_csr,
-    check_csr_structure,
+    check_rows,
     check_training_scores,
     fitted_rows,
     locked_read,
@@ -43,7 +43,7 @@ from .._core.driver import run_epochs, validation_scorer
 from .._core.epochs import _RowView
 from .._core.growth import grow_second_order_state, refuse_growing_proba
 from .._core.rules import second_order_kernel_params, spec
-from .._core.session import _NO_ACCUMULATORS, lean_rows, partial_fit_context, session_of
+from .._core.session import _NO_ACCUMULATORS, partial_fit_context, session_of
 from .._core.state import SecondOrderState
 from ..exceptions import NoisyLabelsWarning
 from ..linear._base import BaseOnlineLinear, OnlineLinearClassifierMixin
@@ -545,21 +545,7 @@ class _BaseSecondOrder(
         """(scores, variances, class indices) of a batch, or None when it is
         not valid (``partial_fit`` then reports the error)."""
         try:
-            lean = None
-            if "feature_names_in_" not in self.__dict__:
-                lean = lean_rows(X, self.n_features_in_)
-            if lean is not None:
-                X = lean
-            else:
-                check_csr_structure(X)
-                X = validate_data(
-                    self,
-                    X,
-                    accept_sparse="csr",
-                    dtype=np.float64,
-                    order="C",
-                    reset=False,
-                )
+            X = check_rows(self, X, reset=False, dtype=KERNEL_DTYPES)
             y = np.asarray(y)
             if y.shape[0] != X.shape[0]:
                 return None
@@ -571,7 +557,7 @@ class _BaseSecondOrder(
             idx = np.searchsorted(classes, y)
             if (idx >= classes.shape[0]).any() or (classes[idx] != y).any():
                 return None
-            scores, var = self._margins(X, checked=lean is not None)
+            scores, var = self._margins(X, checked=True)
         except (ValueError, TypeError, ArithmeticError, Warning):
             # an invalid or overflowing batch (a warning raised as an
             # error included): partial_fit raises the proper error.  Anything
@@ -584,9 +570,7 @@ class _BaseSecondOrder(
         """Calibrate on the training margins of the model ``fit`` returns
         (at most ``CALIBRATION_SIZE`` rows, drawn with a fixed seed; float32
         ``X`` is not copied, only those rows are converted)."""
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=KERNEL_DTYPES, order="C", reset=False
-        )
+        X = check_rows(self, X, reset=False, dtype=KERNEL_DTYPES)
         rows = np.arange(X.shape[0])
         if rows.shape[0] > CALIBRATION_SIZE:
             rng = np.random.RandomState(0)
