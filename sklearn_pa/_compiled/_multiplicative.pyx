@@ -94,9 +94,9 @@ cdef inline void _rescale(double *w, double *bb, Py_ssize_t n, bint intercept, d
 
 def new_state():
     """A fresh ``state`` for :func:`epoch`: the weights as given (scale 1),
-    normalised at the next entry."""
+    normalised at the next entry (which computes their total)."""
     import numpy as np
-    return np.array([1.0, np.nan, 1.0, 0.0, 0.0])
+    return np.array([1.0, 0.0, 1.0, 0.0, 0.0])
 
 
 def epoch(

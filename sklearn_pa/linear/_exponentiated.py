@@ -223,8 +223,16 @@ class _SplitWeightsMixin:
         W, b = kernel
         n_features = self.n_features_in_
         streaming = values.get("_split_streaming", False)
+        state = values.get("_split_state")
+        in_place = (
+            state is not None
+            and state.flags.writeable
+            and W.flags.writeable
+            and b.flags.writeable
+        )
         if (
             streaming
+            and in_place
             and "_split_pending" in values
             and "coef_" not in values
             and "intercept_" not in values
@@ -236,11 +244,14 @@ class _SplitWeightsMixin:
         b = check_state_array(self, "the intercept pair", b, (2,))
         self._check_pair_published(W, b)
         if streaming:
-            # updated in place (the rollback journal saves what a call
-            # writes); arrays checked into new ones start from scale 1
-            if W is not kernel[0] or b is not kernel[1]:
-                W, b = self._pair_values(W, b)[:2]
-                self._split_state = _multiplicative.new_state()
+            if in_place and W is kernel[0] and b is kernel[1]:
+                # updated in place (the rollback journal saves what a call
+                # writes)
+                return W, b
+            # arrays that cannot be (read-only ones, as loaded from a
+            # memory map): new ones of the weights themselves, at scale 1
+            W, b = self._pair_values(W, b)[:2]
+            self._split_state = _multiplicative.new_state()
             return W, b
         # fit, the state protocol: new arrays of the weights themselves
         return self._pair_values(W, b)[:2]
