@@ -299,8 +299,9 @@ class _SplitWeightsMixin:
         return super().__getattr__(name)
 
     def _lean_scores(self, X, checked=False):
-        # the predictions of s * (W, b) on the rows' features, coef_ left
-        # unpublished
+        # the predictions of s * (W, b) from the weights of the rows'
+        # features, coef_ left unpublished (those of coef_ itself where the
+        # scale is 1, as for DPMU)
         values = self.__dict__
         if (
             "_split_pending" not in values
@@ -310,20 +311,33 @@ class _SplitWeightsMixin:
             return super()._lean_scores(X, checked=checked)
         if "feature_names_in_" in values or "n_features_in_" not in values:
             return None
-        X = lean_rows(X, values["n_features_in_"])
-        if X is None:
-            return None
+        if not checked:
+            X = lean_rows(X, values["n_features_in_"])
+            if X is None:
+                return None
         W, b = values["_split_kernel"]
         state = values["_split_state"]
         s = state[0] if state[2] == 0.0 and self._total() > 0.0 else 1.0
-        parts = np.empty((X.shape[0], 2))
+        if sp.issparse(X):
+            # the rows on their own features only, renumbered
+            features, columns = np.unique(X.indices, return_inverse=True)
+            X = type(X)(
+                (X.data, columns.astype(X.indices.dtype), X.indptr),
+                shape=(X.shape[0], features.shape[0]),
+            )
+            coef = W[features, 0] - W[features, 1]
+        else:
+            coef = W[:, 0] - W[:, 1]
+        intercept = np.array([b[0] - b[1]])
+        if s != 1.0:
+            coef *= s
+            intercept *= s
+        out = np.empty((X.shape[0], 1))
         U, bu = _NO_ACCUMULATORS
         _scores.score_rows(
-            _RowView(X), W, np.zeros(2), U=U, bu=bu, n_avg=0.0, out=parts
+            _RowView(X), coef[:, None], intercept, U=U, bu=bu, n_avg=0.0, out=out
         )
-        if self.fit_intercept:
-            parts += b
-        return (s * (parts[:, 0] - parts[:, 1]))[:, None]
+        return out
 
     def _kernel_epoch(
         self,
