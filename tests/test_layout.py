@@ -233,9 +233,6 @@ ROWS_CHECKED_ELSEWHERE = {
     "kernel/_lean.py": {"lean_rows": "the cheap scores on a few rows"},
     "bayes_point/_lean.py": {"lean_rows": "the cheap scores on a few rows"},
     "linear/_scaled.py": {"lean_rows": "the cheap scores of a scale times a vector"},
-    "linear/_exponentiated.py": {
-        "lean_rows": "the cheap scores of the split weights on a few rows",
-    },
     "_core/session.py": {"lean_rows": "the cheap checks of a later call"},
     "_core/weights.py": {"check_array": "the rows' norms for a warning"},
     "benchmark/_reference.py": {

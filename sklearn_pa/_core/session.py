@@ -50,7 +50,7 @@ __all__ = [
 #: The attributes a ``partial_fit`` call may leave instead of ``coef_``, to
 #: publish it when read: an average to compute (``_core/publication.py``), a scale
 #: to fold (``linear/_scaled.py``).
-PENDING_PUBLICATIONS = ("_average_pending", "_scale_pending", "_split_pending")
+PENDING_PUBLICATIONS = ("_average_pending", "_scale_pending")
 
 
 def stream_started(values):

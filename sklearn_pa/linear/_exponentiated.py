@@ -7,15 +7,6 @@ square loss with ``w = w+ - w-``, two positive weight vectors multiplied
 ``_SplitWeightsMixin`` keeps that pair as the base class's two-column weight
 matrix and runs the multiplicative kernel (``_compiled/_multiplicative.pyx``);
 :class:`~sklearn_pa.ErrorProportionalRegressor` (DPMU) shares it.
-
-Between ``partial_fit`` calls the pair stays as the kernel holds it: the
-arrays ``(W, b)`` (``_split_kernel``) and, for EG+-, the scale ``s`` and the
-running total ``Z`` of the weights ``s * (W, b)`` (``_split_state``);
-``coef_``, ``intercept_`` and the pair itself (``_split_coef``,
-``_split_intercept``) are published when first read, renormalised exactly to
-``U`` then (the arrays left as they are), so that a call costs its rows, not
-the model.  ``fit`` renormalises exactly at the end of each pass, as it
-always did.
 """
 
 from numbers import Real
@@ -24,21 +15,15 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
-from .._compiled import _multiplicative, _scores
+from .._compiled import _multiplicative
 from .._compiled._rules import Rule
-from .._core.batch import check_state_array, current_journal, estimator_lock
+from .._core.batch import check_state_array
 from .._core.docs import fill_doc
-from .._core.epochs import _RowView
 from .._core.rules import linear_params
-from .._core.session import _NO_ACCUMULATORS, lean_rows, stream_started
 from ._base import BaseOnlineLinear
 from ._regression import _COMMON, LEARNING_RATE_WEIGHTS, _OnlineRegressorMixin
 
 __all__ = ["ExponentiatedGradientRegressor"]
-
-# what a partial_fit call leaves to be published when read, in the order
-# _SplitWeightsMixin._pair_values returns it
-_PUBLISHED = ("_split_coef", "_split_intercept", "coef_", "intercept_")
 
 
 class _SplitWeightsMixin:
@@ -48,10 +33,7 @@ class _SplitWeightsMixin:
     ``W[:, 1] = w-`` and intercepts ``b = (b+, b-)`` (the weights of a
     constant feature 1).  ``coef_ = w+ - w-`` is published for prediction;
     the pair itself is kept privately, since ``coef_`` alone does not
-    determine it.  A ``partial_fit`` call leaves them unpublished, as the
-    kernel's arrays and state (see the module docstring); once ``coef_`` is
-    in the attributes (published, or assigned), the next call checks it
-    against the pair, as the weights published by ``fit``.
+    determine it.
     """
 
     def _multiplicative(self):
@@ -157,7 +139,7 @@ class _SplitWeightsMixin:
             "coef_init: the intercept's weight pair shares the total weight."
         )
 
-    def _allocate_pair(self, n_features, n_columns, coef_init, intercept_init):
+    def _allocate(self, n_features, n_columns, coef_init, intercept_init):
         if self._multiplicative() and coef_init is not None:
             coef_init = np.asarray(coef_init)
             if coef_init.shape != (2, n_features):
@@ -176,34 +158,24 @@ class _SplitWeightsMixin:
     def _coef_shape(self):
         return (self.n_features_in_,)
 
-    # ------------------------------------------- the pair between calls
-    def _pair_values(self, W, b):
-        """New arrays of the weight pair ``(w+-, b+-)`` and of ``coef_``,
-        ``intercept_`` that the kernel's arrays ``W``, ``b`` stand for: for
-        EG+- left by a ``partial_fit`` call as ``s * (W, b)``, renormalised
-        exactly to the total ``U`` (one pass over the model, ``W`` itself
-        left as it is, so a stream goes on bit for bit whether or not they
-        were read); otherwise the arrays as they are."""
-        state = self.__dict__.get("_split_state")
-        if state is not None and state[2] == 0.0 and self._total() > 0.0:
-            total = W.sum() + (b.sum() if self.fit_intercept else 0.0)
-            factor = self._total() / total
-            W, b = W * factor, b * factor
-        else:
-            W, b = W.copy(), b.copy()
-        return W, b, W[:, 0] - W[:, 1], np.array([b[0] - b[1]])
-
-    def _check_pair_published(self, W, b):
-        """Refuse a ``coef_`` or ``intercept_`` assigned (or written in
-        place) since the pair was published: the multiplicative update
-        continues from the pair, which ``coef_`` alone does not determine
-        (one pass over the model, only while a published ``coef_`` is
-        held)."""
+    def _state_arrays(self):
+        if not self._multiplicative():
+            return super()._state_arrays()
+        if getattr(self, "_split_coef", None) is None:
+            # learned additively: no weight pair to continue from
+            return np.empty((0, 2)), np.empty(2)
         n_features = self.n_features_in_
+        W = check_state_array(
+            self, "the weight pair", self._split_coef, (n_features, 2)
+        ).copy()
+        b = check_state_array(
+            self, "the intercept pair", self._split_intercept, (2,)
+        ).copy()
         coef = check_state_array(self, "coef_", self.coef_, (n_features,))
         intercept = check_state_array(self, "intercept_", self.intercept_, (1,))
-        _, _, expected, expected_b = self._pair_values(W, b)
-        if not (np.array_equal(coef, expected) and intercept[0] == expected_b[0]):
+        if not (
+            np.array_equal(coef, W[:, 0] - W[:, 1]) and intercept[0] == b[0] - b[1]
+        ):
             raise ValueError(
                 f"coef_ or intercept_ of {type(self).__name__} was assigned: "
                 "the multiplicative update continues from a pair of positive "
@@ -211,133 +183,16 @@ class _SplitWeightsMixin:
                 "with fit, or use update='additive' / GradientDescentRegressor "
                 "to continue from given weights."
             )
-
-    def _state_arrays(self):
-        if not self._multiplicative():
-            return super()._state_arrays()
-        values = self.__dict__
-        kernel = values.get("_split_kernel")
-        if kernel is None:
-            # learned additively: no weight pair to continue from
-            return np.empty((0, 2)), np.empty(2)
-        W, b = kernel
-        n_features = self.n_features_in_
-        streaming = values.get("_split_streaming", False)
-        state = values.get("_split_state")
-        in_place = (
-            state is not None
-            and state.flags.writeable
-            and W.flags.writeable
-            and b.flags.writeable
-        )
-        if (
-            streaming
-            and in_place
-            and "_split_pending" in values
-            and "coef_" not in values
-            and "intercept_" not in values
-            and W.shape == (n_features, 2)
-        ):
-            # the arrays the last call left, nothing published since: O(1)
-            return W, b
-        W = check_state_array(self, "the weight pair", W, (n_features, 2))
-        b = check_state_array(self, "the intercept pair", b, (2,))
-        self._check_pair_published(W, b)
-        if streaming:
-            if in_place and W is kernel[0] and b is kernel[1]:
-                # updated in place (the rollback journal saves what a call
-                # writes)
-                return W, b
-            # arrays that cannot be (read-only ones, as loaded from a
-            # memory map): new ones of the weights themselves, at scale 1
-            W, b = self._pair_values(W, b)[:2]
-            self._split_state = _multiplicative.new_state()
-            return W, b
-        # fit, the state protocol: new arrays of the weights themselves
-        return self._pair_values(W, b)[:2]
-
-    def _allocate(self, n_features, n_columns, coef_init, intercept_init):
-        if self._multiplicative():
-            self._split_state = _multiplicative.new_state()
-        return self._allocate_pair(n_features, n_columns, coef_init, intercept_init)
+        return W, b
 
     def _publish(self, W, b, U=None, bu=None, *, lazy=False):
-        values = self.__dict__
-        values.pop("_split_pending", None)
         if not self._multiplicative():
-            self._split_kernel = self._split_state = None
             self._split_coef = self._split_intercept = None
             return super()._publish(W, b, U, bu, lazy=lazy)
         self._average_accum = self._average_intercept_accum = None
-        self._split_kernel = (W, b)
-        if lazy and values.get("_split_streaming"):
-            # coef_ and the pair are published when read (__getattr__)
-            for name in ("coef_", "intercept_", "_split_coef", "_split_intercept"):
-                values.pop(name, None)
-            self._split_pending = True
-            return
-        # (fit: the kernel renormalised the arrays, which are the weights)
-        self._split_state = _multiplicative.new_state()
         self._split_coef, self._split_intercept = W, b
         self.coef_ = W[:, 0] - W[:, 1]
         self.intercept_ = np.array([b[0] - b[1]])
-
-    def __getattr__(self, name):
-        # only reached when ``name`` is not found: the pair and the weights
-        # a partial_fit call left as the kernel holds them, published as
-        # new arrays (an attribute assigned since is kept)
-        values = self.__dict__
-        if name in _PUBLISHED and "_split_pending" in values:
-            # (published under the lock: never over a call in progress)
-            with estimator_lock(self):
-                if name not in values and "_split_pending" in values:
-                    published = self._pair_values(*values["_split_kernel"])
-                    for key, value in zip(_PUBLISHED, published):
-                        values.setdefault(key, value)
-                if name in values:
-                    return values[name]
-        return super().__getattr__(name)
-
-    def _lean_scores(self, X, checked=False):
-        # the predictions of s * (W, b) from the weights of the rows'
-        # features, coef_ left unpublished (those of coef_ itself where the
-        # scale is 1, as for DPMU)
-        values = self.__dict__
-        if (
-            "_split_pending" not in values
-            or "coef_" in values
-            or "intercept_" in values
-        ):
-            return super()._lean_scores(X, checked=checked)
-        if "feature_names_in_" in values or "n_features_in_" not in values:
-            return None
-        if not checked:
-            X = lean_rows(X, values["n_features_in_"])
-            if X is None:
-                return None
-        W, b = values["_split_kernel"]
-        state = values["_split_state"]
-        s = state[0] if state[2] == 0.0 and self._total() > 0.0 else 1.0
-        if sp.issparse(X):
-            # the rows on their own features only, renumbered
-            features, columns = np.unique(X.indices, return_inverse=True)
-            X = type(X)(
-                (X.data, columns.astype(X.indices.dtype), X.indptr),
-                shape=(X.shape[0], features.shape[0]),
-            )
-            coef = W[features, 0] - W[features, 1]
-        else:
-            coef = W[:, 0] - W[:, 1]
-        intercept = np.array([b[0] - b[1]])
-        if s != 1.0:
-            coef *= s
-            intercept *= s
-        out = np.empty((X.shape[0], 1))
-        U, bu = _NO_ACCUMULATORS
-        _scores.score_rows(
-            _RowView(X), coef[:, None], intercept, U=U, bu=bu, n_avg=0.0, out=out
-        )
-        return out
 
     def _kernel_epoch(
         self,
@@ -374,51 +229,24 @@ class _SplitWeightsMixin:
                 scores_out=scores_out,
                 **first_order,
             )
-        common = dict(
+        pos = np.append(W[:, 0], b[0])
+        neg = np.append(W[:, 1], b[1])
+        result = _multiplicative.epoch(
+            rows,
+            order,
+            pos,
+            neg,
             params=params,
             targets=targets,
             sample_weight=sample_weight,
             intercept=intercept_sq > 0.0,
             loss_out=loss_out,
+            scores_out=scores_out,
         )
-        if not self.__dict__.get("_split_streaming"):
-            # fit: one self-contained pass, renormalised exactly at its end
-            return _multiplicative.epoch(
-                rows, order, W, b, scores_out=scores_out, **common
-            )
-        return self._stream_epoch(rows, order, W, b, scores_out, common)
-
-    def _stream_epoch(self, rows, order, W, b, scores_out, common):
-        """A ``partial_fit`` pass that keeps the scale and the running total
-        in ``_split_state`` (the kernel's ``state``): the kernel stops
-        before a step that writes every weight (the normalisation of
-        weights given as they are, the log domain, a rescale) unless the
-        whole model is saved in the rollback journal, which is done then,
-        once.  The journal saves the state first."""
-        state = self._split_state
-        journal = current_journal()
-        if journal is not None:
-            journal.save(state)
-        state[3] = 0.0 if journal is not None else 1.0
-        totals = [0, 0, 0, False]
-        start = 0
-        try:
-            while True:
-                part = None if scores_out is None else scores_out[start:]
-                stats = _multiplicative.epoch(
-                    rows, order[start:], W, b, scores_out=part, state=state, **common
-                )
-                totals = [totals[k] + stats[k] for k in range(3)] + [
-                    totals[3] or stats[3]
-                ]
-                start += int(state[4])
-                if start >= order.shape[0]:
-                    return (-1, *totals[1:])
-                journal.save(W)
-                journal.save(b)
-                state[3] = 1.0
-        finally:
-            state[3] = 0.0
+        W[:, 0] = pos[:-1]
+        W[:, 1] = neg[:-1]
+        b[0], b[1] = pos[-1], neg[-1]
+        return result
 
     def _total(self):
         return 0.0
@@ -429,23 +257,14 @@ class _SplitWeightsMixin:
         return scores[:, 0] if scores.ndim == 2 else scores
 
     def _partial_fit(self, X, y, classes, sample_weight, **kwargs):
-        values = self.__dict__
-        if (
-            stream_started(values)
-            and (values.get("_split_kernel") is not None) != self._multiplicative()
-        ):
+        kind = getattr(self, "_split_coef", None) is not None
+        if hasattr(self, "coef_") and kind != self._multiplicative():
             raise ValueError(
                 "The weights of the previous calls were learned with another "
                 "update; partial_fit cannot continue from them. Call fit, or "
                 "keep the update of the first call."
             )
-        # (the kernel keeps the scale between the calls of a stream only:
-        # fit renormalises each pass, as it always did)
-        self._split_streaming = True
-        try:
-            return super()._partial_fit(X, y, classes, sample_weight, **kwargs)
-        finally:
-            values.pop("_split_streaming", None)
+        return super()._partial_fit(X, y, classes, sample_weight, **kwargs)
 
 
 @fill_doc
@@ -478,9 +297,7 @@ class ExponentiatedGradientRegressor(
     own weights change and the renormalisation is a new scale.  Exponents
     too large for that (:math:`|2 \eta (y - \hat y) U x_i| > 50`) are applied in the
     log domain with one pass over the weights: no step overflows or produces
-    NaN, and the weights always sum to ``U``.  A ``partial_fit`` call keeps
-    them so (it costs the rows' non-zeros, not the model), and ``coef_`` is
-    computed when read, renormalised exactly.
+    NaN, and the weights always sum to ``U``.
 
     Read more in the :ref:`User Guide <gradient>`.
 
