@@ -12,7 +12,6 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
-import math
 from numbers import Real
 
 import numpy as np
@@ -27,7 +26,6 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._compiled._scores import csr_is_canonical as _csr_is_canonical
 from .._compiled._scores import value_range
 from ..utils._atomic import (
     JOURNAL,
@@ -38,6 +36,7 @@ from ..utils._atomic import (
     restore_entries,
 )
 from ..utils._shuffle import mt19937_words
+from ._calls import KERNEL_DTYPES, check_weights_read, lean_rows
 
 __all__ = [
     "ReadsUnderLockMixin",
@@ -463,14 +462,6 @@ def check_warm_start_classes(estimator, previous):
         )
 
 
-#: The dtypes of ``X`` the first-order, second-order and scoring kernels
-#: read as they are (``check_array(dtype=KERNEL_DTYPES)`` keeps them and
-#: converts anything else to float64): float32 rows are read as doubles,
-#: value by value, so a model learned from float32 input is the one learned
-#: from its float64 conversion, without that conversion's copy of ``X``.
-KERNEL_DTYPES = (np.float64, np.float32)
-
-
 def canonical_csr(X):
     """``X`` with duplicate CSR entries summed, on a copy (dense and canonical
     input are returned as they are).  Float32 entries are summed in float64,
@@ -496,50 +487,6 @@ def canonical_csr(X):
 
 
 _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
-
-
-def lean_rows(X, n_features, dtypes=KERNEL_DTYPES):
-    """``X`` as the kernels read it, checked in O(its size), or None.
-
-    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
-    float64 CSR matrix or array in canonical form (sorted, unique indices)
-    with a consistent structure (``indptr`` from 0 to the data length,
-    non-decreasing, every index in ``[0, n_features)``); at least one row,
-    ``n_features`` columns and finite values; float32 in place of float64
-    where ``dtypes`` (those the kernel reads, ``KERNEL_DTYPES``) has it.
-    Anything else is None."""
-    if type(X) is np.ndarray:
-        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != n_features:
-            return None
-        if X.dtype not in dtypes:
-            if X.dtype.kind not in "iu":
-                return None
-            X = X.astype(np.float64)
-        elif not X.flags.c_contiguous:
-            X = np.ascontiguousarray(X)
-        if not np.isfinite(X).all():
-            return None
-        return X
-    if type(X) not in _CSR_TYPES or X.dtype not in dtypes:
-        return None
-    n_rows, n_cols = X.shape
-    if n_rows == 0 or n_cols != n_features:
-        return None
-    indices, indptr = X.indices, X.indptr
-    if (
-        indptr.shape != (n_rows + 1,)
-        or indptr.dtype != indices.dtype
-        or indices.dtype not in _INDEX_DTYPES
-    ):
-        return None
-    try:
-        ok = _csr_is_canonical(X.data, indices, indptr, n_features)
-    except (TypeError, ValueError):  # a non-contiguous array: the full path
-        return None
-    return X if ok else None
-
-
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 #: ``y`` not given to :func:`check_rows`
@@ -621,24 +568,6 @@ def check_batch_sample_weight(
     if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
         raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
     return sample_weight
-
-
-def check_weights_read(estimator, W_rows, b):
-    """Refuse, with the message of the full check of an assigned array
-    (:func:`check_state_array`), a weight a batch reads that is NaN or
-    infinite, such as one written in place into ``coef_`` between calls:
-    ``W_rows`` and ``b`` are the journal's copies of the rows of the weights
-    the batch's features index and of the intercepts (None: not saved), so
-    the check costs a pass over what the journal copied, in cache."""
-    for name, values in (("coef_", W_rows), ("intercept_", b)):
-        if values is None or values.size == 0:
-            continue
-        _, largest, smallest = value_range(values.reshape(-1))
-        if not (math.isfinite(largest) and math.isfinite(smallest)):
-            raise ValueError(
-                f"{name} of {type(estimator).__name__} contains NaN or "
-                "infinity; assign finite values or refit with fit."
-            )
 
 
 def weighs_nothing(sample_weight, given=True):

@@ -15,18 +15,25 @@ checks are the functions below (``lean_rows``,
 estimator reuses.
 """
 
-import copy
 import functools
 import threading
-from itertools import repeat
-from operator import is_
 
 import numpy as np
 from sklearn.base import _fit_context
 
 from .._compiled import _scores
 from ..utils._atomic import session_of, set_session_type
-from .batch import lean_rows
+from ._calls import (
+    _MISSING,
+    lean_batch,
+    lean_fitted_labels,
+    lean_labels,
+    lean_rows,
+    lean_sample_weight,
+    lean_targets,
+    params_snapshot,
+    params_unchanged,
+)
 from .epochs import _RowView
 
 __all__ = [
@@ -208,35 +215,9 @@ class LeanCallsMixin:
 
     def _lean_batch(self, X, y, classes, sample_weight):
         """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked
-        in O(batch), or None when the call needs the full validation.
-
-        The lean path applies when the parameters are the objects (and
-        contents) the last fully validated call saw, the fitted classes
-        and feature count are unchanged, no feature names were fitted, and
-        the batch is already in the kernels' form (:func:`lean_rows`,
-        :meth:`_lean_targets`, :func:`lean_sample_weight`).  It never
-        raises: a batch it does not accept goes through the full
-        validation, which says what is wrong."""
-        record = session_of(self).lean
-        if (
-            record is None
-            or not self._lean_partial_fit
-            or "feature_names_in_" in self.__dict__
-            or self.__dict__.get("classes_") is not record[1]
-            or not params_unchanged(self, record[0])
-        ):
-            return None
-        X = lean_rows(X, self.n_features_in_, self._input_dtypes())
-        if X is None:
-            return None
-        n_samples = X.shape[0]
-        y = self._lean_targets(y, classes, n_samples)
-        if y is None:
-            return None
-        sample_weight = lean_sample_weight(sample_weight, n_samples)
-        if sample_weight is None or not self._check_rows(X, lean=True):
-            return None
-        return X, y, sample_weight
+        in O(batch), or None when the call needs the full validation
+        (:func:`~sklearn_pa._core._calls.lean_batch`)."""
+        return lean_batch(self, X, y, classes, sample_weight)
 
     def _check_rows(self, X, lean=False):
         """Hook: the estimator's own check of the validated rows ``X``
@@ -267,184 +248,6 @@ class LeanLabelsMixin:
         ):
             return None
         return lean_fitted_labels(self, y, classes, n_samples)
-
-
-def lean_fitted_labels(estimator, y, classes, n_samples):
-    """``y`` as labels of the fitted ``classes_`` of ``estimator``
-    (:func:`lean_labels`), or None; ``classes`` (if given) must be the
-    fitted ones (a stream that passes the same object every call has it
-    checked once)."""
-    classes_ = estimator.classes_
-    cache = session_of(estimator)
-    if classes is not None and not _same_classes_arg(classes, cache.classes_arg):
-        given = np.asarray(classes)
-        if given.ndim != 1 or given.dtype.kind == "O":
-            return None
-        if not np.array_equal(np.unique(given), classes_):
-            return None
-        cache.classes_arg = (classes, _contents(classes))
-    members = cache.members
-    if members is None or members[0] is not classes_:
-        members = cache.members = (classes_, frozenset(classes_.tolist()))
-    return lean_labels(classes_, y, n_samples, members[1])
-
-
-def _contents(classes):
-    """What :func:`_same_classes_arg` compares of a ``classes`` argument: a
-    list's or tuple's items, an array's bytes (a few, read in O(k))."""
-    if isinstance(classes, np.ndarray):
-        return (classes.dtype, classes.shape, classes.tobytes())
-    return list(classes) if isinstance(classes, (list, tuple)) else None
-
-
-def _same_classes_arg(classes, checked):
-    """Whether ``classes`` is the object ``checked`` (an object and its
-    :func:`_contents`) and still holds what it held then: the argument is
-    read on every call (a list appended to between calls is seen)."""
-    if checked is None or classes is not checked[0]:
-        return False
-    contents = checked[1]
-    return contents is not None and _contents(classes) == contents
-
-
-# ----------------------------------------------------------------------------
-# The lean path of a later partial_fit call.
-#
-# A stream of partial_fit calls on a few rows each must cost what its rows
-# cost.  scikit-learn's validation (validate_data, type_of_target, the
-# parameter constraints) costs about a millisecond a call; the checks below
-# accept a batch in O(its size) when it is in the form the kernels read
-# (float64 dense or canonical CSR with int32/int64 indices, labels of the
-# fitted classes, finite non-negative weights) and the parameters are those
-# of the last call.  They never raise: anything else returns None and the
-# call takes the full validation, which gives the error it always gave.
-
-
-def _param_names(cls):
-    names = _PARAM_NAMES.get(cls)
-    if names is None:
-        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
-    return names
-
-
-_PARAM_NAMES = {}
-
-
-def _frozen(value):
-    """A copy of a mutable parameter value (dict, list, array), to tell an
-    in-place change; None for any other value."""
-    if isinstance(value, (dict, list)):
-        return copy.deepcopy(value)
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    return None
-
-
-def _same_param(value, frozen):
-    if frozen is None:
-        return True
-    try:
-        if isinstance(frozen, np.ndarray):
-            return isinstance(value, np.ndarray) and np.array_equal(
-                value, frozen, equal_nan=value.dtype.kind in "fc"
-            )
-        return bool(value == frozen)
-    except Exception:  # values that do not compare: changed
-        return False
-
-
-def params_snapshot(estimator):
-    """The estimator's parameter values as they are now: each object, and a
-    copy of the mutable ones (see :func:`params_unchanged`)."""
-    values = estimator.__dict__
-    names = _param_names(type(estimator))
-    objects = tuple(values.get(name, _MISSING) for name in names)
-    mutable = tuple(
-        (i, frozen)
-        for i, frozen in enumerate(_frozen(value) for value in objects)
-        if frozen is not None
-    )
-    return names, objects, mutable
-
-
-_MISSING = object()
-
-
-def params_unchanged(estimator, snapshot):
-    """Whether every parameter of ``estimator`` is still the object of
-    ``snapshot`` (:func:`params_snapshot`), with the same content for a
-    mutable one: ``set_params`` or an assignment since then is a change.
-    O(number of parameters)."""
-    if snapshot is None:
-        return False
-    names, objects, mutable = snapshot
-    if names is not _param_names(type(estimator)):
-        return False  # (another class's snapshot)
-    get = estimator.__dict__.get
-    current = tuple(map(get, names, repeat(_MISSING, len(names))))
-    if not all(map(is_, current, objects)):
-        return False
-    return all(_same_param(current[i], frozen) for i, frozen in mutable)
-
-
-_ONES = np.ones(1024)
-_ONES.flags.writeable = False
-
-
-def lean_sample_weight(sample_weight, n_samples):
-    """Per-sample weights as float64 (ones for None), or None unless they
-    are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
-    if sample_weight is None:
-        if n_samples <= _ONES.shape[0]:
-            return _ONES[:n_samples]  # (read only: the kernels only read it)
-        return np.ones(n_samples)
-    if not isinstance(sample_weight, np.ndarray):
-        return None
-    if sample_weight.dtype.kind not in "fiu" or sample_weight.shape != (n_samples,):
-        return None
-    sample_weight = np.asarray(sample_weight, dtype=np.float64)
-    if not np.isfinite(sample_weight).all() or (sample_weight < 0).any():
-        return None
-    return sample_weight
-
-
-def lean_labels(classes, y, n_samples, members=None):
-    """``y`` as an array of labels of ``classes`` (sorted), or None unless
-    it is 1-D, of ``n_samples`` labels, each one of ``classes``.
-    ``members`` (the set of ``classes.tolist()``) checks a few labels
-    without array operations."""
-    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
-    if y.shape != (n_samples,):
-        return None
-    kind, classes_kind = y.dtype.kind, classes.dtype.kind
-    if kind == "O" or not (
-        kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
-    ):
-        return None
-    if members is not None and n_samples <= _FEW_LABELS:
-        # (each value equal to a class, as the search below finds it)
-        return y if all(label in members for label in y.tolist()) else None
-    # a label of the classes is found where it sorts (an index past the end
-    # is clipped onto the last class, which then differs from it)
-    found = classes.take(classes.searchsorted(y), mode="clip")
-    if not (found == y).all():
-        return None
-    return y
-
-
-_FEW_LABELS = 16
-
-
-def lean_targets(y, n_samples):
-    """Regression targets as float64, or None unless ``y`` is a 1-D numeric
-    array-like of ``n_samples`` finite values."""
-    y = np.asarray(y) if not isinstance(y, np.ndarray) else y
-    if y.shape != (n_samples,) or y.dtype.kind not in "fiu":
-        return None
-    y = np.asarray(y, dtype=np.float64)
-    if not np.isfinite(y).all():
-        return None
-    return y
 
 
 class Session:

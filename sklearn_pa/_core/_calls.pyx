@@ -1,0 +1,396 @@
+"""The per-call entry of a later call, compiled: the checks that accept a
+batch already in the kernels' form in O(its size), and the journal's check
+of the weights a batch reads.
+
+These are the one copy of each check; the Python modules of the core
+(:mod:`sklearn_pa._core.batch`, :mod:`sklearn_pa._core.session`,
+:mod:`sklearn_pa._core.stream_plan`) import them from here.  A call on one
+row is a few microseconds of checks around its compiled pass: written in
+Python, the same checks cost as much as the pass itself (Python frames,
+attribute lookups, small NumPy reductions).  The checks never raise
+(except :func:`check_weights_read`): anything they do not accept returns
+None, and the caller takes the full validation, which says what is wrong.
+"""
+
+import copy
+
+import numpy as np
+import scipy.sparse as sp
+
+from libc.math cimport isfinite
+
+from .._compiled._scores import csr_is_canonical
+from ..utils._atomic import session_of
+
+__all__ = [
+    "KERNEL_DTYPES",
+    "check_weights_read",
+    "lean_batch",
+    "lean_fitted_labels",
+    "lean_labels",
+    "lean_rows",
+    "lean_sample_weight",
+    "lean_targets",
+    "params_snapshot",
+    "params_unchanged",
+]
+
+#: The dtypes of ``X`` the first-order and second-order kernels read as
+#: they are (float32 rows are read as doubles, with the same model as
+#: from their float64 conversion, without that conversion's copy of ``X``).
+KERNEL_DTYPES = (np.float64, np.float32)
+
+cdef object _ndarray = np.ndarray
+cdef tuple _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+cdef tuple _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+cdef object _F64 = np.dtype(np.float64)
+cdef object _F32 = np.dtype(np.float32)
+cdef object _asarray = np.asarray
+cdef object _ascontiguousarray = np.ascontiguousarray
+cdef object _ones = np.ones
+
+
+# ----------------------------------------------------------------------------
+# Finite values, in one pass and no temporary array
+
+
+cdef bint _finite64(const double[::1] a) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(a.shape[0]):
+        if not isfinite(a[i]):
+            return False
+    return True
+
+
+cdef bint _finite32(const float[::1] a) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(a.shape[0]):
+        if not isfinite(a[i]):
+            return False
+    return True
+
+
+cdef bint _all_finite(object a) except -1:
+    """Whether every value of the C-contiguous float64 or float32 array
+    ``a`` is finite (any other dtype: NumPy's test)."""
+    dtype = a.dtype
+    if dtype is _F64 or dtype == _F64:
+        return _finite64(a.reshape(-1))
+    if dtype is _F32 or dtype == _F32:
+        return _finite32(a.reshape(-1))
+    return bool(np.isfinite(a).all())
+
+
+def all_finite(a):
+    """Whether every value of the C-contiguous float array ``a`` is finite,
+    in one compiled pass (no boolean temporary)."""
+    return _all_finite(a)
+
+
+# ----------------------------------------------------------------------------
+# Rows
+
+
+def lean_rows(X, Py_ssize_t n_features, dtypes=KERNEL_DTYPES):
+    """``X`` as the kernels read it, checked in O(its size), or None.
+
+    Accepted: a 2-D float64 (or integer) ndarray, made C-contiguous, or a
+    float64 CSR matrix or array in canonical form (sorted, unique indices)
+    with a consistent structure (``indptr`` from 0 to the data length,
+    non-decreasing, every index in ``[0, n_features)``); at least one row,
+    ``n_features`` columns and finite values; float32 in place of float64
+    where ``dtypes`` (those the kernel reads, ``KERNEL_DTYPES``) has it.
+    Anything else is None."""
+    kind = type(X)
+    if kind is _ndarray:
+        if X.ndim != 2:
+            return None
+        shape = X.shape
+        if shape[0] == 0 or shape[1] != n_features:
+            return None
+        if X.dtype not in dtypes:
+            if X.dtype.kind not in "iu":
+                return None
+            X = X.astype(np.float64)
+        elif not X.flags.c_contiguous:
+            X = _ascontiguousarray(X)
+        if not _all_finite(X):
+            return None
+        return X
+    if (kind is not sp.csr_matrix and kind is not sp.csr_array) or (
+        X.dtype not in dtypes
+    ):
+        return None
+    shape = X.shape
+    n_rows = shape[0]
+    if n_rows == 0 or shape[1] != n_features:
+        return None
+    indices, indptr = X.indices, X.indptr
+    index_dtype = indices.dtype
+    if (
+        indptr.shape != (n_rows + 1,)
+        or indptr.dtype != index_dtype
+        or index_dtype not in _INDEX_DTYPES
+    ):
+        return None
+    try:
+        ok = csr_is_canonical(X.data, indices, indptr, n_features)
+    except (TypeError, ValueError):  # a non-contiguous array: the full path
+        return None
+    return X if ok else None
+
+
+# ----------------------------------------------------------------------------
+# Parameters
+
+
+cdef dict _PARAM_NAMES = {}
+_MISSING = object()
+cdef object _missing = _MISSING
+
+
+cdef tuple _param_names(cls):
+    names = _PARAM_NAMES.get(cls)
+    if names is None:
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+    return names
+
+
+def param_names(cls):
+    """The parameter names of the estimator class ``cls`` (cached)."""
+    return _param_names(cls)
+
+
+cdef object _frozen(value):
+    """A copy of a mutable parameter value (dict, list, array), to tell an
+    in-place change; None for any other value."""
+    if isinstance(value, (dict, list)):
+        return copy.deepcopy(value)
+    if isinstance(value, _ndarray):
+        return value.copy()
+    return None
+
+
+cdef bint _same_param(value, frozen):
+    if frozen is None:
+        return True
+    try:
+        if isinstance(frozen, _ndarray):
+            return isinstance(value, _ndarray) and np.array_equal(
+                value, frozen, equal_nan=value.dtype.kind in "fc"
+            )
+        return bool(value == frozen)
+    except Exception:  # values that do not compare: changed
+        return False
+
+
+def params_snapshot(estimator):
+    """The estimator's parameter values as they are now: each object, and a
+    copy of the mutable ones (see :func:`params_unchanged`)."""
+    cdef dict values = estimator.__dict__
+    names = _param_names(type(estimator))
+    objects = tuple([values.get(name, _missing) for name in names])
+    mutable = []
+    for i, value in enumerate(objects):
+        frozen = _frozen(value)
+        if frozen is not None:
+            mutable.append((i, frozen))
+    return names, objects, tuple(mutable)
+
+
+cdef bint _params_unchanged(dict values, cls, snapshot) except -1:
+    if snapshot is None:
+        return False
+    cdef tuple names, objects, mutable
+    names, objects, mutable = snapshot
+    if names is not _param_names(cls):
+        return False  # (another class's snapshot)
+    cdef Py_ssize_t i, n = len(names)
+    for i in range(n):
+        if values.get(names[i], _missing) is not objects[i]:
+            return False
+    for i, frozen in mutable:
+        if not _same_param(values.get(names[i], _missing), frozen):
+            return False
+    return True
+
+
+def params_unchanged(estimator, snapshot):
+    """Whether every parameter of ``estimator`` is still the object of
+    ``snapshot`` (:func:`params_snapshot`), with the same content for a
+    mutable one: ``set_params`` or an assignment since then is a change.
+    O(number of parameters)."""
+    return _params_unchanged(estimator.__dict__, type(estimator), snapshot)
+
+
+# ----------------------------------------------------------------------------
+# Targets and weights
+
+
+_ONES = np.ones(1024)
+_ONES.flags.writeable = False
+cdef object _ones_view = _ONES
+cdef Py_ssize_t _N_ONES = 1024
+
+
+def lean_sample_weight(sample_weight, Py_ssize_t n_samples):
+    """Per-sample weights as float64 (ones for None), or None unless they
+    are a 1-D array-like of ``n_samples`` finite non-negative numbers."""
+    if sample_weight is None:
+        if n_samples <= _N_ONES:
+            return _ones_view[:n_samples]  # (read only: the kernels only read it)
+        return _ones(n_samples)
+    if type(sample_weight) is not _ndarray and not isinstance(sample_weight, _ndarray):
+        return None
+    if sample_weight.dtype.kind not in "fiu" or sample_weight.shape != (n_samples,):
+        return None
+    sample_weight = _asarray(sample_weight, dtype=np.float64)
+    if not sample_weight.flags.c_contiguous:
+        sample_weight = _ascontiguousarray(sample_weight)
+    cdef const double[::1] w = sample_weight
+    cdef Py_ssize_t i
+    for i in range(w.shape[0]):
+        if not (isfinite(w[i]) and w[i] >= 0):
+            return None
+    return sample_weight
+
+
+#: A batch of at most this many labels is checked label by label, against
+#: the set of the classes (no array operations).
+cdef Py_ssize_t _FEW_LABELS = 16
+
+
+def lean_labels(classes, y, Py_ssize_t n_samples, members=None):
+    """``y`` as an array of labels of ``classes`` (sorted), or None unless
+    it is 1-D, of ``n_samples`` labels, each one of ``classes``.
+    ``members`` (the set of ``classes.tolist()``) checks a few labels
+    without array operations."""
+    if type(y) is not _ndarray and not isinstance(y, _ndarray):
+        y = _asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        return None
+    kind, classes_kind = y.dtype.kind, classes.dtype.kind
+    if kind == "O" or not (
+        kind == classes_kind or (kind in "iuf" and classes_kind in "iuf")
+    ):
+        return None
+    if members is not None and n_samples <= _FEW_LABELS:
+        # (each value equal to a class, as the search below finds it)
+        for label in y.tolist():
+            if label not in members:
+                return None
+        return y
+    # a label of the classes is found where it sorts (an index past the end
+    # is clipped onto the last class, which then differs from it)
+    found = classes.take(classes.searchsorted(y), mode="clip")
+    if not (found == y).all():
+        return None
+    return y
+
+
+def lean_targets(y, Py_ssize_t n_samples):
+    """Regression targets as float64, or None unless ``y`` is a 1-D numeric
+    array-like of ``n_samples`` finite values."""
+    if type(y) is not _ndarray and not isinstance(y, _ndarray):
+        y = _asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples or y.dtype.kind not in "fiu":
+        return None
+    y = _ascontiguousarray(y, dtype=np.float64)
+    if not _finite64(y):
+        return None
+    return y
+
+
+cdef object _contents(classes):
+    """What :func:`_same_classes_arg` compares of a ``classes`` argument: a
+    list's or tuple's items, an array's bytes (a few, read in O(k))."""
+    if isinstance(classes, _ndarray):
+        return (classes.dtype, classes.shape, classes.tobytes())
+    return list(classes) if isinstance(classes, (list, tuple)) else None
+
+
+cdef bint _same_classes_arg(classes, checked) except -1:
+    """Whether ``classes`` is the object ``checked`` (an object and its
+    :func:`_contents`) and still holds what it held then: the argument is
+    read on every call (a list appended to between calls is seen)."""
+    if checked is None or classes is not checked[0]:
+        return False
+    contents = checked[1]
+    return contents is not None and _contents(classes) == contents
+
+
+def lean_fitted_labels(estimator, y, classes, Py_ssize_t n_samples):
+    """``y`` as labels of the fitted ``classes_`` of ``estimator``
+    (:func:`lean_labels`), or None; ``classes`` (if given) must be the
+    fitted ones (a stream that passes the same object every call has it
+    checked once)."""
+    classes_ = estimator.classes_
+    cache = session_of(estimator)
+    if classes is not None and not _same_classes_arg(classes, cache.classes_arg):
+        given = _asarray(classes)
+        if given.ndim != 1 or given.dtype.kind == "O":
+            return None
+        if not np.array_equal(np.unique(given), classes_):
+            return None
+        cache.classes_arg = (classes, _contents(classes))
+    members = cache.members
+    if members is None or members[0] is not classes_:
+        members = cache.members = (classes_, frozenset(classes_.tolist()))
+    return lean_labels(classes_, y, n_samples, members[1])
+
+
+def lean_batch(estimator, X, y, classes, sample_weight):
+    """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked
+    in O(batch), or None when the call needs the full validation.
+
+    The lean path applies when the parameters are the objects (and
+    contents) the last fully validated call saw, the fitted classes
+    and feature count are unchanged, no feature names were fitted, and
+    the batch is already in the kernels' form (:func:`lean_rows`, the
+    estimator's ``_lean_targets``, :func:`lean_sample_weight`).  It never
+    raises: a batch it does not accept goes through the full
+    validation, which says what is wrong."""
+    est = estimator
+    cdef dict values = est.__dict__
+    record = session_of(est).lean
+    if (
+        record is None
+        or not est._lean_partial_fit
+        or "feature_names_in_" in values
+        or values.get("classes_") is not record[1]
+        or not _params_unchanged(values, type(est), record[0])
+    ):
+        return None
+    X = lean_rows(X, est.n_features_in_, est._input_dtypes())
+    if X is None:
+        return None
+    n_samples = X.shape[0]
+    y = est._lean_targets(y, classes, n_samples)
+    if y is None:
+        return None
+    sample_weight = lean_sample_weight(sample_weight, n_samples)
+    if sample_weight is None or not est._check_rows(X, lean=True):
+        return None
+    return X, y, sample_weight
+
+
+# ----------------------------------------------------------------------------
+# The weights a batch reads
+
+
+def check_weights_read(estimator, W_rows, b):
+    """Refuse, with the message of the full check of an assigned array
+    (:func:`~sklearn_pa._core.batch.check_state_array`), a weight a batch
+    reads that is NaN or infinite, such as one written in place into
+    ``coef_`` between calls: ``W_rows`` and ``b`` are the journal's copies
+    of the rows of the weights the batch's features index and of the
+    intercepts (None: not saved), so the check costs a pass over what the
+    journal copied, in cache."""
+    for name, values in (("coef_", W_rows), ("intercept_", b)):
+        if values is None or values.size == 0:
+            continue
+        if not _all_finite(values):
+            raise ValueError(
+                f"{name} of {type(estimator).__name__} contains NaN or "
+                "infinity; assign finite values or refit with fit."
+            )
