@@ -20,9 +20,11 @@ import scipy.sparse as sp
 from libc.math cimport isfinite
 
 from .._compiled._scores import csr_is_canonical
-from ..utils._atomic import session_of
+from ..utils._atomic import RawWords, restore_entries, session_of
+from ..utils._shuffle import mt19937_words
 
 __all__ = [
+    "Journal",
     "KERNEL_DTYPES",
     "check_weights_read",
     "lean_batch",
@@ -33,6 +35,7 @@ __all__ = [
     "lean_targets",
     "params_snapshot",
     "params_unchanged",
+    "touched_rows",
 ]
 
 #: The dtypes of ``X`` the first-order and second-order kernels read as
@@ -394,3 +397,146 @@ def check_weights_read(estimator, W_rows, b):
                 f"{name} of {type(estimator).__name__} contains NaN or "
                 "infinity; assign finite values or refit with fit."
             )
+
+
+# ----------------------------------------------------------------------------
+# The journal of a call
+
+
+cdef object _RandomState = np.random.RandomState
+cdef object _Generator = np.random.Generator
+
+
+cdef object _generator_state(generator):
+    if isinstance(generator, _RandomState):
+        return generator.get_state(legacy=False)
+    return generator.bit_generator.state
+
+
+cdef class Journal:
+    """The pre-images of the learned entries a ``partial_fit`` pass may
+    write, to write back if the call fails.
+
+    An epoch adapter saves, before its kernel runs, the rows of each
+    learned array the batch can reach (:meth:`save` with ``rows``, the
+    features the batch touches on a feature-major array) and the small
+    arrays whole; :meth:`restore` writes them back in reverse order.  The
+    cost is that of the batch's rows, not of the model.
+    """
+
+    cdef public list _entries, _generators, _lists
+
+    def __init__(self):
+        self._entries = []
+        self._generators = []
+        self._lists = []
+
+    cdef object _save(self, array, rows):
+        if array is None or array.size == 0:
+            return None
+        content = array.copy() if rows is None else array.take(rows, axis=0)
+        self._entries.append((array, rows, content))
+        return content
+
+    def save(self, array, rows=None):
+        """Keep ``array[rows]`` (``rows`` indexes the first axis; ``None``:
+        the whole array) as it is now; returns that copy (None for an
+        empty or missing array)."""
+        return self._save(array, rows)
+
+    def save_weights(self, estimator, rows, W, b, U, bu):
+        """Keep the rows ``rows`` of the feature-major weights ``W`` and of
+        the averaging accumulators ``U``, and the intercepts ``b`` and
+        ``bu`` whole (empty or None: nothing), then refuse a weight the
+        batch reads that is NaN or infinite (:func:`check_weights_read`, on
+        the copies just made: a value written in place since the last
+        call)."""
+        saved = self._save(W, rows)
+        self._save(U, rows)
+        saved_b = self._save(b, None)
+        check_weights_read(estimator, saved, saved_b)
+        self._save(bu, None)
+
+    cdef bint _has_generator(self, generator):
+        for saved, _ in self._generators:
+            if saved is generator:
+                return True
+        return False
+
+    def save_generator(self, generator):
+        """Keep the state of ``generator`` (a ``RandomState`` or
+        ``Generator``; anything else is ignored) the first time it is
+        given, before a draw."""
+        if not isinstance(generator, (_RandomState, _Generator)):
+            return
+        if self._has_generator(generator):
+            return
+        self._generators.append((generator, _generator_state(generator)))
+
+    def save_generator_draws(self, generator):
+        """:meth:`save_generator` before draws of raw integers only (an
+        epoch's shuffle, :func:`~sklearn_pa.utils._shuffle.shuffle_int64`):
+        a ``RandomState`` on ``MT19937`` keeps its raw words, which such
+        draws are all they change (its Gaussian cache stays as it is), at a
+        small fraction of the cost of its state dictionary."""
+        if self._has_generator(generator):
+            return
+        if type(generator) is _RandomState:
+            words = mt19937_words(generator._bit_generator)
+            if words is not None:
+                self._generators.append((generator, RawWords(words)))
+                return
+        self.save_generator(generator)
+
+    def save_length(self, items):
+        """Keep the length of the list ``items`` (a history appended to in
+        place), to cut it back to."""
+        for saved, _ in self._lists:
+            if saved is items:
+                return
+        self._lists.append((items, len(items)))
+
+    def restore(self):
+        """Write every saved entry back, the latest first, put every saved
+        generator back in its state and cut every saved list back."""
+        restore_entries(self._entries, self._generators, self._lists)
+
+    def __len__(self):
+        return len(self._entries)
+
+
+def touched_rows(rows, extra=None):
+    """The feature indices a pass over every row of the row view ``rows``
+    can write on a feature-major array (sorted, unique), ``None`` for dense
+    rows (all of them); ``extra`` (an index such as the intercept's row
+    ``n_features``) is added."""
+    if rows.dense:
+        return None
+    indptr = rows.indptr
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t end = int(indptr[n_rows]) if n_rows > 0 else 0
+    # (the kernels' rows are canonical: one row's indices are unique already)
+    if n_rows == 1:
+        features = rows.indices[:end]
+    else:
+        features = _distinct(rows.indices[:end], rows.n_features)
+    if extra is not None:
+        features = np.append(features, extra)
+    return features
+
+
+cdef object _distinct(indices, Py_ssize_t n_features):
+    """The sorted distinct values of ``indices`` (all in ``[0,
+    n_features)``): a sort for a few, a mark per feature for many (a
+    sort of a batch's non-zeros would cost more than its pass)."""
+    if indices.shape[0] * 16 < n_features:
+        # (a sort and a comparison of neighbours: np.unique's hashing costs
+        # 15 times more on a few thousand indices)
+        ordered = np.sort(indices)
+        distinct = np.empty(ordered.shape[0], dtype=bool)
+        distinct[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=distinct[1:])
+        return ordered[distinct]
+    seen = np.zeros(n_features, dtype=bool)
+    seen[indices] = True
+    return np.flatnonzero(seen)

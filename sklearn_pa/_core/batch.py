@@ -30,13 +30,16 @@ from .._compiled._scores import value_range
 from ..utils._atomic import (
     JOURNAL,
     AtomicBlock,
-    RawWords,
     estimator_lock,
     locked_read,
-    restore_entries,
 )
-from ..utils._shuffle import mt19937_words
-from ._calls import KERNEL_DTYPES, check_weights_read, lean_rows
+from ._calls import (
+    KERNEL_DTYPES,
+    Journal,
+    check_weights_read,
+    lean_rows,
+    touched_rows,
+)
 
 __all__ = [
     "ReadsUnderLockMixin",
@@ -106,74 +109,6 @@ class atomic_update(AtomicBlock):  # (lower case: used as a function)
     __slots__ = ()
 
 
-class Journal:
-    """The pre-images of the learned entries a ``partial_fit`` pass may
-    write, to write back if the call fails.
-
-    An epoch adapter saves, before its kernel runs, the rows of each
-    learned array the batch can reach (:meth:`save` with ``rows``, the
-    features the batch touches on a feature-major array) and the small
-    arrays whole; :meth:`restore` writes them back in reverse order.  The
-    cost is that of the batch's rows, not of the model.
-    """
-
-    __slots__ = ("_entries", "_generators", "_lists")
-
-    def __init__(self):
-        self._entries = []
-        self._generators = []
-        self._lists = []
-
-    def save(self, array, rows=None):
-        """Keep ``array[rows]`` (``rows`` indexes the first axis; ``None``:
-        the whole array) as it is now; returns that copy (None for an
-        empty or missing array)."""
-        if array is None or array.size == 0:
-            return None
-        content = array.copy() if rows is None else array.take(rows, axis=0)
-        self._entries.append((array, rows, content))
-        return content
-
-    def save_generator(self, generator):
-        """Keep the state of ``generator`` (a ``RandomState`` or
-        ``Generator``; anything else is ignored) the first time it is
-        given, before a draw."""
-        if not isinstance(generator, (np.random.RandomState, np.random.Generator)):
-            return
-        if any(g is generator for g, _ in self._generators):
-            return
-        self._generators.append((generator, _generator_state(generator)))
-
-    def save_generator_draws(self, generator):
-        """:meth:`save_generator` before draws of raw integers only (an
-        epoch's shuffle, :func:`~sklearn_pa.utils._shuffle.shuffle_int64`):
-        a ``RandomState`` on ``MT19937`` keeps its raw words, which such
-        draws are all they change (its Gaussian cache stays as it is), at a
-        small fraction of the cost of its state dictionary."""
-        if any(g is generator for g, _ in self._generators):
-            return
-        if type(generator) is np.random.RandomState:
-            words = mt19937_words(generator._bit_generator)
-            if words is not None:
-                self._generators.append((generator, RawWords(words)))
-                return
-        self.save_generator(generator)
-
-    def save_length(self, items):
-        """Keep the length of the list ``items`` (a history appended to in
-        place), to cut it back to."""
-        if not any(saved is items for saved, _ in self._lists):
-            self._lists.append((items, len(items)))
-
-    def restore(self):
-        """Write every saved entry back, the latest first, put every saved
-        generator back in its state and cut every saved list back."""
-        restore_entries(self._entries, self._generators, self._lists)
-
-    def __len__(self):
-        return len(self._entries)
-
-
 class ReadsUnderLockMixin:
     """scikit-learn's test of a fitted estimator and the pickled state,
     read under the estimator's lock (:func:`estimator_lock`), so that a
@@ -204,48 +139,6 @@ def current_journal():
     """The :class:`Journal` of the innermost :func:`atomic_update` block of
     this thread, or None outside one."""
     return JOURNAL.get()
-
-
-def touched_rows(rows, extra=None):
-    """The feature indices a pass over every row of the row view ``rows``
-    can write on a feature-major array (sorted, unique), ``None`` for dense
-    rows (all of them); ``extra`` (an index such as the intercept's row
-    ``n_features``) is added."""
-    if rows.dense:
-        return None
-    n_rows = rows.indptr.shape[0] - 1
-    end = int(rows.indptr[-1]) if n_rows > 0 else 0
-    # (the kernels' rows are canonical: one row's indices are unique already)
-    if n_rows == 1:
-        features = rows.indices[:end]
-    else:
-        features = _distinct(rows.indices[:end], rows.n_features)
-    if extra is not None:
-        features = np.append(features, extra)
-    return features
-
-
-def _distinct(indices, n_features):
-    """The sorted distinct values of ``indices`` (all in ``[0,
-    n_features)``): a sort for a few, a mark per feature for many (a
-    sort of a batch's non-zeros would cost more than its pass)."""
-    if indices.shape[0] * 16 < n_features:
-        # (a sort and a comparison of neighbours: np.unique's hashing costs
-        # 15 times more on a few thousand indices)
-        ordered = np.sort(indices)
-        distinct = np.empty(ordered.shape[0], dtype=bool)
-        distinct[:1] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=distinct[1:])
-        return ordered[distinct]
-    seen = np.zeros(n_features, dtype=bool)
-    seen[indices] = True
-    return np.flatnonzero(seen)
-
-
-def _generator_state(generator):
-    if isinstance(generator, np.random.RandomState):
-        return generator.get_state(legacy=False)
-    return generator.bit_generator.state
 
 
 def fitted_rows(estimator, X, *, dtype=np.float64, order=None, attributes=None):

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 
 from .._compiled import _first_order
-from .batch import check_weights_read, touched_rows
+from .batch import touched_rows
 from .driver import EpochAdapter, EpochStats
 from .rules import spec
 
@@ -266,13 +266,9 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
     def journal(self, journal, order):
         """Save the rows of ``W`` (and ``U``) of the features the batch
         touches, and ``b`` (and ``bu``) whole."""
-        rows = touched_rows(self.rows)
-        saved = journal.save(self.W, rows)
-        journal.save(self.U_, rows)
-        # (a weight written in place since the last call is refused here,
-        # on the copies the journal just made)
-        check_weights_read(self.estimator, saved, journal.save(self.b))
-        journal.save(self.bu_)
+        journal.save_weights(
+            self.estimator, touched_rows(self.rows), self.W, self.b, self.U_, self.bu_
+        )
 
     def publish(self):
         """Set ``t_`` and the public ``coef_`` / ``intercept_`` from the

@@ -452,11 +452,20 @@ def check_linear_rule(kernel, rule, slack):
     """The :class:`RuleSpec` of the ``Rule`` ``rule`` run by the linear
     kernel ``kernel``; ValueError unless the kernel runs it and, when the
     rule reads one, its ``slack`` is a ``Slack``."""
+    key = (kernel, rule, slack)
+    rule_spec = _LINEAR_RULES_CHECKED.get(key)
+    if rule_spec is not None:  # (a kernel's every call states its rule)
+        return rule_spec
     check_kernel_rule(kernel, "rule", rule)
     rule_spec = _BY_MEMBER[Rule, rule]
     if rule_spec.slack:
         check_kernel_rule(kernel, "slack", slack)
+    _LINEAR_RULES_CHECKED[key] = rule_spec
     return rule_spec
+
+
+#: (kernel, rule, slack) -> the RuleSpec :func:`check_linear_rule` accepted
+_LINEAR_RULES_CHECKED = {}
 
 
 def linear_params(

@@ -64,7 +64,12 @@ def stream_started(values):
     """Whether the attribute dictionary ``values`` holds a learned model
     (``coef_``, or a publication left pending; ``hasattr(self, "coef_")``
     would compute it)."""
-    return "coef_" in values or any(name in values for name in PENDING_PUBLICATIONS)
+    if "coef_" in values:
+        return True
+    for name in PENDING_PUBLICATIONS:
+        if name in values:
+            return True
+    return False
 
 
 # no averaging accumulators, as score_rows reads them

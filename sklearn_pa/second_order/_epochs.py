@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils.parallel import _get_threadpool_controller
 
 from .._compiled import _second_order
-from .._core.batch import check_weights_read, touched_rows
+from .._core.batch import touched_rows
 from .._core.driver import EpochAdapter, EpochStats
 from .._core.epochs import _EpochAveraging, _RowView
 from .._core.rules import check_combination
@@ -109,12 +109,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         rescales = getattr(self.estimator, "_rescales_covariance", None)
         if rescales is not None and rescales():
             self.touched = None
-        saved = journal.save(self.W, rows)
-        journal.save(self.U_, rows)
-        # (a weight written in place since the last call is refused here,
-        # on the copies the journal just made)
-        check_weights_read(self.estimator, saved, journal.save(self.b))
-        journal.save(self.bu_)
+        journal.save_weights(self.estimator, rows, self.W, self.b, self.U_, self.bu_)
         journal.save(self.S_diag, self.touched)
         journal.save(self.S_full)
         self.backup = ()
