@@ -1,14 +1,13 @@
 # cython: language_level=3
 """Scores of rows against feature-major weights, and the one-pass check of a
 CSR batch, for the lean path of a call on a few rows
-(``sklearn_pa/_per_call.py``).
+(``sklearn_pa/_core/_calls.pyx``).
 
 ``score_rows`` reads only the weights of each row's features, so that a
 ``predict`` on a few rows costs what its rows cost, never the size of the
 model; it sums as the first-order kernel scores a row (``_score_rows.h``,
 whose AVX2 version gives the same numbers as the plain one).
-``csr_is_canonical`` tells, in one pass over the non-zeros, whether a batch
-is already in the form the kernels read; ``value_range`` counts a matrix's
+``value_range`` counts a matrix's
 non-zeros and finds its extremes in one pass (``typical_feature_value``).
 """
 
@@ -162,45 +161,6 @@ cdef int _score_rows(
                 out[i, k] += b[k] - bu[k] / n_avg
     free(zero)
     return 0
-
-
-def csr_is_canonical(
-    const value_t[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    Py_ssize_t n_features,
-):
-    """Whether ``(data, indices, indptr)`` are CSR rows the kernels read as
-    they are, in one pass over the non-zeros: ``indptr`` from 0 to the
-    length of ``data`` (and of ``indices``) and non-decreasing, each row's
-    feature indices strictly increasing (sorted, no duplicate) inside
-    ``[0, n_features)``, every value finite (float64 or float32).  (scikit-learn's and scipy's
-    checks of a batch of a few rows cost several times that.)"""
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
-    cdef Py_ssize_t nnz = data.shape[0]
-    cdef Py_ssize_t i, j, start, stop
-    cdef long long previous
-    cdef bint ok = True
-    if n_rows < 0 or indices.shape[0] != nnz:
-        return False
-    if indptr[0] != 0 or indptr[n_rows] != nnz:
-        return False
-    with nogil:
-        for i in range(n_rows):
-            start, stop = indptr[i], indptr[i + 1]
-            if start > stop or stop > nnz:
-                ok = False
-                break
-            previous = -1
-            for j in range(start, stop):
-                if (indices[j] <= previous or indices[j] >= n_features
-                        or not isfinite(data[j])):
-                    ok = False
-                    break
-                previous = indices[j]
-            if not ok:
-                break
-    return ok
 
 
 def value_range(const double[::1] data):

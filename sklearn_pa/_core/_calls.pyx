@@ -19,7 +19,6 @@ import scipy.sparse as sp
 
 from libc.math cimport isfinite
 
-from .._compiled._scores import csr_is_canonical
 from ..utils._atomic import RawWords, restore_entries, session_of
 from ..utils._shuffle import mt19937_words
 
@@ -27,14 +26,17 @@ __all__ = [
     "Journal",
     "KERNEL_DTYPES",
     "check_weights_read",
+    "label_indices",
     "lean_batch",
     "lean_fitted_labels",
     "lean_labels",
     "lean_rows",
     "lean_sample_weight",
     "lean_targets",
+    "nonnegative",
     "params_snapshot",
     "params_unchanged",
+    "rows_finite",
     "touched_rows",
 ]
 
@@ -90,6 +92,29 @@ def all_finite(a):
     return _all_finite(a)
 
 
+def rows_finite(const double[:, ::1] a, rows=None):
+    """Whether every value of the rows ``rows`` (indices into the first
+    axis, each in range; None: every row) of the C-contiguous float64
+    matrix ``a`` is finite, read in place (no copy of the rows)."""
+    cdef Py_ssize_t i, j, r, n_rows = a.shape[0], n_cols = a.shape[1]
+    cdef const long long[::1] index
+    if rows is None:
+        for i in range(n_rows):
+            for j in range(n_cols):
+                if not isfinite(a[i, j]):
+                    return False
+        return True
+    index = _ascontiguousarray(rows, dtype=np.int64)
+    for i in range(index.shape[0]):
+        r = index[i]
+        if r < 0 or r >= n_rows:
+            raise IndexError(f"row {r} outside [0, {n_rows})")
+        for j in range(n_cols):
+            if not isfinite(a[r, j]):
+                return False
+    return True
+
+
 # ----------------------------------------------------------------------------
 # Rows
 
@@ -141,6 +166,75 @@ def lean_rows(X, Py_ssize_t n_features, dtypes=KERNEL_DTYPES):
     except (TypeError, ValueError):  # a non-contiguous array: the full path
         return None
     return X if ok else None
+
+
+ctypedef long long longlong
+
+
+ctypedef fused _index_t:
+    int
+    longlong
+
+
+ctypedef fused _value_t:
+    float
+    double
+
+
+cdef object _I32 = np.dtype(np.int32)
+cdef object _I64 = np.dtype(np.int64)
+
+
+cdef bint _canonical(
+    const _value_t[::1] data,
+    const _index_t[::1] indices,
+    const _index_t[::1] indptr,
+    Py_ssize_t n_features,
+) noexcept nogil:
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = data.shape[0]
+    cdef Py_ssize_t i, j, start, stop
+    cdef long long previous
+    if n_rows < 0 or indices.shape[0] != nnz:
+        return False
+    if indptr[0] != 0 or indptr[n_rows] != nnz:
+        return False
+    for i in range(n_rows):
+        start, stop = indptr[i], indptr[i + 1]
+        if start > stop or stop > nnz:
+            return False
+        previous = -1
+        for j in range(start, stop):
+            if (indices[j] <= previous or indices[j] >= n_features
+                    or not isfinite(data[j])):
+                return False
+            previous = indices[j]
+    return True
+
+
+def csr_is_canonical(data, indices, indptr, Py_ssize_t n_features):
+    """Whether ``(data, indices, indptr)`` are CSR rows the kernels read as
+    they are, in one pass over the non-zeros: ``indptr`` from 0 to the
+    length of ``data`` (and of ``indices``) and non-decreasing, each row's
+    feature indices strictly increasing (sorted, no duplicate) inside
+    ``[0, n_features)``, every value finite; float64 or float32 values,
+    int32 or int64 indices (the same dtype for both index arrays), each
+    C-contiguous (else ``ValueError`` or ``TypeError``).  (scikit-learn's
+    and scipy's checks of a batch of a few rows cost several times that.)"""
+    value_dtype, index_dtype = data.dtype, indices.dtype
+    if indptr.dtype != index_dtype:
+        raise TypeError("indices and indptr must share their dtype")
+    if index_dtype == _I32:
+        if value_dtype == _F64:
+            return _canonical[double, int](data, indices, indptr, n_features)
+        if value_dtype == _F32:
+            return _canonical[float, int](data, indices, indptr, n_features)
+    elif index_dtype == _I64:
+        if value_dtype == _F64:
+            return _canonical[double, longlong](data, indices, indptr, n_features)
+        if value_dtype == _F32:
+            return _canonical[float, longlong](data, indices, indptr, n_features)
+    raise TypeError("float32 or float64 values and int32 or int64 indices only")
 
 
 # ----------------------------------------------------------------------------
@@ -266,8 +360,8 @@ cdef Py_ssize_t _FEW_LABELS = 16
 def lean_labels(classes, y, Py_ssize_t n_samples, members=None):
     """``y`` as an array of labels of ``classes`` (sorted), or None unless
     it is 1-D, of ``n_samples`` labels, each one of ``classes``.
-    ``members`` (the set of ``classes.tolist()``) checks a few labels
-    without array operations."""
+    ``members`` (the labels of ``classes.tolist()``: a set, or a dict of
+    their indices) checks a few labels without array operations."""
     if type(y) is not _ndarray and not isinstance(y, _ndarray):
         y = _asarray(y)
     if y.ndim != 1 or y.shape[0] != n_samples:
@@ -336,10 +430,55 @@ def lean_fitted_labels(estimator, y, classes, Py_ssize_t n_samples):
         if not np.array_equal(np.unique(given), classes_):
             return None
         cache.classes_arg = (classes, _contents(classes))
+    return lean_labels(classes_, y, n_samples, _members(cache, classes_))
+
+
+cdef dict _members(cache, classes_):
+    """``{label: its index}`` of the fitted ``classes_``, kept in the
+    estimator's session ``cache`` while ``classes_`` is the same object."""
     members = cache.members
     if members is None or members[0] is not classes_:
-        members = cache.members = (classes_, frozenset(classes_.tolist()))
-    return lean_labels(classes_, y, n_samples, members[1])
+        members = cache.members = (
+            classes_,
+            {label: i for i, label in enumerate(classes_.tolist())},
+        )
+    return members[1]
+
+
+def label_indices(estimator, y):
+    """The index in the fitted ``classes_`` of ``estimator`` of each label
+    of ``y`` (where ``np.searchsorted`` finds it), or None unless every
+    label is one of them.  A few labels of a 1-D ``y`` are looked up one by
+    one (no array operations)."""
+    classes_ = estimator.classes_
+    if type(y) is not _ndarray and not isinstance(y, _ndarray):
+        y = _asarray(y)
+    cdef dict index
+    if y.ndim == 1 and y.shape[0] <= _FEW_LABELS:
+        index = _members(session_of(estimator), classes_)
+        found = []
+        for label in y.tolist():
+            i = index.get(label)
+            if i is None:
+                return None
+            found.append(i)
+        return np.array(found, dtype=np.intp)
+    idx = np.searchsorted(classes_, y)
+    if (idx >= classes_.shape[0]).any() or (classes_[idx] != y).any():
+        return None
+    return idx
+
+
+def nonnegative(a):
+    """``np.maximum(a, 0.0)`` of a 1-D float64 array, as a new array, in one
+    compiled pass (NaN and -0.0 stay as they are, as there)."""
+    out = np.array(a, dtype=np.float64)
+    cdef double[::1] v = out
+    cdef Py_ssize_t i
+    for i in range(v.shape[0]):
+        if v[i] < 0.0:
+            v[i] = 0.0
+    return out
 
 
 def lean_batch(estimator, X, y, classes, sample_weight):
@@ -521,7 +660,10 @@ def touched_rows(rows, extra=None):
     else:
         features = _distinct(rows.indices[:end], rows.n_features)
     if extra is not None:
-        features = np.append(features, extra)
+        with_extra = np.empty(features.shape[0] + 1, dtype=np.int64)
+        with_extra[:-1] = features
+        with_extra[-1] = extra
+        features = with_extra
     return features
 
 

@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import _scores
 from .._compiled._rules import SecondOrderRule as R
+from .._core._calls import label_indices, nonnegative
 from .._core.batch import (
     KERNEL_DTYPES,
     atomic_update,
@@ -532,14 +533,17 @@ class _BaseSecondOrder(
             if scores.ndim == 1 or n_blocks != scores.shape[1]:
                 var = var[:, 0]
             else:
-                var = var.mean(axis=1)  # (np.mean's own computation)
+                # (np.mean's own computation, without its Python frames:
+                # the sum along the rows divided by the count)
+                var = np.add.reduce(var, axis=1)
+                var /= n_blocks
         elif scores.ndim == 1 or n_blocks != scores.shape[1]:
             var = self._variance(X, 0)
         else:
             # one covariance per class: their mean, so that the probabilities
             # keep the order of the scores (and predict's arg-max)
             var = np.mean([self._variance(X, k) for k in range(n_blocks)], axis=0)
-        return scores, np.maximum(var, 0.0)
+        return scores, nonnegative(var)
 
     def _margin_stats(self, X, y):
         """(scores, variances, class indices) of a batch, or None when it is
@@ -553,9 +557,8 @@ class _BaseSecondOrder(
             # read as it is: slicing a sparse matrix copies it)
             if X.shape[0] > CALIBRATION_SIZE:
                 X, y = X[-CALIBRATION_SIZE:], y[-CALIBRATION_SIZE:]
-            classes = self.classes_
-            idx = np.searchsorted(classes, y)
-            if (idx >= classes.shape[0]).any() or (classes[idx] != y).any():
+            idx = label_indices(self, y)
+            if idx is None:
                 return None
             scores, var = self._margins(X, checked=True)
         except (ValueError, TypeError, ArithmeticError, Warning):
@@ -585,18 +588,19 @@ class _BaseSecondOrder(
     def _record_margins(self, scores, var, idx):
         """Keep the latest ``CALIBRATION_SIZE`` (score, variance, class) of
         the samples seen."""
-        old = getattr(self, "_calibration", None)
-        new = (scores, var, idx)
+        old = self.__dict__.get("_calibration")
         n_old = CALIBRATION_SIZE - min(scores.shape[0], CALIBRATION_SIZE)
         if old is not None and old[0].ndim == scores.ndim and n_old > 0:
             # one copy of the entries kept: the newest old ones, then the new
-            scores, var, idx = (
-                np.concatenate([o[o.shape[0] - min(n_old, o.shape[0]) :], n])
-                for o, n in zip(old, new)
+            start = old[0].shape[0] - min(n_old, old[0].shape[0])
+            record = (
+                np.concatenate((old[0][start:], scores)),
+                np.concatenate((old[1][start:], var)),
+                np.concatenate((old[2][start:], idx)),
             )
         else:
-            scores, var, idx = (a[-CALIBRATION_SIZE:].copy() for a in new)
-        self._calibration = (scores, var, idx)
+            record = tuple(a[-CALIBRATION_SIZE:].copy() for a in (scores, var, idx))
+        self._calibration = record
         self._calibration_held_out = True
 
     def _fitted_calibration(self):

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils.parallel import _get_threadpool_controller
 
 from .._compiled import _second_order
+from .._core._calls import rows_finite
 from .._core.batch import touched_rows
 from .._core.driver import EpochAdapter, EpochStats
 from .._core.epochs import _EpochAveraging, _RowView
@@ -101,9 +102,8 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         """Save the rows of the mean (and averages) and of the diagonal
         covariance that the batch's features index, the intercepts, and a
         full covariance whole (a dense row's update writes all of it)."""
-        n_features = self.W.shape[0]
         rows = touched_rows(self.rows)
-        self.touched = None if rows is None else np.append(rows, n_features)
+        self.touched = touched_rows(self.rows, extra=self.W.shape[0])
         # a rule that may rescale the whole covariance in this pass (IELLIP
         # early in a stream) writes every row
         rescales = getattr(self.estimator, "_rescales_covariance", None)
@@ -152,13 +152,14 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         mistakes, n_updates, n_skipped, overflow = result
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
         self.t_end = int(t) + order.shape[0]
-        # (only the rows this pass wrote can have overflowed)
-        written = (
-            self.sigma
-            if self.full or self.touched is None
-            else (self.sigma[self.touched])
-        )
-        overflow = bool(overflow) or not np.all(np.isfinite(written))
+        # (only the rows this pass wrote can have overflowed; read in place)
+        overflow = bool(overflow)
+        if not overflow:
+            sigma = self.sigma
+            if self.full:
+                overflow = not np.all(np.isfinite(sigma))
+            else:
+                overflow = not rows_finite(sigma, self.touched)
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
 
     def failed(self):
