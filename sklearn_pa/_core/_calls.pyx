@@ -560,15 +560,22 @@ cdef class Journal:
     learned array the batch can reach (:meth:`save` with ``rows``, the
     features the batch touches on a feature-major array) and the small
     arrays whole; :meth:`restore` writes them back in reverse order.  The
-    cost is that of the batch's rows, not of the model.
+    cost is that of the batch's rows, not of the model.  The journal is
+    also the call's own object: :attr:`call` holds the values one step of
+    the call hands to a later one (``call_values``).
     """
 
     cdef public list _entries, _generators, _lists
+    #: The call's own values (``call_values``): what one step of a call
+    #: hands to a later step of the same call, never kept in the
+    #: estimator's attributes.
+    cdef public dict call
 
     def __init__(self):
         self._entries = []
         self._generators = []
         self._lists = []
+        self.call = {}
 
     cdef object _save(self, array, rows):
         if array is None or array.size == 0:

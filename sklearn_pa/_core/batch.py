@@ -33,9 +33,9 @@ from ..utils._atomic import (
     estimator_lock,
     locked_read,
 )
+from . import _calls
 from ._calls import (
     KERNEL_DTYPES,
-    Journal,
     check_weights_read,
     lean_rows,
     touched_rows,
@@ -46,6 +46,7 @@ __all__ = [
     "MAX_SAMPLE_COUNT",
     "Journal",
     "atomic_update",
+    "call_values",
     "canonical_csr",
     "KERNEL_DTYPES",
     "check_batch_sample_weight",
@@ -131,8 +132,31 @@ class ReadsUnderLockMixin:
             return dict(super().__getstate__())
 
 
+class Journal(_calls.Journal):
+    """The journal of an :func:`atomic_update` block: the pre-images of the
+    learned entries a ``partial_fit`` pass may write, to write back if the
+    call fails, and the call's own values (``call``).  The compiled
+    :class:`sklearn_pa._core._calls.Journal` does the work; this class is
+    the one the blocks make (its methods may be wrapped, as a test spies
+    on :meth:`save`)."""
+
+    __slots__ = ()
+
+
 #: (the journal each block keeps)
 atomic_update.journal_type = Journal
+
+
+def call_values():
+    """The values of the call in progress in this thread (the ``call``
+    dictionary of the innermost :func:`atomic_update` block's
+    :class:`Journal`): what one step of a call hands to a later step of the
+    same call, such as the variances progressive validation asks the pass
+    to record, never kept in the estimator's attributes (a failed or
+    interrupted call leaves none behind, and threads never share them).
+    Outside a block, a new empty dictionary (nothing is kept)."""
+    journal = JOURNAL.get()
+    return {} if journal is None else journal.call
 
 
 def current_journal():

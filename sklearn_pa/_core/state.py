@@ -35,6 +35,7 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 
 from . import growth as _growth
+from .batch import atomic_update
 from .driver import EpochAdapter, EpochStats, run_epochs
 from .mixing import linear_mix, mix_second_order_gaussian
 
@@ -326,9 +327,13 @@ class LearnerState:
         est.__dict__.pop("_average_coef_buffer", None)
         est.__dict__.pop("loss_curve_", None)
         est._epoch_stats = []
-        self._set_on(est, _copy_state(state))
-        self._run_epoch(est, block, rng)
-        return self._get_from(est), _epoch_stats(est)
+        # (one call on the copy: the values its steps hand to each other
+        # live in the call, batch.call_values)
+        with atomic_update(est):
+            self._set_on(est, _copy_state(state))
+            self._run_epoch(est, block, rng)
+            state = self._get_from(est)
+        return state, _epoch_stats(est)
 
     def get(self):
         """The learned state of the (fitted) estimator, as a copy.
@@ -754,7 +759,6 @@ class SecondOrderState(LinearState):
 
     def _get_from(self, est):
         state = super()._get_from(est)
-        est.__dict__.pop("_sigma_work", None)
         state["sigma"] = est._sigma
         return state
 

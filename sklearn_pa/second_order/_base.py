@@ -34,6 +34,7 @@ from .._core._calls import label_indices, nonnegative
 from .._core.batch import (
     KERNEL_DTYPES,
     atomic_update,
+    call_values,
     canonical_csr,
     check_rows,
     check_training_scores,
@@ -125,7 +126,7 @@ class _GaussianWeightsMixin:
 
     def _state_arrays(self):
         # carried to the next pass (partial_fit, warm_start) with W and b
-        self._sigma_work = getattr(self, "_sigma", None)
+        call_values()["sigma"] = getattr(self, "_sigma", None)
         return super()._state_arrays()
 
     @property
@@ -181,10 +182,11 @@ class _GaussianWeightsMixin:
     ):
         # progressive validation with predict_proba asks for the variances
         # too (see _partial_fit_scores)
-        want_variances = self.__dict__.pop("_record_variances", False)
+        call = call_values()
+        want_variances = call.pop("record_variances", False)
         rows, labels, targets, params = batch_arrays(self, X, y)
         n_groups = self._n_groups(params["rule"])
-        sigma = self.__dict__.pop("_sigma_work", None)
+        sigma = call.pop("sigma", None)
         shape = self._sigma_shape(X.shape[1], n_groups)
         if sigma is not None and sigma.shape != shape:
             raise ValueError(
@@ -202,7 +204,7 @@ class _GaussianWeightsMixin:
         var_out = None
         if want_variances and scores_out is not None:
             var_out = np.empty((X.shape[0], n_groups))
-            self._recorded_variances = var_out
+            call["recorded_variances"] = var_out
         adapter = self._new_adapter(
             (rows, labels, targets, params),
             sample_weight,
@@ -446,14 +448,13 @@ class _BaseSecondOrder(
             before = self._margin_stats(X, y) if fitted else None
             calibration = getattr(self, "_calibration", None) if fitted else None
             held_out = getattr(self, "_calibration_held_out", True)
-            self._record_variances = bool(predict_proba)
-            try:
-                scores = self._partial_fit_batch(
-                    X, y, classes, sample_weight, record_scores=True
-                )
-            finally:
-                self.__dict__.pop("_record_variances", None)
-            var = self.__dict__.pop("_recorded_variances", None)
+            call = call_values()
+            call["record_variances"] = bool(predict_proba)
+            scores = self._partial_fit_batch(
+                X, y, classes, sample_weight, record_scores=True
+            )
+            call.pop("record_variances", None)
+            var = call.pop("recorded_variances", None)
             if before is not None:
                 self._record_margins(*before)
         if scores.shape[1] == 1:
