@@ -163,6 +163,98 @@ cdef int _score_rows(
     return 0
 
 
+def margin_rows(
+    rows,
+    const double[:, ::1] sigma,
+    double intercept_sq,
+    double[:, ::1] var_out,
+    *,
+    W=None,
+    b=None,
+    U=None,
+    bu=None,
+    double n_avg=0.0,
+    scores_out=None,
+):
+    """The variances ``x~^T Sigma_g x~`` of every row of a row view under
+    a diagonal covariance (and, with ``scores_out``, the rows' scores, as
+    :func:`score_rows` gives them), reading only each row's features.
+
+    ``sigma`` is ``(n_features + 1, G)``: the variance of each feature
+    and, in its last row, of the intercept's constant feature, whose square
+    is ``intercept_sq`` (0 without an intercept).  ``var_out[i, g]`` is the
+    score of the squared row ``x_i ** 2`` (each value squared in float64)
+    against ``sigma[:n_features]`` with intercepts ``intercept_sq *
+    sigma[n_features]``, summed as :func:`score_rows` sums.  With
+    ``scores_out``, ``score_rows(rows, W, b, U=U, bu=bu, n_avg=n_avg,
+    out=scores_out)`` first: the margins a confidence-weighted model's
+    probabilities read, in one call.
+    """
+    cdef Rows32 rows32, sq32
+    cdef Rows64 rows64, sq64
+    cdef Rows32F rows32f
+    cdef Rows64F rows64f
+    cdef int kind = rows_kind(rows)
+    if scores_out is not None:
+        score_rows(rows, W, b, U=U, bu=bu, n_avg=n_avg, out=scores_out)
+    cdef Py_ssize_t n_features = rows.n_features
+    if sigma.shape[0] != n_features + 1:
+        raise ValueError(
+            f"sigma has {sigma.shape[0]} rows for {n_features} features and "
+            "the intercept"
+        )
+    cdef Py_ssize_t G = sigma.shape[1], g, j
+    intercepts = _empty_doubles(G)
+    cdef double[::1] bvar = intercepts
+    for g in range(G):
+        bvar[g] = intercept_sq * sigma[n_features, g]
+    cdef const double[:, ::1] S = sigma[:n_features]
+    cdef const double[::1] data
+    cdef const float[::1] data32
+    squares = _empty_doubles(max(rows.data.shape[0], 1))
+    cdef double[::1] sq = squares
+    cdef double v
+    if kind == RowsKind.ROWS32F or kind == RowsKind.ROWS64F:
+        data32 = rows.data
+        for j in range(data32.shape[0]):
+            v = data32[j]
+            sq[j] = v * v
+    else:
+        data = rows.data
+        for j in range(data.shape[0]):
+            v = data[j]
+            sq[j] = v * v
+    if kind == RowsKind.ROWS64 or kind == RowsKind.ROWS64F:
+        arrays = make_rows(_SquaredView(rows, squares), &sq64)
+        _score_rows[Rows64](&sq64, S, bvar, _NO_ROWS, _NO_COLUMNS, 0.0, var_out)
+    else:
+        arrays = make_rows(_SquaredView(rows, squares), &sq32)
+        _score_rows[Rows32](&sq32, S, bvar, _NO_ROWS, _NO_COLUMNS, 0.0, var_out)
+
+
+cdef class _SquaredView:
+    """A row view whose values are those of another's, squared (float64)."""
+
+    cdef public object data, indices, indptr, dense, n_features, checked_csr
+
+    def __init__(self, rows, squares):
+        self.data = squares
+        self.indices, self.indptr = rows.indices, rows.indptr
+        self.dense, self.n_features = rows.dense, rows.n_features
+        self.checked_csr = False
+
+
+cdef object _empty_doubles(Py_ssize_t n):
+    return _np_empty(n)
+
+
+import numpy as _np
+
+cdef object _np_empty = _np.empty
+cdef object _NO_ROWS = _np.zeros((0, 1))
+cdef object _NO_COLUMNS = _np.zeros(0)
+
+
 def value_range(const double[::1] data):
     """``(n_nonzero, largest, smallest)`` of ``data`` in one pass: the
     counts and extremes ``np.count_nonzero``, ``np.max`` and ``np.min``

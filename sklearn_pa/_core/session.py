@@ -169,15 +169,33 @@ class LeanCallsMixin:
         weights of its rows' features only, or None when the call needs
         the full path (scikit-learn's validation and product).
 
+        Applies when :meth:`_lean_weights` finds the weights and ``X`` is
+        in the kernels' form (:func:`lean_rows`; ``checked``: it passed it
+        already).  A call on a few rows then costs what its rows cost."""
+        weights = self._lean_weights()
+        if weights is None:
+            return None
+        if not checked:
+            X = lean_rows(X, self.__dict__["n_features_in_"])
+            if X is None:
+                return None
+        W, b, U, bu, n_avg = weights
+        out = np.empty((X.shape[0], W.shape[1]))
+        _scores.score_rows(_RowView(X), W, b, U=U, bu=bu, n_avg=n_avg, out=out)
+        return out
+
+    def _lean_weights(self):
+        """``(W, b, U, bu, n_avg)``: the feature-major weights the scores
+        read (and the averaging accumulators with the number of averaged
+        steps, when a ``partial_fit`` stream left its average to be computed
+        when read: the scores are then those of that average, and
+        ``coef_`` stays unread), or None when the scores need the full
+        path.
+
         Applies when ``coef_`` and ``intercept_`` are dense float64 arrays
         whose transposed weights are C-contiguous (those the estimator
-        publishes, or their pickled copies), or when a ``partial_fit``
-        stream left its average to be computed when read: the scores are
-        then those of that average, from ``W`` and the accumulators of the
-        rows' features, and ``coef_`` stays unread.  ``X`` must be in the
-        kernels' form (:func:`lean_rows`; ``checked``: it passed it
-        already) and no feature names fitted.  A call on a few rows then
-        costs what its rows cost."""
+        publishes, or their pickled copies), or when an average is pending,
+        and no feature names were fitted."""
         values = self.__dict__
         if "feature_names_in_" in values or "n_features_in_" not in values:
             return None
@@ -187,36 +205,29 @@ class LeanCallsMixin:
             if "coef_" in values or "intercept_" in values:
                 return None  # assigned since the stream's last call
             W, b, U, bu, n_avg = pending
+            return W, b, U, bu, float(n_avg)
+        coef, b = values.get("coef_"), values.get("intercept_")
+        if not (
+            type(coef) is np.ndarray
+            and type(b) is np.ndarray
+            and coef.dtype == np.float64
+            and b.dtype == np.float64
+            and coef.ndim in (1, 2)
+            and coef.shape[-1] == n_features
+            and b.ndim == 1
+        ):
+            return None
+        if coef.ndim == 1 or coef.shape[0] == 1:
+            if not coef.flags.c_contiguous:
+                return None
+            W = coef.reshape(n_features, 1)
         else:
-            coef, b = values.get("coef_"), values.get("intercept_")
-            if not (
-                type(coef) is np.ndarray
-                and type(b) is np.ndarray
-                and coef.dtype == np.float64
-                and b.dtype == np.float64
-                and coef.ndim in (1, 2)
-                and coef.shape[-1] == n_features
-                and b.ndim == 1
-            ):
+            W = coef.T
+            if not W.flags.c_contiguous:
                 return None
-            if coef.ndim == 1 or coef.shape[0] == 1:
-                if not coef.flags.c_contiguous:
-                    return None
-                W = coef.reshape(n_features, 1)
-            else:
-                W = coef.T
-                if not W.flags.c_contiguous:
-                    return None
-            if b.shape[0] != W.shape[1]:
-                return None
-            U, bu, n_avg = _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
-        if not checked:
-            X = lean_rows(X, n_features)
-            if X is None:
-                return None
-        out = np.empty((X.shape[0], W.shape[1]))
-        _scores.score_rows(_RowView(X), W, b, U=U, bu=bu, n_avg=float(n_avg), out=out)
-        return out
+        if b.shape[0] != W.shape[1]:
+            return None
+        return W, b, _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
 
     def _lean_batch(self, X, y, classes, sample_weight):
         """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked

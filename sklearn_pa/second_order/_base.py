@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import _scores
 from .._compiled._rules import SecondOrderRule as R
-from .._core._calls import label_indices, nonnegative
+from .._core._calls import label_indices, lean_rows, nonnegative
 from .._core.batch import (
     KERNEL_DTYPES,
     atomic_update,
@@ -45,7 +45,7 @@ from .._core.driver import run_epochs, validation_scorer
 from .._core.epochs import _RowView
 from .._core.growth import grow_second_order_state, refuse_growing_proba
 from .._core.rules import second_order_kernel_params, spec
-from .._core.session import _NO_ACCUMULATORS, partial_fit_context, session_of
+from .._core.session import partial_fit_context, session_of
 from .._core.state import SecondOrderState
 from ..exceptions import NoisyLabelsWarning
 from ..linear._base import BaseOnlineLinear, OnlineLinearClassifierMixin
@@ -479,31 +479,37 @@ class _BaseSecondOrder(
         would)."""
         return "coef_" in self.__dict__ or "_average_pending" in self.__dict__
 
-    def _diagonal_variances(self, X, checked=False):
+    def _diagonal_variances(self, X, checked=False, *, weights=None):
         """``x~^T Sigma_g x~`` of every row and covariance block ``g``
         ``(n_samples, n_blocks)`` of a diagonal covariance, reading only the
         variances of each row's features (compiled: the squared row scored
-        against the variances).  ``checked``: ``X`` passed :func:`lean_rows`
-        (canonical already)."""
+        against the variances, ``margin_rows``).  ``checked``: ``X`` passed
+        :func:`lean_rows` (canonical already).  With ``weights``
+        (:meth:`_lean_weights`), ``(scores, variances)``: the rows' scores
+        from the same call."""
         sigma = self._sigma
-        n_features = X.shape[1]
         a = self.intercept_scaling_ if self.fit_intercept else 0.0
         # (duplicate entries add up before they are squared)
         rows = _RowView(X if checked else canonical_csr(X))
-        # (float32 values squared in float64: one array, as for float64)
-        squares = rows.data.astype(np.float64)
-        rows.data = np.multiply(squares, squares, out=squares)
-        out = np.empty((X.shape[0], sigma.shape[1]))
-        _scores.score_rows(
+        var = np.empty((X.shape[0], sigma.shape[1]))
+        if weights is None:
+            _scores.margin_rows(rows, sigma, a * a, var)
+            return var
+        W, b, U, bu, n_avg = weights
+        scores = np.empty((X.shape[0], W.shape[1]))
+        _scores.margin_rows(
             rows,
-            sigma[:n_features],
-            a * a * sigma[n_features],
-            U=_NO_ACCUMULATORS[0],
-            bu=_NO_ACCUMULATORS[1],
-            n_avg=0.0,
-            out=out,
+            sigma,
+            a * a,
+            var,
+            W=W,
+            b=b,
+            U=U,
+            bu=bu,
+            n_avg=n_avg,
+            scores_out=scores,
         )
-        return out
+        return scores, var
 
     # ------------------------------------------------------ probabilities
     def _margins(self, X, checked=False):
@@ -522,7 +528,19 @@ class _BaseSecondOrder(
             # the kernels' form are read as doubles (the same values) and
             # squared in float64 (_diagonal_variances), without this copy
             X = X.astype(np.float64)
-        scores = self._lean_scores(X, checked=checked)
+        var = None
+        weights = self._lean_weights() if sigma.ndim == 2 else None
+        if weights is not None and not checked:
+            lean = lean_rows(X, self.n_features_in_)
+            if lean is None:
+                weights = None
+            else:
+                X, checked = lean, True
+        if weights is not None:
+            # the scores and the variances in one compiled call
+            scores, var = self._diagonal_variances(X, checked, weights=weights)
+        else:
+            scores = self._lean_scores(X, checked=checked)
         if scores is None:
             X64 = X.astype(np.float64) if X.dtype == np.float32 else X
             scores = np.asarray(safe_sparse_dot(X64, self.coef_.T) + self.intercept_)
@@ -530,7 +548,8 @@ class _BaseSecondOrder(
             scores = scores.ravel()
         n_blocks = sigma.shape[0] if sigma.ndim == 3 else sigma.shape[1]
         if sigma.ndim == 2:
-            var = self._diagonal_variances(X, checked=checked)
+            if var is None:
+                var = self._diagonal_variances(X, checked=checked)
             if scores.ndim == 1 or n_blocks != scores.shape[1]:
                 var = var[:, 0]
             else:
