@@ -36,6 +36,7 @@ __all__ = [
     "nonnegative",
     "params_snapshot",
     "params_unchanged",
+    "pass_margins",
     "rows_finite",
     "touched_rows",
 ]
@@ -467,6 +468,49 @@ def label_indices(estimator, y):
     if (idx >= classes_.shape[0]).any() or (classes_[idx] != y).any():
         return None
     return idx
+
+
+def pass_margins(const double[:, ::1] scores, const double[:, ::1] var, labels):
+    """The margins a pass recorded, as the calibration record keeps them:
+    ``(scores, variances, class indices)`` of the rows whose score and
+    variance are not NaN (a row the kernel skipped), the scores of one
+    column as a vector, each row's variance the mean over the covariance
+    blocks where each column has its own (else its first block's),
+    negative variances (rounding) set to 0; ``labels`` (int32) gives each
+    row's class index."""
+    cdef const int[::1] lab = labels
+    cdef Py_ssize_t n = scores.shape[0], K = scores.shape[1], G = var.shape[1]
+    cdef Py_ssize_t i, j, k, g, kept = 0
+    cdef bint mean = K > 1 and G == K
+    cdef double v
+    for i in range(n):
+        if scores[i, 0] == scores[i, 0] and var[i, 0] == var[i, 0]:
+            kept += 1
+    out_scores = np.empty((kept, K))
+    out_var = np.empty(kept)
+    out_idx = np.empty(kept, dtype=np.intp)
+    cdef double[:, ::1] s = out_scores
+    cdef double[::1] w = out_var
+    cdef Py_ssize_t[::1] c = out_idx
+    j = 0
+    for i in range(n):
+        if not (scores[i, 0] == scores[i, 0] and var[i, 0] == var[i, 0]):
+            continue
+        for k in range(K):
+            s[j, k] = scores[i, k]
+        if mean:
+            v = 0.0
+            for g in range(G):
+                v += var[i, g]
+            v /= G
+        else:
+            v = var[i, 0]
+        w[j] = v if not v < 0.0 else 0.0
+        c[j] = lab[i]
+        j += 1
+    if K == 1:
+        out_scores = out_scores[:, 0]
+    return out_scores, out_var, out_idx
 
 
 def nonnegative(a):

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import _scores
 from .._compiled._rules import SecondOrderRule as R
-from .._core._calls import label_indices, lean_rows, nonnegative
+from .._core._calls import lean_rows, nonnegative, pass_margins
 from .._core.batch import (
     KERNEL_DTYPES,
     atomic_update,
@@ -417,12 +417,12 @@ class _BaseSecondOrder(
             Fitted estimator.
         """
         with atomic_update(self):
-            # the margins each sample gets before the batch is learned (held
-            # out, as in progressive validation) calibrate predict_proba
-            before = self._margin_stats(X, y) if self._is_fitted() else None
+            # the margins each sample gets before it is learned (held out,
+            # as in progressive validation), recorded by the pass itself,
+            # calibrate predict_proba
+            margins = self._ask_for_margins()
             self._partial_fit_batch(X, y, classes, sample_weight)
-            if before is not None:
-                self._record_margins(*before)
+            self._record_pass_margins(margins)
             return self
 
     def _partial_fit_scores(
@@ -445,18 +445,17 @@ class _BaseSecondOrder(
             refuse_growing_proba(self)
         with atomic_update(self):
             fitted = self._is_fitted()
-            before = self._margin_stats(X, y) if fitted else None
             calibration = getattr(self, "_calibration", None) if fitted else None
             held_out = getattr(self, "_calibration_held_out", True)
             call = call_values()
             call["record_variances"] = bool(predict_proba)
+            margins = self._ask_for_margins()
             scores = self._partial_fit_batch(
                 X, y, classes, sample_weight, record_scores=True
             )
             call.pop("record_variances", None)
             var = call.pop("recorded_variances", None)
-            if before is not None:
-                self._record_margins(*before)
+            self._record_pass_margins(margins)
         if scores.shape[1] == 1:
             scores = scores[:, 0]
         if not predict_proba:
@@ -565,29 +564,34 @@ class _BaseSecondOrder(
             var = np.mean([self._variance(X, k) for k in range(n_blocks)], axis=0)
         return scores, nonnegative(var)
 
-    def _margin_stats(self, X, y):
-        """(scores, variances, class indices) of a batch, or None when it is
-        not valid (``partial_fit`` then reports the error)."""
-        try:
-            X = check_rows(self, X, reset=False, dtype=KERNEL_DTYPES)
-            y = np.asarray(y)
-            if y.shape[0] != X.shape[0]:
-                return None
-            # only the latest rows are kept (a batch that has no more is
-            # read as it is: slicing a sparse matrix copies it)
-            if X.shape[0] > CALIBRATION_SIZE:
-                X, y = X[-CALIBRATION_SIZE:], y[-CALIBRATION_SIZE:]
-            idx = label_indices(self, y)
-            if idx is None:
-                return None
-            scores, var = self._margins(X, checked=True)
-        except (ValueError, TypeError, ArithmeticError, Warning):
-            # an invalid or overflowing batch (a warning raised as an
-            # error included): partial_fit raises the proper error.  Anything
-            # else, a failure of the scoring itself, fails the call: the
-            # batch is not learned without its calibration margins
+    def _ask_for_margins(self):
+        """Ask the passes of this call to record each row's margins before
+        its update (a list in the call's values that each pass appends
+        ``(scores, variances, labels)`` to, ``_SecondOrderEpochs.run``),
+        when a model is learned already (the first call records none);
+        returns the list, or None."""
+        if not self._is_fitted():
             return None
-        return scores, var, idx
+        margins = call_values()["margins"] = []
+        return margins
+
+    def _record_pass_margins(self, margins):
+        """Keep the margins the passes of this call recorded (see
+        :meth:`_ask_for_margins`) in the calibration record, as ``_margins``
+        states them (the scores of one column as a vector, the variance of
+        each row the mean over the classes' blocks where each class has its
+        own, :func:`~sklearn_pa._core._calls.pass_margins`); rows the kernel
+        skipped (NaN) are left out.  A call that added
+        classes records none (the margins of its rows are in the columns of
+        other classes)."""
+        call_values().pop("margins", None)
+        if not margins:
+            return
+        n_columns = self._n_columns()
+        if any(scores.shape[1] != n_columns for scores, _, _ in margins):
+            return
+        for scores, var, labels in margins:
+            self._record_margins(*pass_margins(scores, var, labels))
 
     def _record_training_margins(self, X, y):
         """Calibrate on the training margins of the model ``fit`` returns
@@ -705,10 +709,12 @@ class _BaseSecondOrder(
         :math:`v = x^\top \Sigma x`.  A scale :math:`c` of that variance and
         a noise of variance :math:`s^2` are fitted by maximum likelihood to
         the margins the model gave the samples it learned (the latest 1000):
-        after ``partial_fit``, each batch's margins *before* it was learned
-        (held out), fitting both; after ``fit``, the training margins of the
-        fitted model, which are optimistic, so that only the noise is fitted
-        (:math:`c = 1`: it can soften the probabilities, not sharpen them).
+        after ``partial_fit``, each sample's margins *before* it was learned,
+        as the pass that learned it computed them (held out, as in
+        progressive validation), fitting both; after ``fit``, the training
+        margins of the fitted model, which are optimistic, so that only the
+        noise is fitted (:math:`c = 1`: it can soften the probabilities, not
+        sharpen them).
         For two classes the positive class has probability
 
         .. math:: P(y = 1 \mid x) = \Phi\left(\frac{m}{\sqrt{c v + s^2}}\right),

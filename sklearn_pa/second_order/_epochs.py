@@ -10,7 +10,7 @@ from sklearn.utils.parallel import _get_threadpool_controller
 
 from .._compiled import _second_order
 from .._core._calls import rows_finite
-from .._core.batch import touched_rows
+from .._core.batch import call_values, touched_rows
 from .._core.driver import EpochAdapter, EpochStats
 from .._core.epochs import _EpochAveraging, _RowView
 from .._core.rules import check_combination
@@ -117,6 +117,15 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
     def run(self, order, t):
         est = self.estimator
         loss = np.zeros(1)
+        # the margins a call asks its passes to record (the calibration of
+        # predict_proba): each row's scores and variances before its update
+        margins = call_values().get("margins")
+        if margins is not None:
+            if self.scores_out is None:
+                self.scores_out = np.empty((order.shape[0], self.W.shape[1]))
+            if self.var_out is None:
+                n_blocks = self.S_full.shape[0] if self.full else self.S_diag.shape[1]
+                self.var_out = np.empty((order.shape[0], n_blocks))
         if self.backup is None:
             self.backup = [
                 a.copy() for a in (self.W, self.b, self.U, self.bu) if a is not None
@@ -150,6 +159,11 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
                 targets=self.targets,
             )
         mistakes, n_updates, n_skipped, overflow = result
+        if margins is not None:
+            n = order.shape[0]
+            margins.append(
+                (self.scores_out[:n], self.var_out[:n], self.labels.take(order))
+            )
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
         self.t_end = int(t) + order.shape[0]
         # (only the rows this pass wrote can have overflowed; read in place)
