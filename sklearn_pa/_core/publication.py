@@ -16,7 +16,59 @@ import scipy.sparse as sp
 from .batch import estimator_lock
 from .session import session_of
 
-__all__ = ["AveragedPublicationMixin"]
+__all__ = ["AveragedPublicationMixin", "PublishedWhenReadMixin"]
+
+
+def _is_pending(marker):
+    """Whether the value of a publication's marker attribute says that it
+    is pending (set, and neither None nor False)."""
+    return marker is not None and marker is not False
+
+
+class PublishedWhenReadMixin:
+    """The one protocol of the learned attributes a ``partial_fit`` call
+    leaves to be formed when first read.
+
+    A stream of calls that never reads ``coef_`` (or ``center_``, a
+    tagger's weights, ...) in between pays for one publication, not one per
+    call: the call leaves a marker attribute instead, and the first read of
+    a published name forms it.  A class states its publications in
+    ``_publishes_when_read``: tuples ``(marker, names, form)``.  While the
+    attribute ``marker`` is set (and neither None nor False), reading one of
+    ``names`` that is not set calls the method ``form`` holding the
+    estimator's lock (never over a call in progress); it returns ``{name:
+    value}`` (or None when it set the attributes itself), each set unless
+    assigned by hand since, and clears the marker or leaves it as the
+    publication needs.  The publications of every class of the MRO are
+    tried in its order (a scale folded before an average is formed)."""
+
+    _pending_publications = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        publications = []
+        for klass in cls.__mro__:
+            for publication in klass.__dict__.get("_publishes_when_read", ()):
+                if publication not in publications:
+                    publications.append(publication)
+        cls._pending_publications = tuple(publications)
+
+    def __getattr__(self, name):
+        # only reached when ``name`` is not found
+        values = self.__dict__
+        for marker, names, form in type(self)._pending_publications:
+            if name in names and _is_pending(values.get(marker)):
+                with estimator_lock(self):
+                    if name not in values and _is_pending(values.get(marker)):
+                        published = getattr(self, form)()
+                        for key, value in (published or {}).items():
+                            values.setdefault(key, value)
+                    if name in values:
+                        return values[name]
+        # anything else: the lookup's own error again (a class attribute
+        # whose getter raised, such as a predict_proba that is not there,
+        # keeps its message)
+        return object.__getattribute__(self, name)
 
 
 def _same_values(current, published):
@@ -32,9 +84,14 @@ def _same_values(current, published):
         return False
 
 
-class AveragedPublicationMixin:
+class AveragedPublicationMixin(PublishedWhenReadMixin):
     """The publication of the learned state as ``coef_`` / ``intercept_``,
     averaged or not (see the module docstring)."""
+
+    #: the average a partial_fit call left to be computed when read
+    _publishes_when_read = (
+        ("_average_pending", ("coef_", "intercept_"), "_form_average"),
+    )
 
     def __getstate__(self):
         """The pickled state (a pending average is computed first)."""
@@ -142,23 +199,12 @@ class AveragedPublicationMixin:
             return
         self._publish_average(W, b, U, bu, n_avg)
 
-    def __getattr__(self, name):
-        # only reached when ``name`` is not found: the average a partial_fit
-        # call left to be computed when read
-        if name in ("coef_", "intercept_") and "_average_pending" in self.__dict__:
-            # (published under the lock: never over a call in progress)
-            with estimator_lock(self):
-                values = self.__dict__
-                pending = values.get("_average_pending")
-                if pending is not None:
-                    self._publish_average(*pending, keep_assigned=True)
-                    del values["_average_pending"]
-                if name in values:
-                    return values[name]
-        # anything else: the lookup's own error again (a class attribute
-        # whose getter raised, such as a predict_proba that is not there,
-        # keeps its message)
-        return object.__getattribute__(self, name)
+    def _form_average(self):
+        """Compute the average a ``partial_fit`` call left pending (an
+        attribute assigned by hand since is kept)."""
+        values = self.__dict__
+        self._publish_average(*values["_average_pending"], keep_assigned=True)
+        del values["_average_pending"]
 
     def _publish_average(self, W, b, U, bu, n_avg, *, keep_assigned=False):
         """Set coef_ / intercept_ to the average ``W - U / n_avg`` (the

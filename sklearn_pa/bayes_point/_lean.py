@@ -11,8 +11,9 @@ copies' weights of their features.  See :mod:`sklearn_pa._core.session`.
 import numpy as np
 
 from .._compiled import _scores
-from .._core.batch import estimator_lock, weighs_nothing
+from .._core.batch import weighs_nothing
 from .._core.epochs import _RowView
+from .._core.publication import PublishedWhenReadMixin
 from .._core.session import (
     _NO_ACCUMULATORS,
     FLOAT64_ROWS,
@@ -40,9 +41,14 @@ _PUBLISHED = (
 )
 
 
-class LeanBayesPointMixin:
+class LeanBayesPointMixin(PublishedWhenReadMixin):
     """The lean path of :class:`~sklearn_pa.OnlineBayesPointClassifier`
     (see the module docstring)."""
+
+    #: the Bayes point a partial_fit call left to be computed when read
+    _publishes_when_read = (
+        ("_bayes_point_pending", ("coef_", "intercept_"), "_form_bayes_point"),
+    )
 
     def _bayes_point(self):
         """``(coef_, intercept_)`` of the copies and ``copy_weights_``."""
@@ -52,22 +58,12 @@ class LeanBayesPointMixin:
         mix = np.kron(c[:, None], np.eye(K))  # (M * K, K)
         return np.ascontiguousarray((self._W @ mix).T), self._b @ mix
 
-    def __getattr__(self, name):
-        # only reached when ``name`` is not found: the Bayes point a
-        # partial_fit call left to be computed when read (an attribute
-        # assigned since is kept)
-        values = self.__dict__
-        if name in ("coef_", "intercept_") and values.get("_bayes_point_pending"):
-            # (published under the lock: never over a call in progress)
-            with estimator_lock(self):
-                if name not in values and values.get("_bayes_point_pending"):
-                    coef, intercept = self._bayes_point()
-                    values.setdefault("coef_", coef)
-                    values.setdefault("intercept_", intercept)
-                if name in values:
-                    return values[name]
-        # anything else: the attribute's own error (a property's message)
-        return object.__getattribute__(self, name)
+    def _form_bayes_point(self):
+        """The Bayes point a ``partial_fit`` call left to be computed when
+        read (an attribute assigned since is kept:
+        ``PublishedWhenReadMixin``)."""
+        coef, intercept = self._bayes_point()
+        return {"coef_": coef, "intercept_": intercept}
 
     def _lean_partial_fit(self, X, y, classes, sample_weight):
         """A later ``partial_fit`` call on the lean path: the parameters

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._compiled import _scaled, _scores
 from .._compiled._rules import Rule
-from .._core.batch import current_journal, estimator_lock
+from .._core.batch import current_journal
 from .._core.docs import fill_doc
 from .._core.epochs import _LinearEpochs, _RowView
 from .._core.publication import _same_values
@@ -62,6 +62,12 @@ class _ScaledEpochs(_LinearEpochs):
 class _ScaledClassifier(_MarginClassifier):
     """Shared state of ROMMA and ALMA: no averaging (the rules define none),
     the update count ``n_updates_`` (ALMA's ``k - 1``), the scaled kernel."""
+
+    #: the weights a partial_fit call left as a scale times a vector
+    #: (folded before an average is formed)
+    _publishes_when_read = (
+        ("_scale_pending", ("coef_", "intercept_"), "_form_scaled"),
+    )
 
     _epoch_adapter_class = _ScaledEpochs
     # read by the shared machinery: these rules publish their last iterate
@@ -243,23 +249,14 @@ class _ScaledClassifier(_MarginClassifier):
             state[0] = 1.0
         super()._publish(W, b, U, bu, lazy=lazy)
 
-    def __getattr__(self, name):
-        # only reached when ``name`` is not found: the weights a
-        # partial_fit call left as a scale times a vector, published as a
-        # copy (an attribute assigned since is kept)
-        values = self.__dict__
-        if name in ("coef_", "intercept_") and "_scale_pending" in values:
-            # (published under the lock: never over a call in progress)
-            with estimator_lock(self):
-                if name not in values and "_scale_pending" in values:
-                    W, b = self._folded()
-                    published = (self._shape_coef(W.T), b)
-                    values.setdefault("coef_", published[0])
-                    values.setdefault("intercept_", published[1])
-                    self._scale_published = published
-                if name in values:
-                    return values[name]
-        return super().__getattr__(name)
+    def _form_scaled(self):
+        """The weights a ``partial_fit`` call left as a scale times a
+        vector, published as a copy (an attribute assigned since is kept:
+        ``PublishedWhenReadMixin``)."""
+        W, b = self._folded()
+        published = (self._shape_coef(W.T), b)
+        self._scale_published = published
+        return {"coef_": published[0], "intercept_": published[1]}
 
     def _lean_scores(self, X, checked=False):
         # the scores of s V on the rows' features, coef_ left unpublished

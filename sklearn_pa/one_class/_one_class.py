@@ -28,7 +28,6 @@ from .._core.batch import (
     check_state_array,
     check_warm_start_shape,
     current_journal,
-    estimator_lock,
     fitted_rows,
     locked_read,
     sum_of_squares,
@@ -40,7 +39,7 @@ from .._core.driver import EpochAdapter, EpochStats, run_epochs
 from .._core.epochs import _RowView
 from .._core.mixing import linear_mix
 from .._core.pickled_state import CheckedStateMixin
-from .._core.publication import _same_values
+from .._core.publication import PublishedWhenReadMixin, _same_values
 from .._core.session import (
     FLOAT64_ROWS,
     lean_call_ready,
@@ -134,9 +133,12 @@ def stream_passes(rows, order, w, extra, state, **kwargs):
         state[2] = 1.0
 
 
-class ScaledCentreMixin:
+class ScaledCentreMixin(PublishedWhenReadMixin):
     """The scaled centre of :class:`~sklearn_pa.PassiveAggressiveOneClass`
     between ``partial_fit`` calls (see the module's description)."""
+
+    #: the centre a partial_fit call left as a scale times a vector
+    _publishes_when_read = (("_scale_pending", ("center_",), "_form_centre"),)
 
     def _centre_assigned(self):
         """Whether ``center_`` was assigned or edited since the last
@@ -222,22 +224,12 @@ class ScaledCentreMixin:
         self._scale_state = state
         self._scale_pending = v
 
-    def __getattr__(self, name):
-        # only reached when ``name`` is not found: the centre a partial_fit
-        # call left as a scale times a vector, published as a new array
-        values = self.__dict__
-        if name == "center_" and "_scale_pending" in values:
-            # (published under the lock: never over a call in progress)
-            with estimator_lock(self):
-                if "center_" not in values and "_scale_pending" in values:
-                    centre = self._folded_centre()
-                    values.setdefault("center_", centre)
-                    self._scale_published = centre
-                if "center_" in values:
-                    return values["center_"]
-        raise AttributeError(
-            f"{type(self).__name__!r} object has no attribute {name!r}"
-        )
+    def _form_centre(self):
+        """The centre a ``partial_fit`` call left as a scale times a
+        vector, published as a new array (``PublishedWhenReadMixin``)."""
+        centre = self._folded_centre()
+        self._scale_published = centre
+        return {"center_": centre}
 
     def _squared_distances(self, X):
         """``||x - center_||^2`` of each row of ``X`` (float64, dense or

@@ -29,6 +29,7 @@ from .._core.batch import (
 )
 from .._core.driver import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from .._core.pickled_state import CheckedStateMixin
+from .._core.publication import PublishedWhenReadMixin
 from .._core.session import params_snapshot, params_unchanged
 from ._lean import (
     PUBLIC_WEIGHTS,
@@ -84,7 +85,9 @@ class _SequenceEpochs(EpochAdapter):
         }
 
 
-class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator):
+class _BaseSequenceTagger(
+    PublishedWhenReadMixin, CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator
+):
     """First-order Markov tagger trained online over whole sequences.
 
     Subclasses set ``_run_epoch(batch, labels, order)``.  The model is the
@@ -92,6 +95,11 @@ class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator)
     transition weights ``Tr[n_classes + 1, n_classes + 1]`` (row
     ``n_classes`` is START, column ``n_classes`` is END).
     """
+
+    #: the public weights a partial_fit call left to be published when read
+    _publishes_when_read = (
+        ("_publication_pending", PUBLIC_WEIGHTS, "_publish_pending"),
+    )
 
     # Discovery tag: X is a list of sequences, so the tabular common checks do
     # not apply (see sklearn_pa.utils.all_estimators).
@@ -270,18 +278,6 @@ class _BaseSequenceTagger(CheckedStateMixin, ReadsUnderLockMixin, BaseEstimator)
         assigned = {name: values[name] for name in PUBLIC_WEIGHTS if name in values}
         self._set_public()
         values.update(assigned)
-
-    def __getattr__(self, name):
-        # only reached when ``name`` is not found: a publication left pending
-        values = self.__dict__
-        if name in PUBLIC_WEIGHTS and values.get("_publication_pending"):
-            # (published under the lock: never over a call in progress)
-            with estimator_lock(self):
-                if name not in values and values.get("_publication_pending"):
-                    self._publish_pending()
-                if name in values:
-                    return values[name]
-        return object.__getattribute__(self, name)
 
     def __getstate__(self):
         """The pickled state (a pending publication is computed first)."""
