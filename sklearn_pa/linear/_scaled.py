@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._compiled import _scaled, _scores
 from .._compiled._rules import Rule
-from .._core.batch import current_journal
+from .._core.batch import call_values, current_journal
 from .._core.docs import fill_doc
 from .._core.epochs import _LinearEpochs, _RowView
 from .._core.publication import _same_values
@@ -144,13 +144,14 @@ class _ScaledClassifier(_MarginClassifier):
     # ------------------------------------------- the scale between calls
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
         # (the kernel keeps the scale only here: fit folds it each pass)
-        self._scale_streaming = True
+        call = call_values()
+        call["scale_streaming"] = True
         try:
             return super()._partial_fit(
                 X, y, classes, sample_weight, record_scores=record_scores
             )
         finally:
-            self.__dict__.pop("_scale_streaming", None)
+            call.pop("scale_streaming", None)
             self.__dict__.pop("_scale_stream", None)
 
     def _scale_assigned(self, compare=False):
@@ -195,7 +196,7 @@ class _ScaledClassifier(_MarginClassifier):
     def _state_arrays(self):
         values = self.__dict__
         pending = values.get("_scale_pending")
-        streaming = values.get("_scale_streaming", False)
+        streaming = call_values().get("scale_streaming", False)
         if (
             pending is not None
             and not self._scale_assigned(compare=True)
@@ -221,7 +222,7 @@ class _ScaledClassifier(_MarginClassifier):
         return W, b
 
     def _allocate(self, n_features, n_columns, coef_init, intercept_init):
-        if self.__dict__.get("_scale_streaming"):
+        if call_values().get("scale_streaming"):
             self._scale_stream = _new_scale_state()
         self.n_updates_ = 0
         return super()._allocate(n_features, n_columns, coef_init, intercept_init)
