@@ -476,7 +476,7 @@ def pass_margins(const double[:, ::1] scores, const double[:, ::1] var, labels):
     variance are not NaN (a row the kernel skipped), the scores of one
     column as a vector, each row's variance the mean over the covariance
     blocks where each column has its own (else its first block's),
-    negative variances (rounding) set to 0; ``labels`` (int32) gives each
+    negative variances (rounding) set to 0 as ``np.maximum`` sets them; ``labels`` (int32) gives each
     row's class index."""
     cdef const int[::1] lab = labels
     cdef Py_ssize_t n = scores.shape[0], K = scores.shape[1], G = var.shape[1]
@@ -505,7 +505,7 @@ def pass_margins(const double[:, ::1] scores, const double[:, ::1] var, labels):
             v /= G
         else:
             v = var[i, 0]
-        w[j] = v if not v < 0.0 else 0.0
+        w[j] = v if v > 0.0 or v != v else 0.0
         c[j] = lab[i]
         j += 1
     if K == 1:
@@ -515,12 +515,12 @@ def pass_margins(const double[:, ::1] scores, const double[:, ::1] var, labels):
 
 def nonnegative(a):
     """``np.maximum(a, 0.0)`` of a 1-D float64 array, as a new array, in one
-    compiled pass (NaN and -0.0 stay as they are, as there)."""
+    compiled pass, to the bit (NaN stays NaN; -0.0 becomes 0.0, as there)."""
     out = np.array(a, dtype=np.float64)
     cdef double[::1] v = out
     cdef Py_ssize_t i
     for i in range(v.shape[0]):
-        if v[i] < 0.0:
+        if not v[i] > 0.0 and v[i] == v[i]:
             v[i] = 0.0
     return out
 

@@ -1,0 +1,240 @@
+"""The compiled per-call entry (``sklearn_pa/_core/_calls.pyx``) against
+NumPy and scipy: the cheap checks accept exactly what the full checks
+accept in the kernels' form, and the small compiled helpers compute what
+their NumPy expressions compute, bit for bit; the calibration margins a
+second-order pass records are the margins of the model before each row;
+every publication formed when read goes through one protocol."""
+
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from numpy.testing import assert_allclose, assert_array_equal
+
+from sklearn_pa import AROWClassifier, SCWClassifier
+from sklearn_pa._core import _calls
+from sklearn_pa._core.batch import atomic_update, call_values
+from sklearn_pa._core.publication import PublishedWhenReadMixin
+from sklearn_pa.utils.discovery import all_estimators
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
+
+_values = st.one_of(
+    st.floats(-1e3, 1e3, allow_nan=False),
+    st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0]),
+)
+
+
+@st.composite
+def _csr_parts(draw):
+    """CSR arrays, canonical or not: random indices (duplicates, unsorted,
+    out of range), values (NaN, infinities), a broken ``indptr`` now and
+    then."""
+    n_rows = draw(st.integers(1, 4))
+    n_features = draw(st.integers(1, 6))
+    lengths = draw(st.lists(st.integers(0, 4), min_size=n_rows, max_size=n_rows))
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    nnz = int(indptr[-1])
+    indices = np.array(
+        draw(st.lists(st.integers(-1, n_features), min_size=nnz, max_size=nnz)),
+        dtype=np.int64,
+    )
+    data = np.array(draw(st.lists(_values, min_size=nnz, max_size=nnz)))
+    if nnz and draw(st.booleans()):
+        # a row of sorted, unique, in-range indices: the common case
+        indices = np.concatenate(
+            [
+                np.sort(np.random.RandomState(r).permutation(n_features)[:n])
+                for r, n in enumerate(lengths)
+            ]
+        ).astype(np.int64)
+        lengths = [min(n, n_features) for n in lengths]
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        nnz = int(indptr[-1])
+        indices, data = indices[:nnz], data[:nnz]
+    if draw(st.integers(0, 9)) == 0 and n_rows > 1:
+        indptr[1], indptr[2] = indptr[2], indptr[1]  # decreasing
+    return data, indices, indptr, n_features
+
+
+def _canonical_reference(data, indices, indptr, n_features):
+    """What the kernels read as it is, in plain Python."""
+    if indptr[0] != 0 or indptr[-1] != data.shape[0]:
+        return False
+    if np.any(np.diff(indptr) < 0):
+        return False
+    for i in range(indptr.shape[0] - 1):
+        row = indices[indptr[i] : indptr[i + 1]]
+        if row.size and (
+            np.any(np.diff(row) <= 0) or row.min() < 0 or row.max() >= n_features
+        ):
+            return False
+    return bool(np.all(np.isfinite(data)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_csr_parts(), st.sampled_from(["int32", "int64"]), st.booleans())
+def test_csr_check_is_the_reference(parts, index_dtype, float32):
+    data, indices, indptr, n_features = parts
+    indices, indptr = indices.astype(index_dtype), indptr.astype(index_dtype)
+    if float32:
+        with np.errstate(over="ignore"):
+            data = data.astype(np.float32)
+    expected = _canonical_reference(data, indices, indptr, n_features)
+    assert _calls.csr_is_canonical(data, indices, indptr, n_features) == expected
+
+
+def test_csr_check_refuses_other_dtypes():
+    data, indptr = np.ones(1), np.array([0, 1], dtype=np.int32)
+    with pytest.raises(TypeError):
+        _calls.csr_is_canonical(data, np.array([0], dtype=np.int64), indptr, 2)
+    with pytest.raises(TypeError):
+        _calls.csr_is_canonical(data.astype(np.float16), indptr[:1], indptr, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_csr_parts())
+def test_lean_rows_takes_canonical_finite_rows_only(parts):
+    data, indices, indptr, n_features = parts
+    if np.any(np.diff(indptr) < 0) or np.any(indices < 0):
+        return  # (scipy refuses to build such a matrix)
+    X = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_features))
+    expected = _canonical_reference(data, indices, indptr, n_features)
+    got = _calls.lean_rows(X, n_features)
+    assert (got is X) == expected
+    assert _calls.lean_rows(X, n_features + 1) is None
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(max_dims=1), elements=_values))
+def test_nonnegative_is_maximum_with_zero_to_the_bit(a):
+    got = _calls.nonnegative(a)
+    assert got.tobytes() == np.maximum(a, 0.0).tobytes()
+    assert got is not a
+
+
+@settings(deadline=None)
+@given(
+    hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2), elements=_values),
+    st.data(),
+)
+def test_rows_finite_reads_the_rows_given(a, data):
+    rows = np.array(
+        data.draw(st.lists(st.integers(0, a.shape[0] - 1), max_size=5)),
+        dtype=np.int64,
+    )
+    assert _calls.rows_finite(a, rows) == bool(np.all(np.isfinite(a[rows])))
+    assert _calls.rows_finite(a) == bool(np.all(np.isfinite(a)))
+    with pytest.raises(IndexError):
+        _calls.rows_finite(a, np.array([a.shape[0]]))
+
+
+@settings(deadline=None)
+@given(
+    st.integers(1, 6),
+    st.integers(1, 4),
+    st.sampled_from(["same", "one"]),
+    st.data(),
+)
+def test_pass_margins_keeps_the_rows_not_skipped(n, K, blocks, data):
+    G = K if blocks == "same" else 1
+    scores = data.draw(hnp.arrays(np.float64, (n, K), elements=_values))
+    var = data.draw(hnp.arrays(np.float64, (n, G), elements=_values))
+    labels = np.arange(n, dtype=np.int32)
+    got_scores, got_var, got_idx = _calls.pass_margins(scores, var, labels)
+    kept = ~np.isnan(scores[:, 0]) & ~np.isnan(var[:, 0])
+    with np.errstate(invalid="ignore"):  # (inf - inf: NaN, as compiled)
+        want_var = var[kept].sum(axis=1) / G if (K > 1 and G == K) else var[kept, 0]
+    want_scores = scores[kept, 0] if K == 1 else scores[kept]
+    assert_array_equal(got_scores, want_scores)
+    assert_array_equal(got_idx, labels[kept])
+    assert got_idx.dtype == np.intp
+    want_var = np.maximum(want_var, 0.0)
+    assert_allclose(got_var, want_var, rtol=1e-15, atol=0)
+
+
+def test_journal_carries_the_values_of_its_call_only():
+    """What one step of a call hands to a later step lives in the call: an
+    atomic block's values are gone when it ends (failed or not), and
+    outside a block nothing is kept."""
+    est = AROWClassifier()
+    call_values()["x"] = 1
+    assert "x" not in call_values()
+    with atomic_update(est):
+        call_values()["x"] = 1
+        with atomic_update(est):
+            assert "x" not in call_values()  # (a nested call has its own)
+        assert call_values()["x"] == 1
+    with pytest.raises(KeyError):
+        with atomic_update(est):
+            call_values()["y"] = 2
+            raise KeyError
+    assert not any(name in vars(est) for name in ("x", "y"))
+
+
+@pytest.mark.parametrize("cls", [AROWClassifier, SCWClassifier])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_one_row_calls_record_the_margins_of_the_model_before_them(cls, n_classes):
+    """A one-row call records, to calibrate ``predict_proba``, the margins
+    the model gave the row before learning it: those ``_margins`` gives."""
+    rng = np.random.RandomState(0)
+    X = sp.random(60, 30, density=0.3, format="csr", random_state=rng)
+    y = rng.randint(n_classes, size=60)
+    est = cls(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(n_classes))
+    for i in range(20, 30):
+        scores, var = est._margins(X[i : i + 1])
+        est.partial_fit(X[i : i + 1], y[i : i + 1])
+        recorded = est._calibration
+        assert_allclose(recorded[0][-1], scores[0], rtol=1e-12, atol=1e-14)
+        assert_allclose(recorded[1][-1], var[0], rtol=1e-12, atol=1e-14)
+        assert recorded[2][-1] == y[i]
+
+
+def test_a_batch_records_each_rows_margins_before_its_own_update():
+    """The margins of a batch are its rows' scores before each row's
+    update (progressive validation's scores), not a second scoring of the
+    batch before the pass."""
+    rng = np.random.RandomState(1)
+    X = sp.random(80, 40, density=0.3, format="csr", random_state=rng)
+    y = rng.randint(3, size=80)
+    a = AROWClassifier(shuffle=False).partial_fit(X[:20], y[:20], classes=[0, 1, 2])
+    b = AROWClassifier(shuffle=False).partial_fit(X[:20], y[:20], classes=[0, 1, 2])
+    # (the first call records nothing: no model scored its rows)
+    assert getattr(a, "_calibration", None) is None
+    progressive = b._partial_fit_scores(X[20:80], y[20:80])
+    a.partial_fit(X[20:80], y[20:80])
+    assert_allclose(a._calibration[0], progressive, rtol=1e-12, atol=1e-14)
+    assert_array_equal(a._calibration[2], y[20:80])
+    # a row of the batch is not scored by the model before the batch
+    before = AROWClassifier(shuffle=False).partial_fit(
+        X[:20], y[:20], classes=[0, 1, 2]
+    )
+    assert not np.allclose(a._calibration[0][-1], before._margins(X[79:80])[0][0])
+
+
+def test_publications_formed_when_read_have_one_protocol():
+    """No estimator module defines its own ``__getattr__``: a publication
+    left pending is stated in ``_publishes_when_read`` and formed by
+    :class:`PublishedWhenReadMixin`; every public estimator whose state a
+    call may leave pending has it."""
+    own = []
+    for path in ROOT.rglob("*.py"):
+        if "model_selection" in path.parts or "benchmark" in path.parts:
+            continue  # (wrappers of other objects, not estimators' state)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+                own.append(path.relative_to(ROOT).as_posix())
+    assert own == ["_core/publication.py"]
+    for name, cls in all_estimators():
+        stated = [
+            p for k in cls.__mro__ for p in vars(k).get("_publishes_when_read", ())
+        ]
+        if stated:
+            assert issubclass(cls, PublishedWhenReadMixin), name
+            for _marker, names, form in stated:
+                assert callable(getattr(cls, form)), (name, form)
+                assert all(n.endswith("_") for n in names), (name, names)
