@@ -570,30 +570,23 @@ class LinearState(LearnerState):
 
     def _run_epoch(self, est, block, rng):
         # as partial_fit continues a model, without validating the block
+        # (the partitions are checked when made)
         W, b = est._state_arrays()
         U = bu = None
         if est._averaging_state():
             U, bu = est._average_accum, est._average_intercept_accum
         elif est.average:
             U, bu = np.zeros_like(W), np.zeros_like(b)
-        t_start = int(est.t_) - 1
-        _, t = est._run(
+        # (the pass of a partial_fit call, from the state as it is)
+        est._pass_from(
             block.X,
             block.y,
             block.sample_weight,
-            W,
-            b,
-            U,
-            bu,
-            max_iter=1,
-            train_idx=np.arange(block.n_rows),
-            val_idx=None,
+            (W, b, U, bu),
+            t_start=int(est.t_) - 1,
             rng=rng,
-            stopping=False,
-            t_start=t_start,
+            lazy=False,
         )
-        est.t_ = float(t) + 1.0
-        est._publish(W, b, U, bu)
 
     def _mix_means(self, states, weights, prior, rule):
         W = linear_mix([s["W"] for s in states], weights)

@@ -178,6 +178,7 @@ def plans_streams(cls):
 _PLAN_METHODS = (
     "_run",
     "_partial_fit",
+    "_pass_from",
     "_state_arrays",
     "_publish",
     "_kernel_epoch",

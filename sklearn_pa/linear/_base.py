@@ -523,6 +523,36 @@ class BaseOnlineLinear(
         scores_out = None
         if record_scores:
             scores_out = np.empty((X.shape[0], n_columns), dtype=np.float64)
+        self._pass_from(
+            X,
+            y,
+            sample_weight,
+            (W, b, U, bu),
+            t_start=t_start,
+            rng=self._rng,
+            lazy=True,
+            scores_out=scores_out,
+        )
+        if snapshot is not None:
+            # what the next call's lean path compares against
+            cache.lean = (snapshot, getattr(self, "classes_", None))
+        if plans_streams(type(self)) and cache.lean is not None:
+            cache.plan = StreamPlan.make(self, X, y, sample_weight, W, b, U, bu)
+        if record_scores:
+            return scores_out
+        return self
+
+    def _pass_from(
+        self, X, y, sample_weight, state, *, t_start, rng, lazy, scores_out=None
+    ):
+        """One unstopped pass over validated rows from the kernel state
+        ``state`` (``W``, ``b``, ``U``, ``bu``, updated in place) at the
+        sample count ``t_start``: what a ``partial_fit`` call runs once its
+        batch and state are checked, and what parameter mixing runs on a
+        partition (``_core/state.py``).  Sets ``n_iter_`` and ``t_`` and
+        publishes the state (``lazy``: an average is formed when read);
+        ``scores_out`` receives each row's scores before its update."""
+        W, b, U, bu = state
         n_iter, t = self._run(
             X,
             y,
@@ -534,22 +564,14 @@ class BaseOnlineLinear(
             max_iter=1,
             train_idx=np.arange(X.shape[0]),
             val_idx=None,
-            rng=self._rng,
+            rng=rng,
             stopping=False,
             t_start=t_start,
             scores_out=scores_out,
         )
         self.n_iter_ = n_iter
         self.t_ = float(t) + 1.0
-        self._publish(W, b, U, bu, lazy=True)
-        if snapshot is not None:
-            # what the next call's lean path compares against
-            cache.lean = (snapshot, getattr(self, "classes_", None))
-        if plans_streams(type(self)) and cache.lean is not None:
-            cache.plan = StreamPlan.make(self, X, y, sample_weight, W, b, U, bu)
-        if record_scores:
-            return scores_out
-        return self
+        self._publish(W, b, U, bu, lazy=lazy)
 
     def _weightless_batch(self, X, record_scores):
         """A later batch whose sample weights are all zero, validated: a
