@@ -185,6 +185,34 @@ cdef inline object make_rows(object view, rows_t *rows):
     return keep
 
 
+cdef inline void with_values(
+    const rows_t *rows, const double *data, Rows32 *out32, Rows64 *out64
+) noexcept nogil:
+    """The rows of ``rows`` with the float64 values ``data`` instead of
+    theirs (as many, in the same places): filled into ``out32`` for int32
+    indices, ``out64`` for int64 (the other is left alone)."""
+    if rows_t is Rows32 or rows_t is Rows32F:
+        out32.data = data
+        out32.indices = rows.indices
+        out32.indptr = rows.indptr
+        out32.dense = rows.dense
+        out32.n_features = rows.n_features
+        out32.n_rows = rows.n_rows
+        out32.n_data = rows.n_data
+        out32.n_indices = rows.n_indices
+        out32.checked = rows.checked
+    else:
+        out64.data = data
+        out64.indices = rows.indices
+        out64.indptr = rows.indptr
+        out64.dense = rows.dense
+        out64.n_features = rows.n_features
+        out64.n_rows = rows.n_rows
+        out64.n_data = rows.n_data
+        out64.n_indices = rows.n_indices
+        out64.checked = rows.checked
+
+
 cdef inline void get_row(
     const rows_t *rows,
     Py_ssize_t i,

@@ -17,6 +17,7 @@ from libc.stdlib cimport calloc, free
 from ._dataset cimport (
     Rows32, Rows64, Rows32F, Rows64F, RowsKind, rows_t, index_t, value_t,
     get_row, make_rows, rows_kind, check_length, check_view, all_rows_fit,
+    with_values,
 )
 from ._score_rows cimport pa_simd_available, score_row
 
@@ -190,13 +191,35 @@ def margin_rows(
     out=scores_out)`` first: the margins a confidence-weighted model's
     probabilities read, in one call.
     """
-    cdef Rows32 rows32, sq32
-    cdef Rows64 rows64, sq64
+    cdef Rows32 rows32
+    cdef Rows64 rows64
     cdef Rows32F rows32f
     cdef Rows64F rows64f
-    cdef int kind = rows_kind(rows)
     if scores_out is not None:
         score_rows(rows, W, b, U=U, bu=bu, n_avg=n_avg, out=scores_out)
+    cdef int kind = rows_kind(rows)
+    if kind == RowsKind.ROWS64:
+        arrays = make_rows(rows, &rows64)
+        _variances[Rows64](&rows64, sigma, intercept_sq, var_out)
+    elif kind == RowsKind.ROWS32F:
+        arrays = make_rows(rows, &rows32f)
+        _variances[Rows32F](&rows32f, sigma, intercept_sq, var_out)
+    elif kind == RowsKind.ROWS64F:
+        arrays = make_rows(rows, &rows64f)
+        _variances[Rows64F](&rows64f, sigma, intercept_sq, var_out)
+    else:
+        arrays = make_rows(rows, &rows32)
+        _variances[Rows32](&rows32, sigma, intercept_sq, var_out)
+
+
+cdef int _variances(
+    const rows_t *rows,
+    const double[:, ::1] sigma,
+    double intercept_sq,
+    double[:, ::1] var_out,
+) except -1:
+    """:func:`margin_rows`'s variances: the rows with their values squared
+    (float64, the same indices) scored by :func:`_score_rows`."""
     cdef Py_ssize_t n_features = rows.n_features
     if sigma.shape[0] != n_features + 1:
         raise ValueError(
@@ -204,48 +227,26 @@ def margin_rows(
             "the intercept"
         )
     cdef Py_ssize_t G = sigma.shape[1], g, j
-    intercepts = _empty_doubles(G)
+    intercepts = _np_empty(G)
     cdef double[::1] bvar = intercepts
     for g in range(G):
         bvar[g] = intercept_sq * sigma[n_features, g]
-    cdef const double[:, ::1] S = sigma[:n_features]
-    cdef const double[::1] data
-    cdef const float[::1] data32
-    squares = _empty_doubles(max(rows.data.shape[0], 1))
+    squares = _np_empty(max(rows.n_data, 1))
     cdef double[::1] sq = squares
     cdef double v
-    if kind == RowsKind.ROWS32F or kind == RowsKind.ROWS64F:
-        data32 = rows.data
-        for j in range(data32.shape[0]):
-            v = data32[j]
-            sq[j] = v * v
-    else:
-        data = rows.data
-        for j in range(data.shape[0]):
-            v = data[j]
-            sq[j] = v * v
-    if kind == RowsKind.ROWS64 or kind == RowsKind.ROWS64F:
-        arrays = make_rows(_SquaredView(rows, squares), &sq64)
-        _score_rows[Rows64](&sq64, S, bvar, _NO_ROWS, _NO_COLUMNS, 0.0, var_out)
-    else:
-        arrays = make_rows(_SquaredView(rows, squares), &sq32)
-        _score_rows[Rows32](&sq32, S, bvar, _NO_ROWS, _NO_COLUMNS, 0.0, var_out)
-
-
-cdef class _SquaredView:
-    """A row view whose values are those of another's, squared (float64)."""
-
-    cdef public object data, indices, indptr, dense, n_features, checked_csr
-
-    def __init__(self, rows, squares):
-        self.data = squares
-        self.indices, self.indptr = rows.indices, rows.indptr
-        self.dense, self.n_features = rows.dense, rows.n_features
-        self.checked_csr = False
-
-
-cdef object _empty_doubles(Py_ssize_t n):
-    return _np_empty(n)
+    for j in range(rows.n_data):
+        v = rows.data[j]
+        sq[j] = v * v
+    cdef Rows32 squared32
+    cdef Rows64 squared64
+    with_values(rows, &sq[0], &squared32, &squared64)
+    if rows_t is Rows32 or rows_t is Rows32F:
+        return _score_rows[Rows32](
+            &squared32, sigma[:n_features], bvar, _NO_ROWS, _NO_COLUMNS, 0.0, var_out
+        )
+    return _score_rows[Rows64](
+        &squared64, sigma[:n_features], bvar, _NO_ROWS, _NO_COLUMNS, 0.0, var_out
+    )
 
 
 import numpy as _np

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import _scores
 from .._compiled._rules import SecondOrderRule as R
-from .._core._calls import lean_rows, nonnegative, pass_margins
+from .._core._calls import nonnegative, pass_margins
 from .._core.batch import (
     KERNEL_DTYPES,
     atomic_update,
@@ -528,15 +528,10 @@ class _BaseSecondOrder(
             # squared in float64 (_diagonal_variances), without this copy
             X = X.astype(np.float64)
         var = None
-        weights = self._lean_weights() if sigma.ndim == 2 else None
-        if weights is not None and not checked:
-            lean = lean_rows(X, self.n_features_in_)
-            if lean is None:
-                weights = None
-            else:
-                X, checked = lean, True
+        # (rows in the kernels' form: the scores and the variances in one
+        # compiled call)
+        weights = self._lean_weights() if checked and sigma.ndim == 2 else None
         if weights is not None:
-            # the scores and the variances in one compiled call
             scores, var = self._diagonal_variances(X, checked, weights=weights)
         else:
             scores = self._lean_scores(X, checked=checked)
@@ -739,7 +734,8 @@ class _BaseSecondOrder(
             Probability of each class of ``classes_``.
         """
         X = fitted_rows(self, X, order="C")
-        scores, var = self._margins(X)
+        # (validated: C-ordered float64, canonical CSR, the kernels' form)
+        scores, var = self._margins(X, checked=True)
         if self.classes_.shape[0] == 1:  # one class met so far: certain
             return np.ones((X.shape[0], 1))
         c, s2, k = self._fitted_calibration()
