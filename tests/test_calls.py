@@ -7,6 +7,8 @@ every publication formed when read goes through one protocol."""
 
 import ast
 import pathlib
+import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -15,12 +17,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn._config import _get_threadlocal_config
 
 from sklearn_pa import AROWClassifier, SCWClassifier
 from sklearn_pa._core import _calls
 from sklearn_pa._core.batch import atomic_update, call_values
 from sklearn_pa._core.publication import PublishedWhenReadMixin
 from sklearn_pa.utils.discovery import all_estimators
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from probe import _estimators
+from test_robustness import _classes_kw, _data, _make, _partial_fit
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
 
@@ -238,3 +245,69 @@ def test_publications_formed_when_read_have_one_protocol():
             for _marker, names, form in stated:
                 assert callable(getattr(cls, form)), (name, form)
                 assert all(n.endswith("_") for n in names), (name, names)
+
+
+def _injected_at_each_call(call, n_points=12):
+    """Run ``call()`` once per injection point, a fault (an exception)
+    raised at the k-th Python call into the package's code, for ``n_points``
+    values of k spread over the call; yields each k."""
+    package = str(ROOT)
+    count = [0]
+
+    def counting(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(package):
+            count[0] += 1
+
+    sys.settrace(counting)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    n_calls = count[0]
+    for k in sorted(set(np.linspace(1, n_calls, n_points).astype(int))):
+        seen = [0]
+
+        def inject(frame, event, arg, k=k, seen=seen):
+            if event == "call" and frame.f_code.co_filename.startswith(package):
+                seen[0] += 1
+                if seen[0] == k:
+                    raise _Injected(k)
+
+        sys.settrace(inject)
+        try:
+            call()
+        except Exception:
+            pass
+        finally:
+            sys.settrace(None)
+        yield k
+
+
+class _Injected(Exception):
+    pass
+
+
+@pytest.mark.parametrize("name, Estimator", _estimators(stream=True))
+def test_a_fault_anywhere_in_a_call_leaves_scikit_learns_configuration(name, Estimator):
+    """A call that enters scikit-learn's configuration (the parameters
+    validated once, inputs already checked assumed finite) puts it back
+    whatever fails in it: a fault at any of its Python calls leaves the
+    thread's configuration as it was (a later call then still refuses NaN)."""
+    est = _make(name, Estimator)
+    X, y = _data(name, est)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _partial_fit(est, X, y, **_classes_kw(est, y))
+        before = dict(_get_threadlocal_config())
+        yb = None if y is None else y[:5]
+        for k in _injected_at_each_call(
+            lambda: _partial_fit(est, X[:5], yb) and _scores(est, X[:3])
+        ):
+            assert dict(_get_threadlocal_config()) == before, (name, k)
+
+
+def _scores(est, X):
+    for method in ("decision_function", "predict", "score_samples"):
+        if hasattr(est, method):
+            getattr(est, method)(X)
+    return True

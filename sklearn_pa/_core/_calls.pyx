@@ -24,6 +24,7 @@ from ..utils._shuffle import mt19937_words
 
 __all__ = [
     "Journal",
+    "finite_inputs",
     "KERNEL_DTYPES",
     "check_weights_read",
     "label_indices",
@@ -39,6 +40,7 @@ __all__ = [
     "pass_margins",
     "rows_finite",
     "touched_rows",
+    "with_index",
 ]
 
 #: The dtypes of ``X`` the first-order and second-order kernels read as
@@ -711,11 +713,17 @@ def touched_rows(rows, extra=None):
     else:
         features = _distinct(rows.indices[:end], rows.n_features)
     if extra is not None:
-        with_extra = np.empty(features.shape[0] + 1, dtype=np.int64)
-        with_extra[:-1] = features
-        with_extra[-1] = extra
-        features = with_extra
+        features = with_index(features, extra)
     return features
+
+
+def with_index(features, extra):
+    """The int64 indices ``features`` followed by the index ``extra`` (a
+    new array; ``np.append`` without its frames)."""
+    out = np.empty(features.shape[0] + 1, dtype=np.int64)
+    out[:-1] = features
+    out[-1] = extra
+    return out
 
 
 cdef object _distinct(indices, Py_ssize_t n_features):
@@ -733,3 +741,47 @@ cdef object _distinct(indices, Py_ssize_t n_features):
     seen = np.zeros(n_features, dtype=bool)
     seen[indices] = True
     return np.flatnonzero(seen)
+
+
+# ----------------------------------------------------------------------------
+# scikit-learn's configuration around a call
+
+
+try:  # scikit-learn's configuration of this thread (the dict config_context sets)
+    from sklearn._config import _get_threadlocal_config
+except ImportError:  # pragma: no cover - another layout: config_context
+    _get_threadlocal_config = None
+
+
+cdef class finite_inputs:
+    """scikit-learn's ``config_context(assume_finite=True)`` at O(1) cost,
+    around a scikit-learn call (``pairwise_kernels``) whose every input the
+    caller checked already: the call then does not scan them for NaN again
+    (a support set of the model on each call).  The previous value is put
+    back on exit, even on an error.  (Compiled: no Python code runs between
+    setting the value and putting it back, so that a fault or an interrupt
+    can never leave the thread assuming finite inputs.)"""
+
+    cdef object _config, _context, _previous
+
+    def __enter__(self):
+        self._context = None
+        if _get_threadlocal_config is None:  # pragma: no cover - another layout
+            from sklearn import config_context
+
+            self._context = config_context(assume_finite=True)
+            self._context.__enter__()
+            return self
+        self._config = _get_threadlocal_config()
+        self._previous = self._config.get("assume_finite", _missing)
+        self._config["assume_finite"] = True
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if self._context is not None:  # pragma: no cover - another layout
+            return self._context.__exit__(kind, value, traceback)
+        if self._previous is _missing:
+            self._config.pop("assume_finite", None)
+        else:
+            self._config["assume_finite"] = self._previous
+        return False

@@ -446,35 +446,3 @@ def trusted_published(estimator, names):
         name in published and values.get(name, _MISSING) is published[name]
         for name in names
     )
-
-
-class finite_inputs:
-    """scikit-learn's ``config_context(assume_finite=True)`` at O(1) cost,
-    around a scikit-learn call (``pairwise_kernels``) whose every input the
-    caller checked already: the call then does not scan them for NaN again
-    (a support set of the model on each call).  The previous value is put
-    back on exit, even on an error."""
-
-    __slots__ = ("_config", "_context", "_previous")
-
-    def __enter__(self):
-        self._context = None
-        if _get_threadlocal_config is None:  # pragma: no cover - another layout
-            from sklearn import config_context
-
-            self._context = config_context(assume_finite=True)
-            self._context.__enter__()
-            return self
-        self._config = _get_threadlocal_config()
-        self._previous = self._config.get("assume_finite", _MISSING)
-        self._config["assume_finite"] = True
-        return self
-
-    def __exit__(self, kind, value, traceback):
-        if self._context is not None:  # pragma: no cover - another layout
-            return self._context.__exit__(kind, value, traceback)
-        if self._previous is _MISSING:
-            self._config.pop("assume_finite", None)
-        else:
-            self._config["assume_finite"] = self._previous
-        return False

@@ -33,6 +33,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._compiled import _kernel_pa
+from .._core._calls import finite_inputs
 from .._core.batch import (
     MAX_SAMPLE_COUNT,
     ReadsUnderLockMixin,
@@ -51,7 +52,7 @@ from .._core.batch import (
 from .._core.driver import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from .._core.pickled_state import CheckedStateMixin
 from .._core.rules import spec
-from .._core.session import finite_inputs, remember_call
+from .._core.session import remember_call
 from ._lean import _PUBLISHED, LeanKernelMixin
 
 # kernel entries held at once by a block (K_RS and K_RR), and by a chunk of

@@ -10,10 +10,10 @@ See :mod:`sklearn_pa._core.session`.
 
 import numpy as np
 
+from .._core._calls import finite_inputs
 from .._core.batch import check_sample_count, fitted_rows, weighs_nothing
 from .._core.session import (
     FLOAT64_ROWS,
-    finite_inputs,
     lean_call_ready,
     lean_rows,
     lean_sample_weight,

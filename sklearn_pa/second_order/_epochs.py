@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils.parallel import _get_threadpool_controller
 
 from .._compiled import _second_order
-from .._core._calls import rows_finite
+from .._core._calls import rows_finite, with_index
 from .._core.batch import call_values, touched_rows
 from .._core.driver import EpochAdapter, EpochStats
 from .._core.epochs import _EpochAveraging, _RowView
@@ -103,7 +103,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         covariance that the batch's features index, the intercepts, and a
         full covariance whole (a dense row's update writes all of it)."""
         rows = touched_rows(self.rows)
-        self.touched = touched_rows(self.rows, extra=self.W.shape[0])
+        self.touched = None if rows is None else with_index(rows, self.W.shape[0])
         # a rule that may rescale the whole covariance in this pass (IELLIP
         # early in a stream) writes every row
         rescales = getattr(self.estimator, "_rescales_covariance", None)
