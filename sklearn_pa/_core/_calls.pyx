@@ -27,7 +27,6 @@ __all__ = [
     "finite_inputs",
     "KERNEL_DTYPES",
     "check_weights_read",
-    "label_indices",
     "lean_batch",
     "lean_fitted_labels",
     "lean_labels",
@@ -87,12 +86,6 @@ cdef bint _all_finite(object a) except -1:
     if dtype is _F32 or dtype == _F32:
         return _finite32(a.reshape(-1))
     return bool(np.isfinite(a).all())
-
-
-def all_finite(a):
-    """Whether every value of the C-contiguous float array ``a`` is finite,
-    in one compiled pass (no boolean temporary)."""
-    return _all_finite(a)
 
 
 def rows_finite(const double[:, ::1] a, rows=None):
@@ -254,11 +247,6 @@ cdef tuple _param_names(cls):
     if names is None:
         names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
     return names
-
-
-def param_names(cls):
-    """The parameter names of the estimator class ``cls`` (cached)."""
-    return _param_names(cls)
 
 
 cdef object _frozen(value):
@@ -446,30 +434,6 @@ cdef dict _members(cache, classes_):
             {label: i for i, label in enumerate(classes_.tolist())},
         )
     return members[1]
-
-
-def label_indices(estimator, y):
-    """The index in the fitted ``classes_`` of ``estimator`` of each label
-    of ``y`` (where ``np.searchsorted`` finds it), or None unless every
-    label is one of them.  A few labels of a 1-D ``y`` are looked up one by
-    one (no array operations)."""
-    classes_ = estimator.classes_
-    if type(y) is not _ndarray and not isinstance(y, _ndarray):
-        y = _asarray(y)
-    cdef dict index
-    if y.ndim == 1 and y.shape[0] <= _FEW_LABELS:
-        index = _members(session_of(estimator), classes_)
-        found = []
-        for label in y.tolist():
-            i = index.get(label)
-            if i is None:
-                return None
-            found.append(i)
-        return np.array(found, dtype=np.intp)
-    idx = np.searchsorted(classes_, y)
-    if (idx >= classes_.shape[0]).any() or (classes_[idx] != y).any():
-        return None
-    return idx
 
 
 def pass_margins(const double[:, ::1] scores, const double[:, ::1] var, labels):
