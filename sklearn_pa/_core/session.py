@@ -314,7 +314,7 @@ class Session:
     tagger_validated, tagger_checked, tagger_published : tuple or None
         A sequence tagger's parameters last validated, its own check's
         result and the identities of its published weights
-        (:mod:`sklearn_pa.sequence._lean`).
+        (:func:`sklearn_pa.sequence._base.tagger_cache`).
     """
 
     __slots__ = (

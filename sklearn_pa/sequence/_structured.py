@@ -14,8 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._compiled import _sequence
 from .._compiled._rules import SequenceLoss, SequenceUpdate
 from .._core.docs import fill_doc
-from ._base import _BaseSequenceTagger
-from ._lean import checked_params
+from ._base import _BaseSequenceTagger, checked_params
 
 __all__ = ["StructuredPassiveAggressive", "StructuredPerceptron"]
 
