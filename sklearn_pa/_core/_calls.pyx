@@ -61,15 +61,12 @@ cdef object _ones = np.ones
 # Finite values, in one pass and no temporary array
 
 
-cdef bint _finite64(const double[::1] a) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(a.shape[0]):
-        if not isfinite(a[i]):
-            return False
-    return True
+ctypedef fused _floating:
+    float
+    double
 
 
-cdef bint _finite32(const float[::1] a) noexcept nogil:
+cdef bint _finite(const _floating[::1] a) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(a.shape[0]):
         if not isfinite(a[i]):
@@ -82,9 +79,9 @@ cdef bint _all_finite(object a) except -1:
     ``a`` is finite (any other dtype: NumPy's test)."""
     dtype = a.dtype
     if dtype is _F64 or dtype == _F64:
-        return _finite64(a.reshape(-1))
+        return _finite[double](a.reshape(-1))
     if dtype is _F32 or dtype == _F32:
-        return _finite32(a.reshape(-1))
+        return _finite[float](a.reshape(-1))
     return bool(np.isfinite(a).all())
 
 
@@ -384,7 +381,7 @@ def lean_targets(y, Py_ssize_t n_samples):
     if y.ndim != 1 or y.shape[0] != n_samples or y.dtype.kind not in "fiu":
         return None
     y = _ascontiguousarray(y, dtype=np.float64)
-    if not _finite64(y):
+    if not _finite[double](y):
         return None
     return y
 
@@ -437,41 +434,29 @@ cdef dict _members(cache, classes_):
 
 
 def pass_margins(const double[:, ::1] scores, const double[:, ::1] var, labels):
-    """The margins a pass recorded, as the calibration record keeps them:
+    """The margins a pass recorded, without the rows the kernel skipped:
     ``(scores, variances, class indices)`` of the rows whose score and
-    variance are not NaN (a row the kernel skipped), the scores of one
-    column as a vector, each row's variance the mean over the covariance
-    blocks where each column has its own (else its first block's),
-    negative variances (rounding) set to 0 as ``np.maximum`` sets them; ``labels`` (int32) gives each
-    row's class index."""
+    first variance are not NaN, the scores of one column as a vector (the
+    variances stay one column per covariance block); ``labels`` (int32)
+    gives each row's class index."""
     cdef const int[::1] lab = labels
     cdef Py_ssize_t n = scores.shape[0], K = scores.shape[1], G = var.shape[1]
-    cdef Py_ssize_t i, j, k, g, kept = 0
-    cdef bint mean = K > 1 and G == K
-    cdef double v
+    cdef Py_ssize_t i, j, k, kept = 0
     for i in range(n):
         if scores[i, 0] == scores[i, 0] and var[i, 0] == var[i, 0]:
             kept += 1
     out_scores = np.empty((kept, K))
-    out_var = np.empty(kept)
+    out_var = np.empty((kept, G))
     out_idx = np.empty(kept, dtype=np.intp)
     cdef double[:, ::1] s = out_scores
-    cdef double[::1] w = out_var
+    cdef double[:, ::1] w = out_var
     cdef Py_ssize_t[::1] c = out_idx
     j = 0
     for i in range(n):
         if not (scores[i, 0] == scores[i, 0] and var[i, 0] == var[i, 0]):
             continue
-        for k in range(K):
-            s[j, k] = scores[i, k]
-        if mean:
-            v = 0.0
-            for g in range(G):
-                v += var[i, g]
-            v /= G
-        else:
-            v = var[i, 0]
-        w[j] = v if v > 0.0 or v != v else 0.0
+        s[j, :] = scores[i, :]
+        w[j, :] = var[i, :]
         c[j] = lab[i]
         j += 1
     if K == 1:

@@ -460,12 +460,7 @@ class _BaseSecondOrder(
             scores = scores[:, 0]
         if not predict_proba:
             return scores
-        if scores.ndim == 1 or var.shape[1] != scores.shape[1]:
-            var = var[:, 0]
-        else:
-            # one covariance per class: their mean, as in _margins
-            var = np.mean(var, axis=1)
-        var = np.maximum(np.nan_to_num(var), 0.0)
+        var = np.nan_to_num(_row_variances(var, scores))
         classes_idx = np.searchsorted(self.classes_, np.asarray(y))
         proba = self._progressive_proba(
             scores, var, classes_idx, calibration, held_out, fitted
@@ -544,14 +539,8 @@ class _BaseSecondOrder(
         if sigma.ndim == 2:
             if var is None:
                 var = self._diagonal_variances(X, checked=checked)
-            if scores.ndim == 1 or n_blocks != scores.shape[1]:
-                var = var[:, 0]
-            else:
-                # (np.mean's own computation, without its Python frames:
-                # the sum along the rows divided by the count)
-                var = np.add.reduce(var, axis=1)
-                var /= n_blocks
-        elif scores.ndim == 1 or n_blocks != scores.shape[1]:
+            return scores, _row_variances(var, scores)
+        if scores.ndim == 1 or n_blocks != scores.shape[1]:
             var = self._variance(X, 0)
         else:
             # one covariance per class: their mean, so that the probabilities
@@ -575,8 +564,8 @@ class _BaseSecondOrder(
         :meth:`_ask_for_margins`) in the calibration record, as ``_margins``
         states them (the scores of one column as a vector, the variance of
         each row the mean over the classes' blocks where each class has its
-        own, :func:`~sklearn_pa._core._calls.pass_margins`); rows the kernel
-        skipped (NaN) are left out.  A call that added
+        own, :func:`_row_variances`); rows the kernel skipped (NaN) are left
+        out (:func:`~sklearn_pa._core._calls.pass_margins`).  A call that added
         classes records none (the margins of its rows are in the columns of
         other classes)."""
         call_values().pop("margins", None)
@@ -585,8 +574,9 @@ class _BaseSecondOrder(
         n_columns = self._n_columns()
         if any(scores.shape[1] != n_columns for scores, _, _ in margins):
             return
-        for scores, var, labels in margins:
-            self._record_margins(*pass_margins(scores, var, labels))
+        for recorded in margins:
+            scores, var, idx = pass_margins(*recorded)
+            self._record_margins(scores, _row_variances(var, scores), idx)
 
     def _record_training_margins(self, X, y):
         """Calibrate on the training margins of the model ``fit`` returns
@@ -758,3 +748,18 @@ class _BaseSecondOrder(
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+
+def _row_variances(var, scores):
+    """One variance per row from the covariance blocks' ``(n, G)``
+    variances: the mean over the blocks where each column of ``scores`` has
+    its own (so that the probabilities keep the order of the scores, and
+    predict's arg-max), else the first block's; negative ones (rounding)
+    set to 0.  (The mean is ``np.mean``'s: the sum along the row divided by
+    the count, without its Python frames.)"""
+    if scores.ndim == 1 or var.shape[1] != scores.shape[1]:
+        var = var[:, 0]
+    else:
+        var = np.add.reduce(var, axis=1)
+        var /= scores.shape[1]
+    return nonnegative(var)
