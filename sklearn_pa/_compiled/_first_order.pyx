@@ -318,11 +318,11 @@ cdef inline Py_ssize_t _rule_step(
 
 def epoch(
     rows,
-    const long long[::1] order,
-    double[:, ::1] W,
-    double[::1] b,
-    double[:, ::1] U,
-    double[::1] bu,
+    order,
+    W,
+    b,
+    U,
+    bu,
     *,
     dict params,
     labels,
@@ -410,42 +410,132 @@ def epoch(
         number of rows skipped because their norm or scores were not finite,
         and whether a weight this call wrote overflowed.
     """
-    cdef Rows32 rows32
-    cdef Rows64 rows64
-    cdef Rows32F rows32f
-    cdef Rows64F rows64f
-    cdef int kind = rows_kind(rows)
-    if kind == RowsKind.ROWS64:
-        arrays = make_rows(rows, &rows64)
-        return _epoch[Rows64](
-            &rows64, order, labels, targets, sample_weight, W, b, U, bu,
-            weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
-            average_start, loss_out, col_start, col_stop, scores_out,
-            label_indptr, label_indices, score_average, weight_step,
-        )
-    if kind == RowsKind.ROWS32F:
-        arrays = make_rows(rows, &rows32f)
-        return _epoch[Rows32F](
-            &rows32f, order, labels, targets, sample_weight, W, b, U, bu,
-            weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
-            average_start, loss_out, col_start, col_stop, scores_out,
-            label_indptr, label_indices, score_average, weight_step,
-        )
-    if kind == RowsKind.ROWS64F:
-        arrays = make_rows(rows, &rows64f)
-        return _epoch[Rows64F](
-            &rows64f, order, labels, targets, sample_weight, W, b, U, bu,
-            weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
-            average_start, loss_out, col_start, col_stop, scores_out,
-            label_indptr, label_indices, score_average, weight_step,
-        )
-    arrays = make_rows(rows, &rows32)
-    return _epoch[Rows32](
-        &rows32, order, labels, targets, sample_weight, W, b, U, bu,
-        weight_pos, weight_neg, margins, active, params, intercept_sq, t0,
-        average_start, loss_out, col_start, col_stop, scores_out, label_indptr,
-        label_indices, score_average, weight_step,
+    return FirstOrderPass(
+        W, b, params=params, weight_pos=weight_pos, weight_neg=weight_neg,
+        margins=margins, active=active, intercept_sq=intercept_sq,
+        weight_step=weight_step,
+    )._run(
+        rows, order, U, bu, labels, targets, sample_weight, t0, average_start,
+        loss_out, col_start, col_stop, scores_out, label_indptr, label_indices,
+        score_average,
     )
+
+
+cdef class FirstOrderPass:
+    """:func:`epoch` with the arguments that stay the same from one pass
+    to the next bound once: the weights ``W``, ``b``, the rule (``params``,
+    checked here), the class weights, the margins, the columns' activity
+    and the intercept's constant.  :meth:`run` takes the rest, positionally,
+    and runs the same loop as :func:`epoch` (which is this class, made and
+    run once).  An epoch adapter keeps one while its weights and rule stay
+    the objects it was made with: a call on one row then costs its row and
+    the conversion of its batch's arrays, not that of every argument."""
+
+    cdef double[:, ::1] W
+    cdef double[::1] b
+    cdef const double[::1] weight_pos
+    cdef const double[::1] weight_neg
+    cdef const double[:, ::1] margins
+    cdef const unsigned char[::1] active
+    cdef RuleParams p
+    cdef object spec
+    cdef double intercept_sq
+    cdef bint weight_step
+
+    def __init__(
+        self,
+        double[:, ::1] W,
+        double[::1] b,
+        *,
+        dict params,
+        weight_pos,
+        weight_neg,
+        margins,
+        active,
+        double intercept_sq,
+        bint weight_step=False,
+    ):
+        self.p = rule_params(params)
+        self.spec = check_linear_rule("first_order", self.p.rule, self.p.slack)
+        self.W, self.b = W, b
+        self.weight_pos, self.weight_neg = weight_pos, weight_neg
+        self.margins, self.active = margins, active
+        self.intercept_sq, self.weight_step = intercept_sq, weight_step
+
+    def run(
+        self,
+        rows,
+        order,
+        U,
+        bu,
+        labels,
+        targets,
+        sample_weight,
+        long long t0,
+        long long average_start,
+        loss_out,
+        Py_ssize_t col_start=0,
+        Py_ssize_t col_stop=-1,
+        scores_out=None,
+        label_indptr=None,
+        label_indices=None,
+        bint score_average=False,
+    ):
+        """The pass over the rows ``order`` of the row view ``rows``
+        (:func:`epoch`'s arguments of the same names); returns ``(mistakes,
+        updates, skipped, overflow)``."""
+        return self._run(
+            rows, order, U, bu, labels, targets, sample_weight, t0,
+            average_start, loss_out, col_start, col_stop, scores_out,
+            label_indptr, label_indices, score_average,
+        )
+
+    cdef tuple _run(
+        self, rows, order, U, bu, labels, targets, sample_weight, long long t0,
+        long long average_start, loss_out, Py_ssize_t col_start,
+        Py_ssize_t col_stop, scores_out, label_indptr, label_indices,
+        bint score_average,
+    ):
+        cdef Rows32 rows32
+        cdef Rows64 rows64
+        cdef Rows32F rows32f
+        cdef Rows64F rows64f
+        cdef int kind = rows_kind(rows)
+        if kind == RowsKind.ROWS64:
+            arrays = make_rows(rows, &rows64)
+            return _epoch[Rows64](
+                &rows64, order, labels, targets, sample_weight, self.W, self.b,
+                U, bu, self.weight_pos, self.weight_neg, self.margins,
+                self.active, &self.p, self.spec, self.intercept_sq, t0,
+                average_start, loss_out, col_start, col_stop, scores_out,
+                label_indptr, label_indices, score_average, self.weight_step,
+            )
+        if kind == RowsKind.ROWS32F:
+            arrays = make_rows(rows, &rows32f)
+            return _epoch[Rows32F](
+                &rows32f, order, labels, targets, sample_weight, self.W, self.b,
+                U, bu, self.weight_pos, self.weight_neg, self.margins,
+                self.active, &self.p, self.spec, self.intercept_sq, t0,
+                average_start, loss_out, col_start, col_stop, scores_out,
+                label_indptr, label_indices, score_average, self.weight_step,
+            )
+        if kind == RowsKind.ROWS64F:
+            arrays = make_rows(rows, &rows64f)
+            return _epoch[Rows64F](
+                &rows64f, order, labels, targets, sample_weight, self.W, self.b,
+                U, bu, self.weight_pos, self.weight_neg, self.margins,
+                self.active, &self.p, self.spec, self.intercept_sq, t0,
+                average_start, loss_out, col_start, col_stop, scores_out,
+                label_indptr, label_indices, score_average, self.weight_step,
+            )
+        arrays = make_rows(rows, &rows32)
+        return _epoch[Rows32](
+            &rows32, order, labels, targets, sample_weight, self.W, self.b,
+            U, bu, self.weight_pos, self.weight_neg, self.margins,
+            self.active, &self.p, self.spec, self.intercept_sq, t0,
+            average_start, loss_out, col_start, col_stop, scores_out,
+            label_indptr, label_indices, score_average, self.weight_step,
+        )
 
 
 cdef int _check_epoch(
@@ -549,7 +639,8 @@ cdef tuple _epoch(
     const double[::1] weight_neg,
     const double[:, ::1] margins,
     const unsigned char[::1] active,
-    dict params,
+    const RuleParams *params,
+    object spec,
     double intercept_sq,
     long long t0,
     long long average_start,
@@ -564,9 +655,8 @@ cdef tuple _epoch(
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     and value dtype)."""
-    cdef RuleParams p = rule_params(params)
+    cdef RuleParams p = params[0]
     cdef int rule = p.rule
-    spec = check_linear_rule("first_order", p.rule, p.slack)
     cdef bint label_sets = spec.y == "label_sets"
     cdef Py_ssize_t n_rows = order.shape[0]
     cdef Py_ssize_t K = W.shape[1]

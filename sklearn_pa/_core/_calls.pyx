@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from libc.math cimport isfinite
+from libc.string cimport memcpy
 
 from ..utils._atomic import RawWords, restore_entries, session_of
 from ..utils._shuffle import mt19937_words
@@ -55,6 +56,7 @@ cdef object _F32 = np.dtype(np.float32)
 cdef object _asarray = np.asarray
 cdef object _ascontiguousarray = np.ascontiguousarray
 cdef object _ones = np.ones
+cdef object _empty = np.empty
 
 
 # ----------------------------------------------------------------------------
@@ -66,22 +68,50 @@ ctypedef fused _floating:
     double
 
 
-cdef bint _finite(const _floating[::1] a) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(a.shape[0]):
-        if not isfinite(a[i]):
-            return False
-    return True
+cdef bint _finite(const _floating *a, Py_ssize_t n) noexcept nogil:
+    """Whether the ``n`` values at ``a`` are all finite."""
+    # x * 0 is a zero for a finite x and NaN for a NaN or an infinity, so the
+    # sum of the products is zero exactly when every value is finite: four
+    # independent sums the processor runs side by side, without the branch
+    # per value of an isfinite loop (twice as fast on a row's weights)
+    cdef Py_ssize_t i = 0
+    cdef _floating s0 = 0, s1 = 0, s2 = 0, s3 = 0
+    while i + 4 <= n:
+        s0 += a[i] * 0
+        s1 += a[i + 1] * 0
+        s2 += a[i + 2] * 0
+        s3 += a[i + 3] * 0
+        i += 4
+    while i < n:
+        s0 += a[i] * 0
+        i += 1
+    return (s0 + s1) + (s2 + s3) == 0
 
 
 cdef bint _all_finite(object a) except -1:
     """Whether every value of the C-contiguous float64 or float32 array
-    ``a`` is finite (any other dtype: NumPy's test)."""
+    ``a`` is finite (any other dtype or layout: NumPy's test)."""
+    cdef const double[::1] v1
+    cdef const double[:, ::1] v2
+    cdef const float[::1] f1
+    cdef const float[:, ::1] f2
     dtype = a.dtype
-    if dtype is _F64 or dtype == _F64:
-        return _finite[double](a.reshape(-1))
-    if dtype is _F32 or dtype == _F32:
-        return _finite[float](a.reshape(-1))
+    ndim = a.ndim
+    if a.size == 0:
+        return True
+    if a.flags.c_contiguous and (ndim == 1 or ndim == 2):
+        if dtype is _F64 or dtype == _F64:
+            if ndim == 1:
+                v1 = a
+                return _finite(&v1[0], v1.shape[0])
+            v2 = a
+            return _finite(&v2[0, 0], v2.shape[0] * v2.shape[1])
+        if dtype is _F32 or dtype == _F32:
+            if ndim == 1:
+                f1 = a
+                return _finite(&f1[0], f1.shape[0])
+            f2 = a
+            return _finite(&f2[0, 0], f2.shape[0] * f2.shape[1])
     return bool(np.isfinite(a).all())
 
 
@@ -381,7 +411,7 @@ def lean_targets(y, Py_ssize_t n_samples):
     if y.ndim != 1 or y.shape[0] != n_samples or y.dtype.kind not in "fiu":
         return None
     y = _ascontiguousarray(y, dtype=np.float64)
-    if not _finite[double](y):
+    if not _all_finite(y):
         return None
     return y
 
@@ -575,7 +605,7 @@ cdef class Journal:
     cdef object _save(self, array, rows):
         if array is None or array.size == 0:
             return None
-        content = array.copy() if rows is None else array.take(rows, axis=0)
+        content = array.copy() if rows is None else _take_rows(array, rows)
         self._entries.append((array, rows, content))
         return content
 
@@ -644,6 +674,47 @@ cdef class Journal:
 
     def __len__(self):
         return len(self._entries)
+
+
+cdef bint _copy_rows(
+    const double[:, ::1] a, const _index_t[::1] index, double[:, ::1] out
+) noexcept nogil:
+    """Copy the rows ``index`` of ``a`` into ``out``; False (nothing
+    copied past it) at an index outside ``a``."""
+    cdef Py_ssize_t i, r, n_rows = a.shape[0], n_cols = a.shape[1]
+    if n_cols == 0:
+        return True
+    for i in range(index.shape[0]):
+        r = index[i]
+        if r < 0 or r >= n_rows:
+            return False
+        memcpy(&out[i, 0], &a[r, 0], n_cols * sizeof(double))
+    return True
+
+
+cdef object _take_rows(array, rows):
+    """``array.take(rows, axis=0)``, as a loop of row copies for a
+    C-contiguous float64 matrix and int32 or int64 indices (the features of
+    a batch, on a feature-major weight array): NumPy's generic take costs
+    more than the copy on a one-row batch."""
+    if (
+        type(array) is _ndarray
+        and type(rows) is _ndarray
+        and array.ndim == 2
+        and rows.ndim == 1
+        and array.dtype == _F64
+        and array.flags.c_contiguous
+        and rows.flags.c_contiguous
+    ):
+        index_dtype = rows.dtype
+        out = _empty((rows.shape[0], array.shape[1]))
+        if index_dtype == _I32:
+            if _copy_rows[int](array, rows, out):
+                return out
+        elif index_dtype == _I64:
+            if _copy_rows[longlong](array, rows, out):
+                return out
+    return array.take(rows, axis=0)
 
 
 def touched_rows(rows, extra=None):

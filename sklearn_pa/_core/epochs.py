@@ -175,6 +175,7 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         self.intercept_sq = est.intercept_scaling_**2 if est.fit_intercept else 0.0
         self.avg_start = est._average_start() if U is not None else 0
         self.avg_start_col = np.full(n_columns, self.avg_start, dtype=np.int64)
+        self._bound = None  # (see _first_order_pass)
         self.U_ = U if U is not None else np.zeros((0, n_columns))
         self.bu_ = bu if bu is not None else np.zeros(0)
         n_jobs = effective_n_jobs(getattr(est, "n_jobs", None)) if self.ovr else 1
@@ -216,38 +217,63 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         est = self.estimator
         loss = np.zeros(self.n_loss)
         n_columns, n_jobs = self.n_columns, self.n_jobs
-        # (the compiled epoch itself when the class's hook only calls it)
-        kernel = est._kernel_epoch
+        t, avg_start = int(t), int(self.avg_start)
         if "_kernel_epoch" not in est.__dict__ and getattr(
             type(est)._kernel_epoch, "calls_first_order", False
         ):
-            kernel = _first_order.epoch
+            # (the compiled epoch itself when the class's hook only calls
+            # it, with what stays the same between passes bound once)
+            bound = self._first_order_pass()
+            labels = self.label_arrays
 
-        def run(c0, c1):
-            return kernel(
-                self.rows,
-                order,
-                self.W,
-                self.b,
-                self.U_,
-                self.bu_,
-                params=self.params,
-                labels=self.labels,
-                targets=self.targets,
-                sample_weight=self.sample_weight,
-                weight_pos=self.weight_pos,
-                weight_neg=self.weight_neg,
-                margins=self.margins,
-                active=self.active,
-                intercept_sq=self.intercept_sq,
-                t0=int(t),
-                average_start=int(self.avg_start),
-                loss_out=loss,
-                col_start=c0,
-                col_stop=c1,
-                scores_out=self.scores_out,
-                **self.label_arrays,
-            )
+            def run(c0, c1):
+                return bound.run(
+                    self.rows,
+                    order,
+                    self.U_,
+                    self.bu_,
+                    self.labels,
+                    self.targets,
+                    self.sample_weight,
+                    t,
+                    avg_start,
+                    loss,
+                    c0,
+                    c1,
+                    self.scores_out,
+                    labels.get("label_indptr"),
+                    labels.get("label_indices"),
+                    labels.get("score_average", False),
+                )
+
+        else:
+            kernel = est._kernel_epoch
+
+            def run(c0, c1):
+                return kernel(
+                    self.rows,
+                    order,
+                    self.W,
+                    self.b,
+                    self.U_,
+                    self.bu_,
+                    params=self.params,
+                    labels=self.labels,
+                    targets=self.targets,
+                    sample_weight=self.sample_weight,
+                    weight_pos=self.weight_pos,
+                    weight_neg=self.weight_neg,
+                    margins=self.margins,
+                    active=self.active,
+                    intercept_sq=self.intercept_sq,
+                    t0=t,
+                    average_start=avg_start,
+                    loss_out=loss,
+                    col_start=c0,
+                    col_stop=c1,
+                    scores_out=self.scores_out,
+                    **self.label_arrays,
+                )
 
         if n_jobs > 1:
             bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
@@ -260,8 +286,50 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
             overflow = any(r[3] for r in results)
         else:
             mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
-        self.t_end = int(t) + order.shape[0]
+        self.t_end = t + order.shape[0]
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def _first_order_pass(self):
+        """The :class:`~sklearn_pa._compiled._first_order.FirstOrderPass`
+        of this adapter's weights, rule and column arrays, made anew when
+        any of them is another object (parameter mixing hands a copy of an
+        adapter new weights and columns, :meth:`bind` states the rule
+        again) or the intercept's constant changed."""
+        key = (
+            self.W,
+            self.b,
+            self.params,
+            self.weight_pos,
+            self.weight_neg,
+            self.margins,
+            self.active,
+        )
+        kept = self._bound
+        if kept is not None and kept[1] == (self.intercept_sq, self.weight_step):
+            previous = kept[0]
+            if (
+                key[0] is previous[0]
+                and key[1] is previous[1]
+                and key[2] is previous[2]
+                and key[3] is previous[3]
+                and key[4] is previous[4]
+                and key[5] is previous[5]
+                and key[6] is previous[6]
+            ):
+                return kept[2]
+        bound = _first_order.FirstOrderPass(
+            self.W,
+            self.b,
+            params=self.params,
+            weight_pos=self.weight_pos,
+            weight_neg=self.weight_neg,
+            margins=self.margins,
+            active=self.active,
+            intercept_sq=self.intercept_sq,
+            weight_step=bool(self.weight_step),
+        )
+        self._bound = (key, (self.intercept_sq, self.weight_step), bound)
+        return bound
 
     def journal(self, journal, order):
         """Save the rows of ``W`` (and ``U``) of the features the batch
