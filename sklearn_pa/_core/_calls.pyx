@@ -25,6 +25,7 @@ from ..utils._shuffle import mt19937_words
 
 __all__ = [
     "Journal",
+    "RowView",
     "finite_inputs",
     "KERNEL_DTYPES",
     "check_weights_read",
@@ -53,6 +54,8 @@ cdef tuple _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
 cdef tuple _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 cdef object _F64 = np.dtype(np.float64)
 cdef object _F32 = np.dtype(np.float32)
+cdef object _I32 = np.dtype(np.int32)
+cdef object _I64 = np.dtype(np.int64)
 cdef object _asarray = np.asarray
 cdef object _ascontiguousarray = np.ascontiguousarray
 cdef object _ones = np.ones
@@ -138,6 +141,85 @@ def rows_finite(const double[:, ::1] a, rows=None):
     return True
 
 
+
+# ----------------------------------------------------------------------------
+# The rows as the kernels read them
+
+
+cdef class RowView:
+    """The kernel's view of a validated float64 or float32 dense or CSR
+    matrix.
+
+    The compiled kernels take one row layout for both kinds of input:
+    ``data`` (float64, or float32 for float32 input, C-contiguous),
+    ``indices`` and ``indptr`` (int32, or int64 when the CSR arrays need it),
+    ``dense`` and ``n_features``.  A CSR matrix lends its own arrays (copied
+    only when their dtype or layout must change); float32 values stay
+    float32 (the first-order, second-order and scoring kernels read them as
+    doubles; the other kernels refuse them, and their estimators validate
+    ``X`` as float64 first); a dense ``X`` is flattened row-major, with
+    ``indices = arange(n_features)`` shared by every row and a placeholder
+    one-element ``indptr``.  An empty ``data`` is replaced by one zero,
+    since the kernels take the address of element 0.  Each kernel reads these
+    attributes once per call into its row struct (``Rows32`` or ``Rows64``,
+    after the index dtype, ``Rows32F`` or ``Rows64F`` for float32 values;
+    ``make_rows`` in ``_compiled/_dataset.pxd``).  ``checked_csr`` is set by
+    the first kernel that verifies every CSR row; the arrays must not change
+    while the view is in use.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Validated float64 or float32 input (other sparse formats are
+        converted to CSR, other dtypes to float64).
+    """
+
+    cdef public object data, indices, indptr
+    cdef public bint dense, checked_csr
+    cdef public Py_ssize_t n_features
+
+    def __init__(self, X):
+        self.checked_csr = False
+        kind = type(X)
+        if kind is sp.csr_matrix or kind is sp.csr_array:
+            data, indices, indptr = X.data, X.indices, X.indptr
+            index_dtype = indices.dtype
+            if (
+                (data.dtype is _F64 or data.dtype is _F32)
+                and index_dtype is indptr.dtype
+                and (index_dtype is _I32 or index_dtype is _I64)
+                and data.shape[0] > 0
+                and data.flags.c_contiguous
+                and indices.flags.c_contiguous
+                and indptr.flags.c_contiguous
+            ):
+                # (a CSR batch in the kernels' form, as a stream sends it)
+                self.data, self.indices, self.indptr = data, indices, indptr
+                self.dense, self.n_features = False, X.shape[1]
+                return
+        dtype = np.float32 if X.dtype == _F32 else np.float64
+        if sp.issparse(X):
+            X = X.tocsr() if X.format != "csr" else X
+            idx_dtype = np.int64 if X.indices.dtype == np.int64 else np.int32
+            if X.indptr.dtype != X.indices.dtype:
+                idx_dtype = np.int64
+            self.data = _ascontiguousarray(X.data, dtype=dtype)
+            self.indices = _ascontiguousarray(X.indices, dtype=idx_dtype)
+            self.indptr = _ascontiguousarray(X.indptr, dtype=idx_dtype)
+            self.dense = False
+        else:
+            n_features = X.shape[1]
+            idx_dtype = np.int32 if n_features < np.iinfo(np.int32).max else np.int64
+            self.data = _ascontiguousarray(X, dtype=dtype).reshape(-1)
+            self.indices = np.arange(max(n_features, 1), dtype=idx_dtype)
+            self.indptr = np.zeros(1, dtype=idx_dtype)
+            self.dense = True
+        self.n_features = X.shape[1]
+        if self.data.shape[0] == 0:
+            # the kernels take the address of element 0
+            self.data = np.zeros(1, dtype=dtype)
+            self.indices = np.zeros(1, dtype=self.indptr.dtype)
+
 # ----------------------------------------------------------------------------
 # Rows
 
@@ -204,8 +286,6 @@ ctypedef fused _value_t:
     double
 
 
-cdef object _I32 = np.dtype(np.int32)
-cdef object _I64 = np.dtype(np.int64)
 
 
 cdef bint _canonical(

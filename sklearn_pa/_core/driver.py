@@ -525,7 +525,11 @@ def _one_pass(estimator, adapter, order, t, journal, n_rows, epoch):
     loss = stats.loss
     if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
         loss = np.atleast_1d(np.asarray(loss, dtype=np.float64))
-    _record_epoch(estimator, stats.n_updates, loss, n_rows)
+    # (parameter mixing, sklearn_pa.distributed, asks for each epoch's
+    # number of updates and summed loss by setting _epoch_stats to a list)
+    recorded = estimator.__dict__.get("_epoch_stats")
+    if recorded is not None:
+        recorded.append((int(stats.n_updates), float(np.sum(loss)), int(n_rows)))
     if stats.n_skipped:
         warnings.warn(
             f"{stats.n_skipped} rows were skipped at epoch {epoch} "
@@ -569,15 +573,6 @@ def _record_history(estimator, history, scores, journal, partial_fit):
         partial_fit and "validation_scores_" in values
     ):
         est.validation_scores_ = scores
-
-
-def _record_epoch(estimator, n_updates, loss, n_rows):
-    """Report one epoch's number of updates and summed loss to parameter
-    mixing (``sklearn_pa.distributed``), which asks for them by setting
-    ``estimator._epoch_stats`` to a list; nothing is stored otherwise."""
-    stats = estimator.__dict__.get("_epoch_stats")
-    if stats is not None:
-        stats.append((int(n_updates), float(np.sum(loss)), int(n_rows)))
 
 
 def _format(value):

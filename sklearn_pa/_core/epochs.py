@@ -12,92 +12,15 @@ that use it are in :mod:`sklearn_pa.linear._base`.
 """
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 
 from .._compiled import _first_order
+from ._calls import RowView as _RowView
 from .batch import touched_rows
 from .driver import EpochAdapter, EpochStats
 from .rules import spec
 
 __all__ = ["_LinearEpochs", "_RowView"]
-
-
-class _RowView:
-    """The kernel's view of a validated float64 or float32 dense or CSR
-    matrix.
-
-    The compiled kernels take one row layout for both kinds of input:
-    ``data`` (float64, or float32 for float32 input, C-contiguous),
-    ``indices`` and ``indptr`` (int32, or int64 when the CSR arrays need it),
-    ``dense`` and ``n_features``.  A CSR matrix lends its own arrays (copied
-    only when their dtype or layout must change); float32 values stay
-    float32 (the first-order, second-order and scoring kernels read them as
-    doubles; the other kernels refuse them, and their estimators validate
-    ``X`` as float64 first); a dense ``X`` is flattened row-major, with ``indices =
-    arange(n_features)`` shared by every row and a placeholder one-element
-    ``indptr``.  An empty ``data`` is replaced by one zero,
-    since the kernels take the address of element 0.  Each kernel reads these
-    attributes once per call into its row struct (``Rows32`` or ``Rows64``,
-    after the index dtype, ``Rows32F`` or ``Rows64F`` for float32 values;
-    ``make_rows`` in ``_compiled/_dataset.pxd``).
-
-    Parameters
-    ----------
-    X : ndarray or sparse matrix of shape (n_samples, n_features)
-        Validated float64 or float32 input (other sparse formats are
-        converted to CSR, other dtypes to float64).
-    """
-
-    __slots__ = ("checked_csr", "data", "dense", "indices", "indptr", "n_features")
-
-    def __init__(self, X):
-        if type(X) in _CSR_TYPES:
-            data, indices, indptr = X.data, X.indices, X.indptr
-            if (
-                data.dtype in _VALUE_DTYPES
-                and indices.dtype == indptr.dtype
-                and indices.dtype in _INDEX_DTYPES
-                and data.shape[0] > 0
-                and data.flags.c_contiguous
-                and indices.flags.c_contiguous
-                and indptr.flags.c_contiguous
-            ):
-                # (a CSR batch in the kernels' form, as a stream sends it)
-                self.data, self.indices, self.indptr = data, indices, indptr
-                self.dense, self.n_features = False, X.shape[1]
-                self.checked_csr = False
-                return
-        dtype = np.float32 if X.dtype == np.float32 else np.float64
-        if sp.issparse(X):
-            X = X.tocsr() if X.format != "csr" else X
-            idx_dtype = np.int64 if X.indices.dtype == np.int64 else np.int32
-            if X.indptr.dtype != X.indices.dtype:
-                idx_dtype = np.int64
-            self.data = np.ascontiguousarray(X.data, dtype=dtype)
-            self.indices = np.ascontiguousarray(X.indices, dtype=idx_dtype)
-            self.indptr = np.ascontiguousarray(X.indptr, dtype=idx_dtype)
-            self.dense = False
-        else:
-            n_features = X.shape[1]
-            idx_dtype = np.int32 if n_features < np.iinfo(np.int32).max else np.int64
-            self.data = np.ascontiguousarray(X, dtype=dtype).reshape(-1)
-            self.indices = np.arange(max(n_features, 1), dtype=idx_dtype)
-            self.indptr = np.zeros(1, dtype=idx_dtype)
-            self.dense = True
-        self.n_features = X.shape[1]
-        # set by the first kernel that verifies every CSR row (make_rows);
-        # the arrays must not change while the view is in use
-        self.checked_csr = False
-        if self.data.shape[0] == 0:
-            # the kernels take the address of element 0
-            self.data = np.zeros(1, dtype=dtype)
-            self.indices = np.zeros(1, dtype=self.indptr.dtype)
-
-
-_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
-_VALUE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 class _EpochAveraging:
@@ -225,26 +148,30 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
             # it, with what stays the same between passes bound once)
             bound = self._first_order_pass()
             labels = self.label_arrays
+            args = (
+                self.rows,
+                order,
+                self.U_,
+                self.bu_,
+                self.labels,
+                self.targets,
+                self.sample_weight,
+                t,
+                avg_start,
+                loss,
+            )
+            scored = (
+                self.scores_out,
+                labels.get("label_indptr"),
+                labels.get("label_indices"),
+                labels.get("score_average", False),
+            )
+            if n_jobs == 1:
+                stats = bound.run(*args, 0, n_columns, *scored)
+                return self._stats(stats, loss, t + order.shape[0])
 
             def run(c0, c1):
-                return bound.run(
-                    self.rows,
-                    order,
-                    self.U_,
-                    self.bu_,
-                    self.labels,
-                    self.targets,
-                    self.sample_weight,
-                    t,
-                    avg_start,
-                    loss,
-                    c0,
-                    c1,
-                    self.scores_out,
-                    labels.get("label_indptr"),
-                    labels.get("label_indices"),
-                    labels.get("score_average", False),
-                )
+                return bound.run(*args, c0, c1, *scored)
 
         else:
             kernel = est._kernel_epoch
@@ -280,13 +207,24 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
             results = Parallel(n_jobs=n_jobs, prefer="threads")(
                 delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
             )
-            mistakes = -1
-            n_updates = sum(r[1] for r in results)
-            n_skipped = max(r[2] for r in results)
-            overflow = any(r[3] for r in results)
-        else:
-            mistakes, n_updates, n_skipped, overflow = run(0, n_columns)
-        self.t_end = t + order.shape[0]
+            return self._stats(
+                (
+                    -1,
+                    sum(r[1] for r in results),
+                    max(r[2] for r in results),
+                    any(r[3] for r in results),
+                ),
+                loss,
+                t + order.shape[0],
+            )
+        return self._stats(run(0, n_columns), loss, t + order.shape[0])
+
+    def _stats(self, result, loss, t_end):
+        """The :class:`~sklearn_pa._core.driver.EpochStats` of a pass that
+        returned ``result`` (mistakes, updates, skipped rows, overflow) and
+        wrote ``loss``, the sample counter ending at ``t_end``."""
+        mistakes, n_updates, n_skipped, overflow = result
+        self.t_end = t_end
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
 
     def _first_order_pass(self):

@@ -22,7 +22,8 @@ around its compiled pass.
 
 import numpy as np
 
-from .batch import current_journal, weighs_nothing
+from ..utils._atomic import JOURNAL
+from .batch import weighs_nothing
 from .driver import stream_epoch
 from .publication import AveragedPublicationMixin
 from .session import session_of
@@ -110,7 +111,7 @@ cdef class StreamPlan:
             return False
         given = sample_weight is not None
         batch = est._lean_batch(X, y, classes, sample_weight)
-        journal = current_journal()
+        journal = JOURNAL.get()
         if batch is None or journal is None:
             return False
         X, y, sample_weight = batch
