@@ -48,6 +48,7 @@ __all__ = [
 #: they are (float32 rows are read as doubles, with the same model as
 #: from their float64 conversion, without that conversion's copy of ``X``).
 KERNEL_DTYPES = (np.float64, np.float32)
+cdef tuple _KERNEL_DTYPES = KERNEL_DTYPES
 
 cdef object _ndarray = np.ndarray
 cdef tuple _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
@@ -224,6 +225,15 @@ cdef class RowView:
 # Rows
 
 
+cdef bint _accepted_dtype(dtype, dtypes):
+    """Whether ``dtype`` is one of ``dtypes`` (NumPy scalar types or
+    dtypes); the kernels' own dtypes found by identity, without the
+    conversion of each scalar type that ``dtype in dtypes`` makes."""
+    if dtypes is _KERNEL_DTYPES:
+        return dtype is _F64 or dtype is _F32
+    return dtype in dtypes
+
+
 def lean_rows(X, Py_ssize_t n_features, dtypes=KERNEL_DTYPES):
     """``X`` as the kernels read it, checked in O(its size), or None.
 
@@ -241,7 +251,7 @@ def lean_rows(X, Py_ssize_t n_features, dtypes=KERNEL_DTYPES):
         shape = X.shape
         if shape[0] == 0 or shape[1] != n_features:
             return None
-        if X.dtype not in dtypes:
+        if not _accepted_dtype(X.dtype, dtypes):
             if X.dtype.kind not in "iu":
                 return None
             X = X.astype(np.float64)
@@ -250,24 +260,25 @@ def lean_rows(X, Py_ssize_t n_features, dtypes=KERNEL_DTYPES):
         if not _all_finite(X):
             return None
         return X
-    if (kind is not sp.csr_matrix and kind is not sp.csr_array) or (
-        X.dtype not in dtypes
-    ):
+    if kind is not sp.csr_matrix and kind is not sp.csr_array:
+        return None
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if not _accepted_dtype(data.dtype, dtypes):
         return None
     shape = X.shape
     n_rows = shape[0]
     if n_rows == 0 or shape[1] != n_features:
         return None
-    indices, indptr = X.indices, X.indptr
     index_dtype = indices.dtype
     if (
-        indptr.shape != (n_rows + 1,)
-        or indptr.dtype != index_dtype
-        or index_dtype not in _INDEX_DTYPES
+        indptr.ndim != 1
+        or indptr.shape[0] != n_rows + 1
+        or indptr.dtype is not index_dtype
+        or (index_dtype is not _I32 and index_dtype is not _I64)
     ):
         return None
     try:
-        ok = csr_is_canonical(X.data, indices, indptr, n_features)
+        ok = csr_is_canonical(data, indices, indptr, n_features)
     except (TypeError, ValueError):  # a non-contiguous array: the full path
         return None
     return X if ok else None
@@ -297,7 +308,7 @@ cdef bint _canonical(
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef Py_ssize_t nnz = data.shape[0]
     cdef Py_ssize_t i, j, start, stop
-    cdef long long previous
+    cdef int unsorted
     if n_rows < 0 or indices.shape[0] != nnz:
         return False
     if indptr[0] != 0 or indptr[n_rows] != nnz:
@@ -306,13 +317,19 @@ cdef bint _canonical(
         start, stop = indptr[i], indptr[i + 1]
         if start > stop or stop > nnz:
             return False
-        previous = -1
-        for j in range(start, stop):
-            if (indices[j] <= previous or indices[j] >= n_features
-                    or not isfinite(data[j])):
-                return False
-            previous = indices[j]
-    return True
+        if start == stop:
+            continue
+        # strictly increasing from a first index >= 0 to a last one below
+        # n_features: every index in range, no duplicate (one comparison a
+        # value, without a branch each)
+        if indices[start] < 0 or indices[stop - 1] >= n_features:
+            return False
+        unsorted = 0
+        for j in range(start + 1, stop):
+            unsorted |= indices[j] <= indices[j - 1]
+        if unsorted:
+            return False
+    return nnz == 0 or _finite(&data[0], nnz)
 
 
 def csr_is_canonical(data, indices, indptr, Py_ssize_t n_features):

@@ -569,9 +569,10 @@ def _record_history(estimator, history, scores, journal, partial_fit):
         est.loss_curve_ = history if isinstance(history, list) else list(history)
     calls = int(values.get("_n_partial_fit_calls", 0)) + 1 if partial_fit else 0
     est._n_partial_fit_calls = calls
-    if hasattr(est, "early_stopping") and not (
-        partial_fit and "validation_scores_" in values
-    ):
+    # (a parameter is an attribute of the instance; hasattr on it would ask
+    # the publications of an estimator that has none, __getattr__)
+    stops_early = "early_stopping" in values or hasattr(type(est), "early_stopping")
+    if stops_early and not (partial_fit and "validation_scores_" in values):
         est.validation_scores_ = scores
 
 

@@ -3,8 +3,6 @@ SCCW): one pass is one call of the second-order kernel over the rows the
 epoch driver gives it (:func:`sklearn_pa._core.driver.run_epochs`).  The
 estimators are in :mod:`sklearn_pa.second_order._base`."""
 
-from contextlib import nullcontext
-
 import numpy as np
 from sklearn.utils.parallel import _get_threadpool_controller
 
@@ -106,8 +104,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         self.touched = None if rows is None else with_index(rows, self.W.shape[0])
         # a rule that may rescale the whole covariance in this pass (IELLIP
         # early in a stream) writes every row
-        rescales = getattr(self.estimator, "_rescales_covariance", None)
-        if rescales is not None and rescales():
+        # (read on the class: a miss on the estimator would ask its
+        # publications, PublishedWhenReadMixin.__getattr__)
+        rescales = getattr(type(self.estimator), "_rescales_covariance", None)
+        if rescales is not None and rescales(self.estimator):
             self.touched = None
         journal.save_weights(self.estimator, rows, self.W, self.b, self.U_, self.bu_)
         journal.save(self.S_diag, self.touched)
@@ -130,34 +130,11 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             self.backup = [
                 a.copy() for a in (self.W, self.b, self.U, self.bu) if a is not None
             ]
-        blas_limit = (
-            _get_threadpool_controller().limit(limits=1, user_api="blas")
-            if self.full
-            else nullcontext()
-        )
-        with blas_limit:
-            result = _second_order.epoch(
-                self.rows,
-                order,
-                params=self.params,
-                labels=self.labels,
-                sample_weight=self.sample_weight,
-                # (a regressor has no class weights)
-                class_weight=getattr(est, "_expanded_class_weight", _NO_WEIGHTS),
-                W=self.W,
-                b=self.b,
-                S_diag=self.S_diag,
-                S_full=self.S_full,
-                U=self.U_,
-                bu=self.bu_,
-                intercept=self.intercept,
-                t0=int(t),
-                average_start=int(self.avg_start),
-                loss_out=loss,
-                scores_out=self.scores_out,
-                var_out=self.var_out,
-                targets=self.targets,
-            )
+        if self.full:
+            with _get_threadpool_controller().limit(limits=1, user_api="blas"):
+                result = self._epoch(order, t, loss)
+        else:
+            result = self._epoch(order, t, loss)
         mistakes, n_updates, n_skipped, overflow = result
         if margins is not None:
             n = order.shape[0]
@@ -175,6 +152,34 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             else:
                 overflow = not rows_finite(sigma, self.touched)
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
+
+    def _epoch(self, order, t, loss):
+        """The compiled pass over the rows ``order`` from the sample count
+        ``t``, its loss summed into ``loss``."""
+        est = self.estimator
+        return _second_order.epoch(
+            self.rows,
+            order,
+            params=self.params,
+            labels=self.labels,
+            sample_weight=self.sample_weight,
+            # (a regressor has no class weights; read in the attributes:
+            # a miss on the estimator would ask its publications)
+            class_weight=est.__dict__.get("_expanded_class_weight", _NO_WEIGHTS),
+            W=self.W,
+            b=self.b,
+            S_diag=self.S_diag,
+            S_full=self.S_full,
+            U=self.U_,
+            bu=self.bu_,
+            intercept=self.intercept,
+            t0=int(t),
+            average_start=int(self.avg_start),
+            loss_out=loss,
+            scores_out=self.scores_out,
+            var_out=self.var_out,
+            targets=self.targets,
+        )
 
     def failed(self):
         # (a journaled partial_fit call is restored by atomic_update)

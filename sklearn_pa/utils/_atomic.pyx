@@ -20,6 +20,7 @@ entry and puts them back with the estimator's attributes when it fails.
 
 import contextvars
 import functools
+import operator
 import threading
 import weakref
 
@@ -68,6 +69,8 @@ class LockOnlySession:
 
 cdef object _session_type = LockOnlySession
 cdef tuple _saved_slots = ()
+# (the saved slots read in one call: operator.attrgetter of their names)
+cdef object _read_slots = None
 
 
 def set_session_type(session_type):
@@ -75,9 +78,10 @@ def set_session_type(session_type):
     on: a class with the slot ``lock`` (a fresh ``threading.RLock``) and the
     tuple ``saved_slots`` of the slots an atomic block saves on entry and
     puts back when the block fails."""
-    global _session_type, _saved_slots
+    global _session_type, _saved_slots, _read_slots
     _session_type = session_type
     _saved_slots = tuple(session_type.saved_slots)
+    _read_slots = operator.attrgetter(*_saved_slots) if _saved_slots else None
 
 
 def session_of(estimator):
@@ -103,7 +107,13 @@ def estimator_lock(estimator):
 
 cdef tuple _save_session(session):
     """The values of the session's saved slots (missing ones as None)."""
-    return tuple([getattr(session, name, None) for name in _saved_slots])
+    if _read_slots is None:
+        return ()
+    try:
+        saved = _read_slots(session)
+    except AttributeError:  # (a slot never set)
+        return tuple([getattr(session, name, None) for name in _saved_slots])
+    return saved if len(_saved_slots) > 1 else (saved,)
 
 
 cdef _restore_session(session, tuple saved):
@@ -170,7 +180,8 @@ cdef class AtomicBlock:
         # (no handler can run here: compiled code)
         try:
             saved_session = _save_session(session)
-            saved = dict(self._estimator.__dict__)
+            values = self._estimator.__dict__
+            saved = values.copy()
             journal = self.journal_type()
             journal.save_generator(saved.get("random_state"))
             self._token = JOURNAL.set(journal)
