@@ -29,6 +29,7 @@ __all__ = [
     "finite_inputs",
     "KERNEL_DTYPES",
     "check_weights_read",
+    "encode_labels",
     "lean_batch",
     "lean_fitted_labels",
     "lean_labels",
@@ -61,6 +62,7 @@ cdef object _asarray = np.asarray
 cdef object _ascontiguousarray = np.ascontiguousarray
 cdef object _ones = np.ones
 cdef object _empty = np.empty
+cdef object _zeros = np.zeros
 
 
 # ----------------------------------------------------------------------------
@@ -511,6 +513,38 @@ def lean_targets(y, Py_ssize_t n_samples):
     if not _all_finite(y):
         return None
     return y
+
+
+def encode_labels(classes, y):
+    """``(labels, targets)`` for the kernel: the int32 index in the sorted
+    ``classes`` of each label of ``y`` (each one of them, as validated) and
+    a dummy float64 target.  Classes ``0 .. n - 1`` of an integer dtype are
+    their own indices (no search)."""
+    if type(y) is not _ndarray:
+        y = _asarray(y)
+    cdef Py_ssize_t i, n = classes.shape[0], m
+    cdef const long long[::1] y64
+    cdef int[::1] out
+    if (
+        n > 0
+        and y.dtype.kind in "iu"
+        and classes.dtype.kind in "iu"
+        and classes[0] == 0
+        and classes[n - 1] == n - 1
+    ):
+        if y.dtype is _I64 and y.ndim == 1 and y.flags.c_contiguous:
+            # (the usual labels: one pass, no temporary array)
+            y64 = y
+            m = y64.shape[0]
+            labels = _empty(m, dtype=np.int32)
+            out = labels
+            for i in range(m):
+                out[i] = <int> y64[i]
+        else:
+            labels = _ascontiguousarray(y.astype(np.int32))
+    else:
+        labels = _ascontiguousarray(np.searchsorted(classes, y).astype(np.int32))
+    return labels, _zeros(1)
 
 
 cdef object _contents(classes):

@@ -30,6 +30,7 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import type_of_target, unique_labels
 
+from ._calls import encode_labels
 from .batch import check_rows
 from .rules import spec
 
@@ -110,21 +111,7 @@ class TargetStrategy:
     def encode(self, classes, y):
         """``(labels, targets)`` for the kernel: int32 label per row and the
         float64 regression targets (unused by classifiers)."""
-        y = np.asarray(y)
-        n = classes.shape[0]
-        if (
-            y.dtype.kind in "iu"
-            and classes.dtype.kind in "iu"
-            and n > 0
-            and classes[0] == 0
-            and classes[n - 1] == n - 1
-        ):
-            # the classes are 0 .. n - 1 (sorted and distinct): each label of
-            # y (one of them, as validated) is its own index, no search
-            labels = y.astype(np.int32)
-        else:
-            labels = np.searchsorted(classes, y).astype(np.int32)
-        return np.ascontiguousarray(labels), np.zeros(1)
+        return encode_labels(classes, y)
 
     def label_arrays(self, y):
         """Extra keyword arrays for the kernel; none for single-label rows."""
