@@ -18,6 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from libc.math cimport isfinite
+from cpython.buffer cimport (
+    PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBUF_WRITABLE, PyBuffer_Release,
+    PyObject_GetBuffer,
+)
 from libc.string cimport memcpy
 
 from ..utils._atomic import RawWords, restore_entries, session_of
@@ -753,10 +757,15 @@ cdef class Journal:
         batch reads that is NaN or infinite (:func:`check_weights_read`, on
         the copies just made: a value written in place since the last
         call)."""
-        saved = self._save(W, rows)
+        cdef int finite = -1
+        saved = None
+        if W is not None and W.size:
+            saved = W.copy() if rows is None else _take_rows(W, rows, &finite)
+            self._entries.append((W, rows, saved))
         self._save(U, rows)
         saved_b = self._save(b, None)
-        check_weights_read(estimator, saved, saved_b)
+        # (the copied rows were checked as they were copied)
+        check_weights_read(estimator, saved if finite != 1 else None, saved_b)
         self._save(bu, None)
 
     cdef bint _has_generator(self, generator):
@@ -807,45 +816,71 @@ cdef class Journal:
         return len(self._entries)
 
 
-cdef bint _copy_rows(
-    const double[:, ::1] a, const _index_t[::1] index, double[:, ::1] out
-) noexcept nogil:
-    """Copy the rows ``index`` of ``a`` into ``out``; False (nothing
-    copied past it) at an index outside ``a``."""
-    cdef Py_ssize_t i, r, n_rows = a.shape[0], n_cols = a.shape[1]
-    if n_cols == 0:
-        return True
-    for i in range(index.shape[0]):
-        r = index[i]
-        if r < 0 or r >= n_rows:
-            return False
-        memcpy(&out[i, 0], &a[r, 0], n_cols * sizeof(double))
-    return True
-
-
-cdef object _take_rows(array, rows):
+cdef object _take_rows(array, rows, int *finite=NULL):
     """``array.take(rows, axis=0)``, as a loop of row copies for a
     C-contiguous float64 matrix and int32 or int64 indices (the features of
-    a batch, on a feature-major weight array): NumPy's generic take costs
-    more than the copy on a one-row batch."""
-    if (
-        type(array) is _ndarray
-        and type(rows) is _ndarray
-        and array.ndim == 2
-        and rows.ndim == 1
-        and array.dtype == _F64
-        and array.flags.c_contiguous
-        and rows.flags.c_contiguous
-    ):
-        index_dtype = rows.dtype
-        out = _empty((rows.shape[0], array.shape[1]))
-        if index_dtype == _I32:
-            if _copy_rows[int](array, rows, out):
-                return out
-        elif index_dtype == _I64:
-            if _copy_rows[longlong](array, rows, out):
-                return out
-    return array.take(rows, axis=0)
+    a batch, on a feature-major weight array), read through the buffer
+    protocol: NumPy's generic take, and typed memoryviews, cost more than
+    the copy on a one-row batch.  With ``finite``, it is set to whether
+    every value copied is finite (checked in cache, right after the copy),
+    or to -1 when NumPy's take made the copy (not checked)."""
+    cdef Py_buffer a, r, o
+    cdef Py_ssize_t i, k, n_rows, n_cols, n
+    cdef long long index
+    cdef const char *base
+    cdef double *out_p
+    cdef bint ok = True, all_finite = True
+    if finite != NULL:
+        finite[0] = -1
+    if type(array) is not _ndarray or type(rows) is not _ndarray:
+        return array.take(rows, axis=0)
+    try:
+        PyObject_GetBuffer(array, &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+    except BufferError:
+        return array.take(rows, axis=0)
+    try:
+        PyObject_GetBuffer(rows, &r, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+    except BufferError:
+        PyBuffer_Release(&a)
+        return array.take(rows, axis=0)
+    try:
+        if not (
+            a.format != NULL and r.format != NULL
+            and a.ndim == 2 and a.itemsize == 8 and a.format[0] == b"d"
+            and a.format[1] == 0 and r.ndim == 1
+            and (r.itemsize == 4 or r.itemsize == 8)
+            and (r.format[0] == b"i" or r.format[0] == b"l" or r.format[0] == b"q")
+            and r.format[1] == 0
+        ):
+            return array.take(rows, axis=0)
+        n_rows, n_cols, n = a.shape[0], a.shape[1], r.shape[0]
+        out = _empty((n, n_cols))
+        PyObject_GetBuffer(out, &o, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+        base = <const char *> a.buf
+        out_p = <double *> o.buf
+        with nogil:
+            for i in range(n):
+                if r.itemsize == 4:
+                    index = (<const int *> r.buf)[i]
+                else:
+                    index = (<const long long *> r.buf)[i]
+                if index < 0 or index >= n_rows:
+                    ok = False
+                    break
+                if n_cols > 0:
+                    memcpy(out_p + i * n_cols, base + index * n_cols * 8,
+                           n_cols * sizeof(double))
+            if ok and finite != NULL:
+                all_finite = _finite(out_p, n * n_cols)
+        PyBuffer_Release(&o)
+        if not ok:
+            return array.take(rows, axis=0)  # (its IndexError)
+        if finite != NULL:
+            finite[0] = all_finite
+        return out
+    finally:
+        PyBuffer_Release(&r)
+        PyBuffer_Release(&a)
 
 
 def touched_rows(rows, extra=None):
