@@ -307,3 +307,160 @@ def _scores(est, X):
         if hasattr(est, method):
             getattr(est, method)(X)
     return True
+
+
+# ----------------------------------------------------------------------------
+# The journal's copy of the rows a batch reads, the labels' encoding, the
+# row view: against NumPy
+
+
+@st.composite
+def _weights_and_rows(draw):
+    """A weight matrix (C-contiguous or a strided view, float64 or float32,
+    NaN and infinities now and then) and int32 or int64 row indices."""
+    n_rows = draw(st.integers(1, 6))
+    n_cols = draw(st.integers(0, 4))
+    W = np.array(
+        draw(st.lists(_values, min_size=n_rows * n_cols, max_size=n_rows * n_cols)),
+        dtype=np.float64,
+    ).reshape(n_rows, n_cols)
+    layout = draw(st.sampled_from(["c", "fortran", "strided", "float32"]))
+    if layout == "fortran":
+        W = np.asfortranarray(W)
+    elif layout == "strided":
+        W = np.repeat(W, 2, axis=1)[:, ::2]
+    elif layout == "float32":
+        W = W.astype(np.float32)
+    rows = np.array(
+        draw(st.lists(st.integers(0, n_rows - 1), min_size=0, max_size=8)),
+        dtype=draw(st.sampled_from([np.int32, np.int64])),
+    )
+    return W, rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(_weights_and_rows())
+def test_the_journals_row_copy_is_take(parts):
+    """The journal keeps ``W.take(rows, axis=0)`` bit for bit, in an array
+    of its own, whatever the layout and dtypes; a batch whose rows read a
+    NaN or an infinity is refused with the full check's message."""
+    W, rows = parts
+    journal = _calls.Journal()
+    saved = journal.save(W, rows)
+    if W.size == 0:
+        assert saved is None
+    else:
+        want = W.take(rows, axis=0)
+        assert saved.dtype == want.dtype and saved.shape == want.shape
+        assert_array_equal(saved, want)
+        assert saved.base is None
+    if W.dtype != np.float64:
+        return
+    b = np.zeros(max(W.shape[1], 1))
+    empty = np.zeros((0, W.shape[1])), np.zeros(0)
+    finite = bool(np.isfinite(W[rows]).all())
+    journal = _calls.Journal()
+    est = AROWClassifier()
+    if finite:
+        journal.save_weights(est, rows, W, b, *empty)
+    else:
+        with pytest.raises(ValueError, match="coef_ of AROWClassifier contains NaN"):
+            journal.save_weights(est, rows, W, b, *empty)
+    # every entry saved is written back on a restore
+    before = W.copy()
+    if W.size:
+        W[...] = 7.0
+        journal.restore()
+        rows_saved = np.unique(rows)
+        assert_array_equal(W[rows_saved], before[rows_saved])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.booleans(),
+    st.sampled_from([np.int32, np.int64, np.uint8, np.float64]),
+    st.data(),
+)
+def test_encode_labels_is_searchsorted(n_classes, from_zero, dtype, data):
+    """The kernel's labels are the index of each label in the sorted
+    classes (classes ``0 .. n - 1`` being their own indices), as int32."""
+    start = 0 if from_zero else data.draw(st.integers(1, 5))
+    classes = np.arange(start, start + 2 * n_classes, 2 if not from_zero else 1)
+    classes = classes[:n_classes].astype(dtype)
+    y = data.draw(st.lists(st.sampled_from(classes.tolist()), max_size=6))
+    y = np.asarray(y, dtype=dtype)
+    labels, targets = _calls.encode_labels(classes, y)
+    assert labels.dtype == np.int32 and labels.flags.c_contiguous
+    assert_array_equal(labels, np.searchsorted(classes, y))
+    assert targets.shape == (1,)
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        sp.csr_matrix(np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])),
+        sp.csr_array(np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]], np.float32)),
+        np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]]),
+        np.asfortranarray(np.array([[0.0, 1.5], [2.0, 0.0]], np.float32)),
+        sp.csr_matrix((0, 4)),
+        sp.csc_matrix(np.eye(3)),
+    ],
+)
+def test_the_row_view_reads_every_row_as_given(X):
+    """The row view holds every row's values at its indices (a CSR batch in
+    the kernels' form lends its own arrays), float32 kept as float32."""
+    view = _calls.RowView(X)
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X)
+    assert view.n_features == X.shape[1] and view.checked_csr is False
+    want_dtype = np.float32 if X.dtype == np.float32 else np.float64
+    assert view.data.dtype == want_dtype
+    assert view.indices.dtype == view.indptr.dtype or view.dense
+    got = np.zeros(X.shape, dtype=want_dtype)
+    for i in range(X.shape[0]):
+        if view.dense:
+            got[i] = view.data[i * X.shape[1] : (i + 1) * X.shape[1]]
+        else:
+            a, b = view.indptr[i], view.indptr[i + 1]
+            got[i, view.indices[a:b]] = view.data[a:b]
+    assert_array_equal(got, dense)
+    if type(X) in (sp.csr_matrix, sp.csr_array) and X.nnz:
+        assert view.data is X.data and view.indices is X.indices
+
+
+@pytest.mark.parametrize("name, Estimator", _estimators(stream=True))
+def test_later_calls_never_ask_for_an_attribute_they_lack(name, Estimator):
+    """A later ``partial_fit`` and the scores read only attributes the
+    estimator has, or a publication it left pending: a lookup that misses
+    asks the publications (a Python frame, the estimator's lock) on every
+    call."""
+    est = _make(name, Estimator)
+    X, y = _data(name, est)
+    publications = getattr(type(est), "_pending_publications", ())
+    declared = {n for _, names, _ in publications for n in names}
+    asked = []
+    original = PublishedWhenReadMixin.__getattr__
+
+    def spy(self, attribute):
+        asked.append(attribute)
+        return original(self, attribute)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _partial_fit(est, X, y, **_classes_kw(est, y))
+        _partial_fit(est, X[:3], None if y is None else y[:3])
+        methods = [
+            getattr(est, m)
+            for m in ("decision_function", "predict", "score_samples")
+            if hasattr(est, m)
+        ]
+        PublishedWhenReadMixin.__getattr__ = spy
+        try:
+            for i in range(3, 6):
+                rows = slice(i, i + 1)
+                _partial_fit(est, X[rows], None if y is None else y[rows])
+                for method in methods:
+                    method(X[rows])
+        finally:
+            PublishedWhenReadMixin.__getattr__ = original
+    assert set(asked) <= declared, (name, sorted(set(asked) - declared))

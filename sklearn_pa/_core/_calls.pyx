@@ -836,11 +836,11 @@ cdef object _take_rows(array, rows, int *finite=NULL):
         return array.take(rows, axis=0)
     try:
         PyObject_GetBuffer(array, &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-    except BufferError:
+    except (BufferError, ValueError):  # (NumPy: not C-contiguous)
         return array.take(rows, axis=0)
     try:
         PyObject_GetBuffer(rows, &r, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-    except BufferError:
+    except (BufferError, ValueError):  # (NumPy: not C-contiguous)
         PyBuffer_Release(&a)
         return array.take(rows, axis=0)
     try:

@@ -194,7 +194,7 @@ class StructuredPerceptron(_BaseSequenceTagger):
         self.n_invalid_updates_ = 0
 
     def _run_epoch(self, batch, labels, order):
-        record = getattr(self, "_record_updates", False)
+        record = self.__dict__.get("_record_updates", False)
         n = order.shape[0]
         if record:
             rec_margin = np.zeros(n)
@@ -454,7 +454,7 @@ class StructuredPassiveAggressive(_BaseSequenceTagger):
     def _run_epoch(self, batch, labels, order):
         # (checked again only when a parameter changed since the last check)
         cost = checked_params(self, self.classes_)
-        record = getattr(self, "_record_updates", False)
+        record = self.__dict__.get("_record_updates", False)
         k = int(self.k_best)
         rec_alpha = np.zeros((order.shape[0], k) if record else (1, 1))
         U, UT = self._averaging_arrays()
