@@ -33,10 +33,10 @@ TEXT = {
 #: ("One row at a time: the cost of a call").
 STREAM_COMMAND = "python -m sklearn_pa.benchmark --dataset stream-latency"
 STREAM = {
-    "PA-default": (32.3, 3583),
-    "AROW": (83.3, 8047),
-    "CW": (76.6, 4760),
-    "SGD-pa1": (8079, 16484),
+    "PA-default": (26.4, 4307),
+    "AROW": (61.3, 9514),
+    "CW": (54.1, 4083),
+    "SGD-pa1": (4911, 9789),
 }
 
 OUT = Path(__file__).resolve().parent / "_static" / "headline.png"

@@ -342,6 +342,7 @@ def epoch(
     label_indptr=None,
     label_indices=None,
     bint score_average=False, bint weight_step=False,
+    FirstOrderPass bound=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -402,6 +403,11 @@ def epoch(
         weight_pos[y]``; with one column it is binary MIRA on the difference
         of the two prototypes.
     weight_step : weights multiply the step, not ``C`` (``_weighting.pxd``).
+    bound : None, or a :class:`FirstOrderPass` made with ``W``, ``b``,
+        ``params``, ``weight_pos``, ``weight_neg``, ``margins``, ``active``
+        (these objects) and the same ``intercept_sq`` and ``weight_step``:
+        its conversions and checks of them are reused (an epoch adapter
+        keeps one between passes); any other is ignored.
 
     Returns
     -------
@@ -410,11 +416,16 @@ def epoch(
         number of rows skipped because their norm or scores were not finite,
         and whether a weight this call wrote overflowed.
     """
-    return FirstOrderPass(
-        W, b, params=params, weight_pos=weight_pos, weight_neg=weight_neg,
-        margins=margins, active=active, intercept_sq=intercept_sq,
-        weight_step=weight_step,
-    )._run(
+    if bound is None or not bound.binds(
+        W, b, params, weight_pos, weight_neg, margins, active, intercept_sq,
+        weight_step,
+    ):
+        bound = FirstOrderPass(
+            W, b, params=params, weight_pos=weight_pos, weight_neg=weight_neg,
+            margins=margins, active=active, intercept_sq=intercept_sq,
+            weight_step=weight_step,
+        )
+    return bound._run(
         rows, order, U, bu, labels, targets, sample_weight, t0, average_start,
         loss_out, col_start, col_stop, scores_out, label_indptr, label_indices,
         score_average,
@@ -441,11 +452,13 @@ cdef class FirstOrderPass:
     cdef object spec
     cdef double intercept_sq
     cdef bint weight_step
+    # (the objects bound, for binds())
+    cdef tuple objects
 
     def __init__(
         self,
-        double[:, ::1] W,
-        double[::1] b,
+        W,
+        b,
         *,
         dict params,
         weight_pos,
@@ -461,6 +474,20 @@ cdef class FirstOrderPass:
         self.weight_pos, self.weight_neg = weight_pos, weight_neg
         self.margins, self.active = margins, active
         self.intercept_sq, self.weight_step = intercept_sq, weight_step
+        self.objects = (W, b, params, weight_pos, weight_neg, margins, active)
+
+    cdef bint binds(
+        self, W, b, params, weight_pos, weight_neg, margins, active,
+        double intercept_sq, bint weight_step,
+    ):
+        """Whether this pass was made with these objects (and values)."""
+        cdef tuple o = self.objects
+        return (
+            W is o[0] and b is o[1] and params is o[2] and weight_pos is o[3]
+            and weight_neg is o[4] and margins is o[5] and active is o[6]
+            and intercept_sq == self.intercept_sq
+            and weight_step == self.weight_step
+        )
 
     def run(
         self,

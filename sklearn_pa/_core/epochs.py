@@ -141,66 +141,43 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         loss = np.zeros(self.n_loss)
         n_columns, n_jobs = self.n_columns, self.n_jobs
         t, avg_start = int(t), int(self.avg_start)
+        bound = {}
         if "_kernel_epoch" not in est.__dict__ and getattr(
             type(est)._kernel_epoch, "calls_first_order", False
         ):
-            # (the compiled epoch itself when the class's hook only calls
-            # it, with what stays the same between passes bound once)
-            bound = self._first_order_pass()
-            labels = self.label_arrays
-            args = (
-                self.rows,
-                order,
-                self.U_,
-                self.bu_,
-                self.labels,
-                self.targets,
-                self.sample_weight,
-                t,
-                avg_start,
-                loss,
-            )
-            scored = (
-                self.scores_out,
-                labels.get("label_indptr"),
-                labels.get("label_indices"),
-                labels.get("score_average", False),
-            )
-            if n_jobs == 1:
-                stats = bound.run(*args, 0, n_columns, *scored)
-                return self._stats(stats, loss, t + order.shape[0])
-
-            def run(c0, c1):
-                return bound.run(*args, c0, c1, *scored)
-
+            # the compiled epoch itself when the class's hook only calls it,
+            # with what stays the same between passes bound once
+            kernel = _first_order.epoch
+            bound = {"bound": self._first_order_pass()}
         else:
             kernel = est._kernel_epoch
 
-            def run(c0, c1):
-                return kernel(
-                    self.rows,
-                    order,
-                    self.W,
-                    self.b,
-                    self.U_,
-                    self.bu_,
-                    params=self.params,
-                    labels=self.labels,
-                    targets=self.targets,
-                    sample_weight=self.sample_weight,
-                    weight_pos=self.weight_pos,
-                    weight_neg=self.weight_neg,
-                    margins=self.margins,
-                    active=self.active,
-                    intercept_sq=self.intercept_sq,
-                    t0=t,
-                    average_start=avg_start,
-                    loss_out=loss,
-                    col_start=c0,
-                    col_stop=c1,
-                    scores_out=self.scores_out,
-                    **self.label_arrays,
-                )
+        def run(c0, c1):
+            return kernel(
+                self.rows,
+                order,
+                self.W,
+                self.b,
+                self.U_,
+                self.bu_,
+                params=self.params,
+                labels=self.labels,
+                targets=self.targets,
+                sample_weight=self.sample_weight,
+                weight_pos=self.weight_pos,
+                weight_neg=self.weight_neg,
+                margins=self.margins,
+                active=self.active,
+                intercept_sq=self.intercept_sq,
+                t0=t,
+                average_start=avg_start,
+                loss_out=loss,
+                col_start=c0,
+                col_stop=c1,
+                scores_out=self.scores_out,
+                **self.label_arrays,
+                **bound,
+            )
 
         if n_jobs > 1:
             bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
