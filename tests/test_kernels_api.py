@@ -391,3 +391,70 @@ def test_a_csr_view_is_verified_once_for_every_row():
     plain = row_view(X.data, bad.indices, X.indptr, False, 8)
     with pytest.raises(ValueError, match="feature index"):
         _csr_epoch(plain, np.array([15], dtype=np.int64))
+
+
+def _multiclass_epoch_arrays(seed):
+    rng = np.random.RandomState(seed)
+    n, d, k = 12, 6, 3
+    X = rng.normal(size=(n, d))
+    kwargs = dict(
+        params={
+            "rule": int(Rule.SUPPORT),
+            "slack": int(Slack.HINGE),
+            "C": 0.7,
+            "epsilon": 0.0,
+            "margin": 0.0,
+            "learning_rate": 0.0,
+            "total_weight": 0.0,
+        },
+        labels=rng.randint(k, size=n).astype(np.int32),
+        targets=np.zeros(1),
+        sample_weight=np.ones(n),
+        weight_pos=np.ones(k),
+        weight_neg=np.ones(k),
+        margins=np.ones((k, k)),
+        active=np.ones(k, dtype=np.uint8),
+        intercept_sq=1.0,
+        t0=0,
+        average_start=0,
+        loss_out=np.zeros(1),
+    )
+    return X, np.zeros((d, k)), np.zeros(k), kwargs
+
+
+@pytest.mark.parametrize("kept", ["same", "other weights", "other rule", "other C"])
+def test_a_bound_pass_is_used_only_for_the_objects_it_was_made_with(kept):
+    """``epoch(..., bound=pass)`` learns what ``epoch`` learns without it:
+    the pass is reused when it was made with the same weights, rule and
+    column arrays, and ignored (its own weights untouched) otherwise."""
+    from sklearn_pa._core.epochs import _RowView
+
+    X, W, b, kwargs = _multiclass_epoch_arrays(0)
+    order = np.arange(X.shape[0], dtype=np.int64)
+    empty = np.zeros((0, W.shape[1])), np.zeros(0)
+    W_ref, b_ref = W.copy(), b.copy()
+    ref = dict(kwargs, loss_out=np.zeros(1))
+    expected = _first_order.epoch(_RowView(X), order, W_ref, b_ref, *empty, **ref)
+    made_with = {
+        "W": W,
+        "b": b,
+        **{k: kwargs[k] for k in ("params", "weight_pos", "weight_neg")},
+        **{k: kwargs[k] for k in ("margins", "active", "intercept_sq")},
+    }
+    if kept == "other weights":
+        made_with["W"], made_with["b"] = np.zeros_like(W), np.zeros_like(b)
+    elif kept == "other rule":
+        made_with["params"] = dict(kwargs["params"], rule=int(Rule.MAX_LOSS))
+    elif kept == "other C":
+        made_with["intercept_sq"] = 4.0
+    other_W = made_with["W"]
+    bound = _first_order.FirstOrderPass(
+        made_with.pop("W"), made_with.pop("b"), **made_with
+    )
+    got = _first_order.epoch(_RowView(X), order, W, b, *empty, **kwargs, bound=bound)
+    assert got == expected
+    np.testing.assert_array_equal(W, W_ref)
+    np.testing.assert_array_equal(b, b_ref)
+    np.testing.assert_array_equal(kwargs["loss_out"], ref["loss_out"])
+    if kept == "other weights":
+        assert not other_W.any()
