@@ -100,28 +100,27 @@ cdef bint _finite(const _floating *a, Py_ssize_t n) noexcept nogil:
 
 cdef bint _all_finite(object a) except -1:
     """Whether every value of the C-contiguous float64 or float32 array
-    ``a`` is finite (any other dtype or layout: NumPy's test)."""
-    cdef const double[::1] v1
-    cdef const double[:, ::1] v2
-    cdef const float[::1] f1
-    cdef const float[:, ::1] f2
-    dtype = a.dtype
-    ndim = a.ndim
-    if a.size == 0:
-        return True
-    if a.flags.c_contiguous and (ndim == 1 or ndim == 2):
-        if dtype is _F64 or dtype == _F64:
-            if ndim == 1:
-                v1 = a
-                return _finite(&v1[0], v1.shape[0])
-            v2 = a
-            return _finite(&v2[0, 0], v2.shape[0] * v2.shape[1])
-        if dtype is _F32 or dtype == _F32:
-            if ndim == 1:
-                f1 = a
-                return _finite(&f1[0], f1.shape[0])
-            f2 = a
-            return _finite(&f2[0, 0], f2.shape[0] * f2.shape[1])
+    ``a`` is finite, read through the buffer protocol (any other dtype or
+    layout: NumPy's test)."""
+    cdef Py_buffer view
+    cdef Py_ssize_t n
+    cdef char kind
+    if type(a) is not _ndarray:
+        return bool(np.isfinite(a).all())
+    try:
+        PyObject_GetBuffer(a, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+    except (BufferError, ValueError):  # (NumPy: not C-contiguous)
+        return bool(np.isfinite(a).all())
+    try:
+        kind = view.format[0] if view.format[1] == 0 else 0
+        if kind == b"d" and view.itemsize == 8:
+            n = view.len // 8
+            return n == 0 or _finite(<const double *> view.buf, n)
+        if kind == b"f" and view.itemsize == 4:
+            n = view.len // 4
+            return n == 0 or _finite(<const float *> view.buf, n)
+    finally:
+        PyBuffer_Release(&view)
     return bool(np.isfinite(a).all())
 
 
