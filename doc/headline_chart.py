@@ -33,10 +33,10 @@ TEXT = {
 #: ("One row at a time: the cost of a call").
 STREAM_COMMAND = "python -m sklearn_pa.benchmark --dataset stream-latency"
 STREAM = {
-    "PA-default": (26.4, 4307),
-    "AROW": (61.3, 9514),
-    "CW": (54.1, 4083),
-    "SGD-pa1": (4911, 9789),
+    "PA-default": (26.4, 4271),
+    "AROW": (60.1, 8821),
+    "CW": (53.9, 4044),
+    "SGD-pa1": (5142, 9850),
 }
 
 OUT = Path(__file__).resolve().parent / "_static" / "headline.png"
