@@ -476,7 +476,7 @@ cdef class FirstOrderPass:
         self.intercept_sq, self.weight_step = intercept_sq, weight_step
         self.objects = (W, b, params, weight_pos, weight_neg, margins, active)
 
-    cdef bint binds(
+    cpdef bint binds(
         self, W, b, params, weight_pos, weight_neg, margins, active,
         double intercept_sq, bint weight_step,
     ):

@@ -736,10 +736,13 @@ cdef class Journal:
         self._lists = []
         self.call = {}
 
-    cdef object _save(self, array, rows):
+    cdef object _save(self, array, rows, int *finite=NULL):
+        # (finite: see _take_rows; -1 when the copy was not checked)
+        if finite != NULL:
+            finite[0] = -1
         if array is None or array.size == 0:
             return None
-        content = array.copy() if rows is None else _take_rows(array, rows)
+        content = array.copy() if rows is None else _take_rows(array, rows, finite)
         self._entries.append((array, rows, content))
         return content
 
@@ -756,11 +759,8 @@ cdef class Journal:
         batch reads that is NaN or infinite (:func:`check_weights_read`, on
         the copies just made: a value written in place since the last
         call)."""
-        cdef int finite = -1
-        saved = None
-        if W is not None and W.size:
-            saved = W.copy() if rows is None else _take_rows(W, rows, &finite)
-            self._entries.append((W, rows, saved))
+        cdef int finite
+        saved = self._save(W, rows, &finite)
         self._save(U, rows)
         saved_b = self._save(b, None)
         # (the copied rows were checked as they were copied)
@@ -824,7 +824,7 @@ cdef object _take_rows(array, rows, int *finite=NULL):
     every value copied is finite (checked in cache, right after the copy),
     or to -1 when NumPy's take made the copy (not checked)."""
     cdef Py_buffer a, r, o
-    cdef Py_ssize_t i, k, n_rows, n_cols, n
+    cdef Py_ssize_t i, n_rows, n_cols, n
     cdef long long index
     cdef const char *base
     cdef double *out_p

@@ -207,34 +207,11 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
     def _first_order_pass(self):
         """The :class:`~sklearn_pa._compiled._first_order.FirstOrderPass`
         of this adapter's weights, rule and column arrays, made anew when
-        any of them is another object (parameter mixing hands a copy of an
-        adapter new weights and columns, :meth:`bind` states the rule
-        again) or the intercept's constant changed."""
-        key = (
-            self.W,
-            self.b,
-            self.params,
-            self.weight_pos,
-            self.weight_neg,
-            self.margins,
-            self.active,
-        )
-        kept = self._bound
-        if kept is not None and kept[1] == (self.intercept_sq, self.weight_step):
-            previous = kept[0]
-            if (
-                key[0] is previous[0]
-                and key[1] is previous[1]
-                and key[2] is previous[2]
-                and key[3] is previous[3]
-                and key[4] is previous[4]
-                and key[5] is previous[5]
-                and key[6] is previous[6]
-            ):
-                return kept[2]
-        bound = _first_order.FirstOrderPass(
-            self.W,
-            self.b,
+        it does not bind them (``FirstOrderPass.binds``: parameter mixing
+        hands a copy of an adapter new weights and columns, :meth:`bind`
+        states the rule again)."""
+        bound = self._bound
+        fixed = dict(
             params=self.params,
             weight_pos=self.weight_pos,
             weight_neg=self.weight_neg,
@@ -243,7 +220,8 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
             intercept_sq=self.intercept_sq,
             weight_step=bool(self.weight_step),
         )
-        self._bound = (key, (self.intercept_sq, self.weight_step), bound)
+        if bound is None or not bound.binds(self.W, self.b, **fixed):
+            bound = self._bound = _first_order.FirstOrderPass(self.W, self.b, **fixed)
         return bound
 
     def journal(self, journal, order):
