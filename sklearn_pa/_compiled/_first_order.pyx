@@ -40,6 +40,7 @@ from ._weighting cimport scale_step_by_weights, unit_weights
 from ._steps cimport (
     Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
 )
+from ._write_log cimport WriteBuffer, WriteLog, log_write, reserve_writes
 
 # how many non-zeros ahead an update asks for the rows of U it writes, how
 # many rows ahead of a sparse row's learning its non-zeros are asked for,
@@ -212,11 +213,13 @@ cdef inline bint _apply_step(
     double *W0, double *U0, double *b, double *bu, Py_ssize_t K,
     Py_ssize_t c0, Py_ssize_t c1, const double *delta,
     const Py_ssize_t *changed, Py_ssize_t n_changed, double intercept_sq,
-    double avg_coef,
+    double avg_coef, WriteBuffer *log,
 ) noexcept nogil:
     """``W[:, k] += delta[k] x`` (and ``b[k] += a^2 delta[k]``) for the
     listed columns, with the lazy average ``U += avg_coef * Delta`` when
-    ``avg_coef`` is not 0; returns whether a weight became non-finite."""
+    ``avg_coef`` is not 0; returns whether a weight became non-finite.
+    With a write ``log`` (room reserved for :func:`_step_writes` entries),
+    each entry's value is logged before it is written."""
     cdef Py_ssize_t j, k, r
     cdef double xj
     cdef double *wrow
@@ -235,6 +238,8 @@ cdef inline bint _apply_step(
         wrow = W0 + row_ind[j] * K
         for r in range(n_changed):
             k = changed[r]
+            if log != NULL:
+                log_write(log, wrow + k)
             wrow[k] += delta[k] * xj
             if not isfinite(wrow[k]):
                 overflow = True
@@ -242,17 +247,46 @@ cdef inline bint _apply_step(
             urow = U0 + row_ind[j] * K
             for r in range(n_changed):
                 k = changed[r]
+                if log != NULL:
+                    log_write(log, urow + k)
                 urow[k] += avg_coef * delta[k] * xj
     if intercept_sq > 0.0:
         # b = a * w_a for the constant feature a: it moves by a^2 * step
         for r in range(n_changed):
             k = changed[r]
+            if log != NULL:
+                log_write(log, b + k)
             b[k] += intercept_sq * delta[k]
             if not isfinite(b[k]):
                 overflow = True
             if avg_coef != 0.0:
+                if log != NULL:
+                    log_write(log, bu + k)
                 bu[k] += avg_coef * intercept_sq * delta[k]
     return overflow
+
+
+cdef inline Py_ssize_t _step_writes(
+    Py_ssize_t nnz, Py_ssize_t n_changed, bint averaged,
+) noexcept nogil:
+    """The most entries :func:`_apply_step` writes for one row."""
+    return (nnz + 1) * n_changed * (2 if averaged else 1)
+
+
+cdef inline bint _reads_nonfinite(
+    const index_t *row_ind, Py_ssize_t nnz, const double *W0, Py_ssize_t K,
+    Py_ssize_t c0, Py_ssize_t c1,
+) noexcept nogil:
+    """Whether a weight of the columns ``c0:c1`` of the row's features is
+    NaN or infinite (read only for a row whose scores were not finite)."""
+    cdef Py_ssize_t j, k
+    cdef const double *wrow
+    for j in range(nnz):
+        wrow = W0 + row_ind[j] * K
+        for k in range(c0, c1):
+            if not isfinite(wrow[k]):
+                return True
+    return False
 
 
 cdef inline Py_ssize_t _rule_step(
@@ -343,6 +377,7 @@ def epoch(
     label_indices=None,
     bint score_average=False, bint weight_step=False,
     FirstOrderPass bound=None,
+    WriteLog write_log=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b (and U, bu).
 
@@ -408,6 +443,13 @@ def epoch(
         (these objects) and the same ``intercept_sq`` and ``weight_step``:
         its conversions and checks of them are reused (an epoch adapter
         keeps one between passes); any other is ignored.
+    write_log : None, or a :class:`~sklearn_pa._compiled._write_log.WriteLog`
+        (made with ``W``, ``b``, ``U``, ``bu``): each entry the pass writes
+        is logged, with its value, just before the write, so that the call
+        can write them back; a row whose scores are not finite because a
+        weight it reads is NaN or infinite then stops the pass
+        (``write_log.nonfinite_read``), as does a log that cannot grow
+        (``write_log.failed``).  The caller checks both after the pass.
 
     Returns
     -------
@@ -428,7 +470,7 @@ def epoch(
     return bound._run(
         rows, order, U, bu, labels, targets, sample_weight, t0, average_start,
         loss_out, col_start, col_stop, scores_out, label_indptr, label_indices,
-        score_average,
+        score_average, write_log,
     )
 
 
@@ -507,6 +549,7 @@ cdef class FirstOrderPass:
         label_indptr=None,
         label_indices=None,
         bint score_average=False,
+        WriteLog write_log=None,
     ):
         """The pass over the rows ``order`` of the row view ``rows``
         (:func:`epoch`'s arguments of the same names); returns ``(mistakes,
@@ -514,15 +557,16 @@ cdef class FirstOrderPass:
         return self._run(
             rows, order, U, bu, labels, targets, sample_weight, t0,
             average_start, loss_out, col_start, col_stop, scores_out,
-            label_indptr, label_indices, score_average,
+            label_indptr, label_indices, score_average, write_log,
         )
 
     cdef tuple _run(
         self, rows, order, U, bu, labels, targets, sample_weight, long long t0,
         long long average_start, loss_out, Py_ssize_t col_start,
         Py_ssize_t col_stop, scores_out, label_indptr, label_indices,
-        bint score_average,
+        bint score_average, WriteLog write_log,
     ):
+        cdef WriteBuffer *log = NULL if write_log is None else &write_log.buffer
         cdef Rows32 rows32
         cdef Rows64 rows64
         cdef Rows32F rows32f
@@ -535,7 +579,7 @@ cdef class FirstOrderPass:
                 U, bu, self.weight_pos, self.weight_neg, self.margins,
                 self.active, &self.p, self.spec, self.intercept_sq, t0,
                 average_start, loss_out, col_start, col_stop, scores_out,
-                label_indptr, label_indices, score_average, self.weight_step,
+                label_indptr, label_indices, score_average, self.weight_step, log,
             )
         if kind == RowsKind.ROWS32F:
             arrays = make_rows(rows, &rows32f)
@@ -544,7 +588,7 @@ cdef class FirstOrderPass:
                 U, bu, self.weight_pos, self.weight_neg, self.margins,
                 self.active, &self.p, self.spec, self.intercept_sq, t0,
                 average_start, loss_out, col_start, col_stop, scores_out,
-                label_indptr, label_indices, score_average, self.weight_step,
+                label_indptr, label_indices, score_average, self.weight_step, log,
             )
         if kind == RowsKind.ROWS64F:
             arrays = make_rows(rows, &rows64f)
@@ -553,7 +597,7 @@ cdef class FirstOrderPass:
                 U, bu, self.weight_pos, self.weight_neg, self.margins,
                 self.active, &self.p, self.spec, self.intercept_sq, t0,
                 average_start, loss_out, col_start, col_stop, scores_out,
-                label_indptr, label_indices, score_average, self.weight_step,
+                label_indptr, label_indices, score_average, self.weight_step, log,
             )
         arrays = make_rows(rows, &rows32)
         return _epoch[Rows32](
@@ -561,7 +605,7 @@ cdef class FirstOrderPass:
             U, bu, self.weight_pos, self.weight_neg, self.margins,
             self.active, &self.p, self.spec, self.intercept_sq, t0,
             average_start, loss_out, col_start, col_stop, scores_out,
-            label_indptr, label_indices, score_average, self.weight_step,
+            label_indptr, label_indices, score_average, self.weight_step, log,
         )
 
 
@@ -679,6 +723,7 @@ cdef tuple _epoch(
     const int[::1] label_indices,
     bint score_average,
     bint weight_step,
+    WriteBuffer *log,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
     and value dtype)."""
@@ -778,6 +823,9 @@ cdef tuple _epoch(
                                <double> (t - average_start), U0, bu_p, K, c0, c1,
                                &scores_out[n, 0])
             if not finite:
+                if log != NULL and _reads_nonfinite(row_ind, nnz, W0, K, c0, c1):
+                    log.nonfinite_read = True
+                    break
                 skipped += 1
                 continue
 
@@ -809,10 +857,14 @@ cdef tuple _epoch(
                 # before writing anything, as a row whose scores overflow
                 skipped += 1
                 continue
+            if log != NULL and not reserve_writes(
+                log, _step_writes(nnz, n_changed, avg_coef != 0.0)
+            ):
+                break  # (log.failed: nothing of this row written)
             updates += 1
             overflow |= _apply_step(row_data, row_ind, nnz, W0, U0, &b[0], bu_p, K,
                                     c0, c1, delta, changed, n_changed,
-                                    intercept_sq, avg_coef)
+                                    intercept_sq, avg_coef, log)
 
     free(scores)
     free(delta)

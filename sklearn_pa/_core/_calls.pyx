@@ -24,7 +24,8 @@ from cpython.buffer cimport (
 )
 from libc.string cimport memcpy
 
-from ..utils._atomic import RawWords, restore_entries, session_of
+from .._compiled._write_log import WriteLog
+from ..utils._atomic import WRITTEN, RawWords, restore_entries, session_of
 from ..utils._shuffle import mt19937_words
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "finite_inputs",
     "KERNEL_DTYPES",
     "check_weights_read",
+    "check_writes",
     "encode_labels",
     "lean_batch",
     "lean_fitted_labels",
@@ -225,6 +227,15 @@ cdef class RowView:
             # the kernels take the address of element 0
             self.data = np.zeros(1, dtype=dtype)
             self.indices = np.zeros(1, dtype=self.indptr.dtype)
+
+    cpdef Py_ssize_t n_values(self):
+        """The values the rows hold: their non-zeros (CSR), every entry
+        (dense)."""
+        if self.dense:
+            return self.data.shape[0]
+        indptr = self.indptr
+        n = indptr.shape[0]
+        return int(indptr[n - 1]) - int(indptr[0]) if n > 1 else 0
 
 # ----------------------------------------------------------------------------
 # Rows
@@ -691,10 +702,32 @@ def check_weights_read(estimator, W_rows, b):
         if values is None or values.size == 0:
             continue
         if not _all_finite(values):
-            raise ValueError(
-                f"{name} of {type(estimator).__name__} contains NaN or "
-                "infinity; assign finite values or refit with fit."
-            )
+            raise _nonfinite_weights(estimator, name)
+
+
+cdef object _nonfinite_weights(estimator, name):
+    """The error of a learned array ``name`` a call reads that holds NaN or
+    infinity (the message of the full check of an assigned array)."""
+    return ValueError(
+        f"{name} of {type(estimator).__name__} contains NaN or "
+        "infinity; assign finite values or refit with fit."
+    )
+
+
+def check_writes(estimator, writes):
+    """After a pass that logged its writes in ``writes`` (a
+    :class:`~sklearn_pa._compiled._write_log.WriteLog`), refuse what
+    stopped it: a weight a row read that is NaN or infinite, such as one
+    written in place into ``coef_`` between calls (the message of
+    :func:`check_weights_read`), or a log that could not grow.  The call
+    then fails and its journal writes the logged entries back."""
+    if writes.nonfinite_read:
+        raise _nonfinite_weights(estimator, "coef_")
+    if writes.failed:
+        raise MemoryError(
+            "could not keep the pre-images of the weights a pass writes; "
+            "learn from smaller batches"
+        )
 
 
 # ----------------------------------------------------------------------------
@@ -766,6 +799,20 @@ cdef class Journal:
         # (the copied rows were checked as they were copied)
         check_weights_read(estimator, saved if finite != 1 else None, saved_b)
         self._save(bu, None)
+
+    def save_writes(self, estimator, W, b, U, bu):
+        """A write log for a compiled pass that writes ``W``, ``b``, ``U``
+        and ``bu`` (:class:`~sklearn_pa._compiled._write_log.WriteLog`):
+        the pass logs each entry just before it writes it, so the call
+        keeps only what it writes, in cache, instead of every row its
+        batch indexes.  The intercepts ``b``, which every row reads, are
+        refused first when NaN or infinite (:func:`check_weights_read`);
+        a weight of ``W`` that a row reads is checked by the pass
+        (:func:`check_writes` after it)."""
+        check_weights_read(estimator, None, b)
+        writes = WriteLog((W, b, U, bu))
+        self._entries.append((writes, WRITTEN, writes))
+        return writes
 
     cdef bint _has_generator(self, generator):
         for saved, _ in self._generators:

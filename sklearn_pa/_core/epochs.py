@@ -16,11 +16,21 @@ from joblib import Parallel, delayed, effective_n_jobs
 
 from .._compiled import _first_order
 from ._calls import RowView as _RowView
+from ._calls import check_writes
 from .batch import touched_rows
 from .driver import EpochAdapter, EpochStats
 from .rules import spec
 
 __all__ = ["_LinearEpochs", "_RowView"]
+
+
+#: The most values (non-zeros, or entries of dense rows) of a batch whose
+#: pass logs its writes: each row's step may write its values in every
+#: column it moves, so a log grows with the rows, while the rows of the
+#: weights the batch indexes grow with its distinct features.  On a model of
+#: 20 columns a batch of about 100 rows of 100 non-zeros is where the rows'
+#: copy costs less (``benchmarks.rst``, "The journal of a call").
+LOGGED_VALUES_MAX = 8192
 
 
 class _EpochAveraging:
@@ -99,6 +109,7 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         self.avg_start = est._average_start() if U is not None else 0
         self.avg_start_col = np.full(n_columns, self.avg_start, dtype=np.int64)
         self._bound = None  # (see _first_order_pass)
+        self._writes = None  # (see journal)
         self.U_ = U if U is not None else np.zeros((0, n_columns))
         self.bu_ = bu if bu is not None else np.zeros(0)
         n_jobs = effective_n_jobs(getattr(est, "n_jobs", None)) if self.ovr else 1
@@ -142,13 +153,13 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         n_columns, n_jobs = self.n_columns, self.n_jobs
         t, avg_start = int(t), int(self.avg_start)
         bound = {}
-        if "_kernel_epoch" not in est.__dict__ and getattr(
-            type(est)._kernel_epoch, "calls_first_order", False
-        ):
+        # (the write log the journal made for this pass: see journal)
+        writes, self._writes = self._writes, None
+        if self._calls_first_order():
             # the compiled epoch itself when the class's hook only calls it,
             # with what stays the same between passes bound once
             kernel = _first_order.epoch
-            bound = {"bound": self._first_order_pass()}
+            bound = {"bound": self._first_order_pass(), "write_log": writes}
         else:
             kernel = est._kernel_epoch
 
@@ -194,7 +205,18 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
                 loss,
                 t + order.shape[0],
             )
-        return self._stats(run(0, n_columns), loss, t + order.shape[0])
+        result = run(0, n_columns)
+        if writes is not None:
+            check_writes(est, writes)
+        return self._stats(result, loss, t + order.shape[0])
+
+    def _calls_first_order(self):
+        """Whether the passes run the compiled first-order epoch itself (the
+        estimator's ``_kernel_epoch`` only calls it)."""
+        est = self.estimator
+        return "_kernel_epoch" not in est.__dict__ and getattr(
+            type(est)._kernel_epoch, "calls_first_order", False
+        )
 
     def _stats(self, result, loss, t_end):
         """The :class:`~sklearn_pa._core.driver.EpochStats` of a pass that
@@ -211,24 +233,54 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         hands a copy of an adapter new weights and columns, :meth:`bind`
         states the rule again)."""
         bound = self._bound
-        fixed = dict(
-            params=self.params,
-            weight_pos=self.weight_pos,
-            weight_neg=self.weight_neg,
-            margins=self.margins,
-            active=self.active,
-            intercept_sq=self.intercept_sq,
-            weight_step=bool(self.weight_step),
-        )
-        if bound is None or not bound.binds(self.W, self.b, **fixed):
-            bound = self._bound = _first_order.FirstOrderPass(self.W, self.b, **fixed)
+        weight_step = bool(self.weight_step)
+        if bound is None or not bound.binds(
+            self.W,
+            self.b,
+            self.params,
+            self.weight_pos,
+            self.weight_neg,
+            self.margins,
+            self.active,
+            self.intercept_sq,
+            weight_step,
+        ):
+            bound = self._bound = _first_order.FirstOrderPass(
+                self.W,
+                self.b,
+                params=self.params,
+                weight_pos=self.weight_pos,
+                weight_neg=self.weight_neg,
+                margins=self.margins,
+                active=self.active,
+                intercept_sq=self.intercept_sq,
+                weight_step=weight_step,
+            )
         return bound
 
     def journal(self, journal, order):
-        """Save the rows of ``W`` (and ``U``) of the features the batch
-        touches, and ``b`` (and ``bu``) whole."""
+        """Keep, for ``journal``, the pre-images of what the next pass may
+        write.  A pass of the compiled first-order epoch in one thread logs
+        each entry it writes just before writing it (``journal.save_writes``:
+        the few entries of its steps, read in cache); any other saves the
+        rows of ``W`` (and ``U``) of the features the batch touches, and
+        ``b`` (and ``bu``) whole: a batch of more than
+        :data:`LOGGED_VALUES_MAX` values, or a pass in threads over columns
+        (each thread writes its own), keeps those rows."""
+        est = self.estimator
+        # (a subclass whose passes are its own saves what they may write)
+        runs_here = type(self).run is _LinearEpochs.run
+        if (
+            runs_here
+            and self.n_jobs == 1
+            and self.rows.n_values() <= LOGGED_VALUES_MAX
+            and self._calls_first_order()
+        ):
+            self._writes = journal.save_writes(est, self.W, self.b, self.U_, self.bu_)
+            return
+        self._writes = None
         journal.save_weights(
-            self.estimator, touched_rows(self.rows), self.W, self.b, self.U_, self.bu_
+            est, touched_rows(self.rows), self.W, self.b, self.U_, self.bu_
         )
 
     def publish(self):

@@ -32,12 +32,18 @@ __all__ = [
     "AtomicBlock",
     "JOURNAL",
     "RawWords",
+    "WRITTEN",
     "estimator_lock",
     "locked_read",
     "restore_entries",
     "session_of",
     "set_session_type",
 ]
+
+#: The ``rows`` of a journal entry whose saved content is a write log
+#: (``_compiled/_write_log.pyx``): the entries a compiled pass wrote, each
+#: with its value before the write; restoring it undoes the writes.
+WRITTEN = object()
 
 #: The journal of the innermost atomic block of this thread (or None).
 JOURNAL = contextvars.ContextVar("sklearn_pa_journal", default=None)
@@ -143,6 +149,8 @@ def restore_entries(list entries, list generators, list lists):
     for array, rows, content in reversed(entries):
         if rows is None:
             array[...] = content
+        elif rows is WRITTEN:
+            content.undo()
         else:
             array[rows] = content
     for generator, state in generators:

@@ -1,0 +1,325 @@
+"""The write log of the compiled first-order pass: the pre-image of each
+entry the pass writes, logged by the pass just before the write
+(``_compiled/_write_log.pyx``), is what a ``partial_fit`` call's journal
+keeps of the weights, and writing it back puts every entry back.
+
+A call keeps what its steps write, not every row of the weights its batch
+indexes; a weight a row reads that is NaN or infinite is still refused with
+the full check's message, before the call changes anything visible.
+"""
+
+import copy
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kernel_calls import row_view, rule_params
+from numpy.testing import assert_array_equal
+from sklearn.base import is_classifier
+
+from sklearn_pa import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from sklearn_pa._compiled import _first_order, _write_log
+from sklearn_pa._compiled._rules import Rule, Slack
+from sklearn_pa._core import epochs
+from sklearn_pa.utils.discovery import all_estimators
+
+# (rule, number of weight columns for K classes)
+RULES = [
+    (Rule.BINARY, lambda K: 1),
+    (Rule.OVR, lambda K: K),
+    (Rule.MAX_LOSS, lambda K: K),
+    (Rule.SUPPORT, lambda K: K),
+    (Rule.MIRA, lambda K: K),
+    (Rule.REGRESSION, lambda K: 1),
+    (Rule.PERCEPTRON_UNIFORM, lambda K: K),
+]
+
+
+def _epoch(rows, order, W, b, U, bu, rule, labels, targets, t0, log):
+    K = W.shape[1]
+    n = labels.shape[0]
+    return _first_order.epoch(
+        rows,
+        order,
+        W,
+        b,
+        U,
+        bu,
+        params=rule_params(rule, Slack.HINGE, 0.7, 0.1),
+        labels=labels,
+        targets=targets,
+        sample_weight=np.ones(n),
+        weight_pos=np.ones(max(K, 2)),
+        weight_neg=np.ones(max(K, 2)),
+        margins=np.ones((max(K, 2), max(K, 2))),
+        active=np.ones(K, dtype=np.uint8),
+        intercept_sq=1.0,
+        t0=t0,
+        average_start=1,
+        loss_out=np.zeros(K),
+        write_log=log,
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rule=st.sampled_from(RULES),
+    n_classes=st.integers(2, 4),
+    n_features=st.integers(1, 6),
+    n_rows=st.integers(1, 12),
+    averaged=st.booleans(),
+    dense=st.booleans(),
+    t0=st.integers(0, 5),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_undoing_a_log_puts_every_entry_back(
+    rule, n_classes, n_features, n_rows, averaged, dense, t0, seed
+):
+    """A pass with a write log writes the weights a pass without one
+    writes, bit for bit; undoing the log then gives back every weight,
+    average and intercept as it was, though a few features are written by
+    many rows (the log holds an entry many times: the latest is undone
+    first)."""
+    rule, columns = rule
+    rng = np.random.RandomState(seed)
+    K = columns(n_classes)
+    X = rng.normal(size=(n_rows, n_features)) * (rng.rand(n_rows, n_features) < 0.7)
+    if dense:
+        rows = row_view(
+            X.ravel(),
+            np.arange(n_features, dtype=np.int32),
+            np.zeros(1, dtype=np.int32),
+            True,
+            n_features,
+        )
+    else:
+        X = sp.csr_matrix(X)
+        rows = row_view(X.data, X.indices, X.indptr, False, n_features)
+    labels = rng.randint(2 if K == 1 else K, size=n_rows).astype(np.int32)
+    targets = rng.normal(size=n_rows)
+    order = rng.permutation(n_rows).astype(np.int64)
+    W = rng.normal(size=(n_features, K))
+    b = rng.normal(size=K)
+    U = rng.normal(size=(n_features, K)) if averaged else np.zeros((0, K))
+    bu = rng.normal(size=K) if averaged else np.zeros(0)
+    before = [a.copy() for a in (W, b, U, bu)]
+    plain = [a.copy() for a in (W, b, U, bu)]
+    expected = _epoch(rows, order, *plain, rule, labels, targets, t0, None)
+    log = _write_log.WriteLog((W, b, U, bu))
+    result = _epoch(rows, order, W, b, U, bu, rule, labels, targets, t0, log)
+    assert result == expected
+    for got, want in zip((W, b, U, bu), plain):
+        assert_array_equal(got, want)
+    assert not log.failed and not log.nonfinite_read
+    if result[1]:  # (rows that took a step)
+        assert len(log) > 0
+    log.undo()
+    assert len(log) == 0
+    for got, want in zip((W, b, U, bu), before):
+        assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("multiclass", ["max_loss", "support"])
+def test_a_one_row_call_keeps_the_entries_its_step_writes(
+    average, multiclass, monkeypatch
+):
+    """A later one-row call of a multiclass PA on a wide model keeps, for
+    its journal, the entries its step writes: the columns its step moves
+    (two for the max-loss rule, the support classes and the true one
+    for SPA) at the row's features and the intercepts, and as many of the
+    average's accumulators."""
+    rng = np.random.RandomState(0)
+    n_features, nnz, n_classes = 50_000, 30, 10
+    X = sp.random(
+        200, n_features, density=nnz / n_features, format="csr", random_state=rng
+    )
+    X.data = rng.uniform(-1, 1, X.data.shape[0])
+    y = rng.randint(n_classes, size=200)
+    est = PassiveAggressiveClassifier(
+        average=average, multiclass=multiclass, random_state=0
+    )
+    est.partial_fit(X[:100], y[:100], classes=np.arange(n_classes))
+    est.partial_fit(X[100:101], y[100:101])
+    seen = []
+    check = epochs.check_writes
+
+    def spy(estimator, writes):
+        seen.append(len(writes))
+        return check(estimator, writes)
+
+    monkeypatch.setattr(epochs, "check_writes", spy)
+    n_steps = 0
+    for i in range(101, 140):
+        t = est.t_
+        est.partial_fit(X[i : i + 1], y[i : i + 1])
+        assert est.t_ == t + 1
+        entries = seen[-1]
+        if entries:
+            n_steps += 1
+            per_column = (X[i].nnz + 1) * (2 if average else 1)
+            n_columns, rest = divmod(entries, per_column)
+            assert rest == 0
+            if multiclass == "max_loss":
+                # (the true class and the one of largest loss)
+                assert n_columns == 2
+            else:
+                assert 2 <= n_columns <= n_classes
+    assert len(seen) == 39 and n_steps > 10
+
+
+@pytest.mark.parametrize("Estimator", [PassiveAggressiveClassifier])
+@pytest.mark.parametrize("form", ["csr", "dense"])
+def test_a_nan_weight_a_later_row_reads_is_refused_before_any_change(Estimator, form):
+    """A NaN written in place into ``coef_`` at a feature only the last
+    row of a batch reads is refused with the full check's message after the
+    rows before it were learned: the call then leaves the model as it was
+    (their writes undone).  A NaN no row of the batch reads is no weight
+    the call reads: the call learns."""
+    rng = np.random.RandomState(0)
+    X = np.abs(rng.normal(size=(40, 6)))
+    X[:, 5] = 0.0
+    y = rng.randint(3, size=40)
+    est = Estimator(average=False, random_state=0)
+    est.partial_fit(X[:20], y[:20], classes=[0, 1, 2])
+    est.partial_fit(X[20:21], y[20:21])
+    batch = X[21:25].copy()
+    batch[-1, 5] = 1.0  # only the last row reads feature 5
+    cast = sp.csr_matrix if form == "csr" else np.ascontiguousarray
+    coef, intercept, t = est.coef_.copy(), est.intercept_.copy(), est.t_
+    curve = list(est.loss_curve_)
+    est.coef_[1, 5] = np.nan
+    with pytest.raises(ValueError, match="coef_ of .* NaN or infinity"):
+        est.partial_fit(cast(batch), y[21:25])
+    assert est.t_ == t and est.loss_curve_ == curve
+    assert_array_equal(est.intercept_, intercept)
+    expected = coef.copy()
+    expected[1, 5] = np.nan
+    assert_array_equal(est.coef_, expected)
+    if form == "csr":
+        # the same rows without the last: none reads feature 5
+        est.partial_fit(cast(batch[:-1]), y[21:24])
+        assert est.t_ == t + 3
+        assert np.isnan(est.coef_[1, 5])
+        assert np.isfinite(np.delete(est.coef_, 5, axis=1)).all()
+
+
+def _streaming_estimators():
+    return [
+        pytest.param(Estimator, id=name)
+        for name, Estimator in all_estimators(["classifier", "regressor"])
+        if hasattr(Estimator, "partial_fit")
+    ]
+
+
+class _Failure(Exception):
+    pass
+
+
+@pytest.mark.parametrize("Estimator", _streaming_estimators())
+def test_every_learner_whose_pass_logs_its_writes_is_undone_by_the_log(
+    Estimator, monkeypatch
+):
+    """Every estimator (discovered) whose ``partial_fit`` pass logs its
+    writes: a call that fails right after its pass, on a batch whose rows
+    share features, leaves a model that continues exactly as a copy taken
+    before it; an estimator whose passes keep another journal says so."""
+    try:
+        est = Estimator(random_state=0)
+    except TypeError:
+        est = Estimator()
+    rng = np.random.RandomState(1)
+    X = sp.csr_matrix(np.abs(rng.normal(size=(60, 8))) * (rng.rand(60, 8) < 0.6))
+    if is_classifier(est):
+        y = rng.randint(3, size=60)
+        kwargs = {"classes": [0, 1, 2]}
+    else:
+        y = rng.normal(size=60)
+        kwargs = {}
+    try:
+        est.partial_fit(X[:20], y[:20], **kwargs)
+    except (ValueError, TypeError) as exc:
+        pytest.skip(f"no multiclass or sparse stream: {exc}")
+    est.partial_fit(X[20:21], y[20:21])
+    logs = []
+    check = epochs.check_writes
+
+    def failing(estimator, writes):
+        check(estimator, writes)
+        logs.append(len(writes))
+        raise _Failure
+
+    reference = copy.deepcopy(est)
+    with monkeypatch.context() as m:
+        m.setattr(epochs, "check_writes", failing)
+        try:
+            est.partial_fit(X[21:31], y[21:31])
+        except _Failure:
+            pass
+    if not logs:
+        pytest.skip("its passes keep the rows they may write (no write log)")
+    assert logs[0] > 0
+    for model in (est, reference):
+        model.partial_fit(X[21:31], y[21:31])
+        model.partial_fit(X[31:40], y[31:40])
+    assert est.t_ == reference.t_
+    for name in ("coef_", "intercept_"):
+        assert_array_equal(getattr(est, name), getattr(reference, name))
+    assert_array_equal(est.predict(X), reference.predict(X))
+
+
+def test_a_regressor_stream_logs_its_writes(monkeypatch):
+    """The regressors' passes keep their journal in the log too."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30, 5))
+    y = X @ rng.normal(size=5)
+    est = PassiveAggressiveRegressor(epsilon=0.0, random_state=0)
+    est.partial_fit(X[:10], y[:10])
+    seen = []
+    check = epochs.check_writes
+    monkeypatch.setattr(
+        epochs, "check_writes", lambda e, w: (seen.append(len(w)), check(e, w))
+    )
+    est.partial_fit(X[10:11], y[10:11])
+    est.partial_fit(X[11:12], y[11:12])
+    assert seen and max(seen) > 0
+
+
+@pytest.mark.parametrize("limit", [0, 10**9])
+@pytest.mark.parametrize("average", [False, True])
+def test_a_batch_over_the_logged_size_keeps_its_rows_and_is_undone_alike(
+    limit, average, monkeypatch
+):
+    """A batch of more values than ``LOGGED_VALUES_MAX`` keeps the rows of
+    the weights it indexes instead of a write log; either way a call that
+    fails after its pass leaves a model that continues as a copy taken
+    before it."""
+    monkeypatch.setattr(epochs, "LOGGED_VALUES_MAX", limit)
+    rng = np.random.RandomState(3)
+    X = sp.csr_matrix(np.abs(rng.normal(size=(80, 12))) * (rng.rand(80, 12) < 0.5))
+    y = rng.randint(4, size=80)
+    est = PassiveAggressiveClassifier(average=average, random_state=0)
+    est.partial_fit(X[:30], y[:30], classes=[0, 1, 2, 3])
+    est.partial_fit(X[30:31], y[30:31])
+    reference = copy.deepcopy(est)
+    logs = []
+    check, stats = epochs.check_writes, epochs._LinearEpochs._stats
+
+    def failing(self, *args):
+        stats(self, *args)
+        raise _Failure
+
+    with monkeypatch.context() as m:
+        m.setattr(epochs, "check_writes", lambda e, w: (logs.append(w), check(e, w)))
+        m.setattr(epochs._LinearEpochs, "_stats", failing)
+        with pytest.raises(_Failure):
+            est.partial_fit(X[31:50], y[31:50])
+    assert bool(logs) == (limit > 0)
+    for model in (est, reference):
+        model.partial_fit(X[31:50], y[31:50])
+        model.partial_fit(X[50:], y[50:])
+    assert est.t_ == reference.t_
+    assert_array_equal(est.coef_, reference.coef_)
+    assert_array_equal(est.intercept_, reference.intercept_)
