@@ -33,10 +33,10 @@ TEXT = {
 #: ("One row at a time: the cost of a call").
 STREAM_COMMAND = "python -m sklearn_pa.benchmark --dataset stream-latency"
 STREAM = {
-    "PA-default": (26.4, 4271),
-    "AROW": (60.1, 8821),
-    "CW": (53.9, 4044),
-    "SGD-pa1": (5142, 9850),
+    "PA-default": (20.5, 3806),
+    "AROW": (56.9, 7469),
+    "CW": (50.1, 3232),
+    "SGD-pa1": (4413, 9226),
 }
 
 OUT = Path(__file__).resolve().parent / "_static" / "headline.png"

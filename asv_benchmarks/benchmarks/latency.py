@@ -75,3 +75,39 @@ class OneRowLatencySuite:
     def time_predict_one_row(self, estimator):
         X, _ = next(self.stream)
         self.model.predict(X)
+
+
+class SmallBatchLatencySuite:
+    """Time of one ``partial_fit`` call on a batch of a few rows, around the
+    size where a call's journal switches from the write log of the
+    first-order pass (the entries its steps write) to the rows of the
+    weights the batch indexes (``LOGGED_VALUES_MAX`` values, in
+    ``sklearn_pa/_core/epochs.py``): both sides of it should cost about a
+    row of a 1000-row call each."""
+
+    param_names = ["estimator", "rows"]
+    params = (["PA-default", "PA-unaveraged"], [1, 10, 50, 100, 400])
+    timer = timeit.default_timer
+    processes = 1
+    number = 20
+    repeat = (3, 10, 20.0)
+    warmup_time = 0.1
+    timeout = 300
+
+    def setup(self, estimator, rows):
+        X, _, y, _ = get_data("sparse")
+        self.model = LEARNERS[estimator]()
+        self.model.partial_fit(X[:100], y[:100], classes=np.unique(y))
+        n = X.shape[0]
+        # (the rows after the first 100, taken in turn; on a small data set
+        # a batch wraps around)
+        starts = range(100, 100 + 20 * rows, rows)
+        batches = []
+        for start in starts:
+            index = np.arange(start, start + rows) % n
+            batches.append((X[index], np.asarray(y)[index]))
+        self.stream = itertools.cycle(batches)
+
+    def time_partial_fit(self, estimator, rows):
+        X, y = next(self.stream)
+        self.model.partial_fit(X, y)

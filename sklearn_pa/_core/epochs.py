@@ -27,9 +27,10 @@ __all__ = ["_LinearEpochs", "_RowView"]
 #: The most values (non-zeros, or entries of dense rows) of a batch whose
 #: pass logs its writes: each row's step may write its values in every
 #: column it moves, so a log grows with the rows, while the rows of the
-#: weights the batch indexes grow with its distinct features.  On a model of
-#: 20 columns a batch of about 100 rows of 100 non-zeros is where the rows'
-#: copy costs less (``benchmarks.rst``, "The journal of a call").
+#: weights the batch indexes grow with its distinct features only.  On a
+#: model of 20 columns, a batch of about 100 rows of 100 non-zeros is where
+#: copying the rows starts to cost less (``SmallBatchLatencySuite`` of
+#: ``asv_benchmarks/benchmarks/latency.py`` times both sides).
 LOGGED_VALUES_MAX = 8192
 
 
