@@ -42,18 +42,23 @@ LEARNERS = {
 }
 
 
-class OneRowLatencySuite:
-    """Time of one ``partial_fit`` and one ``predict`` call on one row."""
+class _CallTiming:
+    """asv's settings for calls of microseconds to milliseconds: many calls
+    a sample, one process."""
 
-    param_names = ["estimator"]
-    params = (list(LEARNERS),)
     timer = timeit.default_timer
     processes = 1
-    # many calls a sample: a call takes tens of microseconds
     number = 200
     repeat = (3, 10, 20.0)
     warmup_time = 0.1
     timeout = 300
+
+
+class OneRowLatencySuite(_CallTiming):
+    """Time of one ``partial_fit`` and one ``predict`` call on one row."""
+
+    param_names = ["estimator"]
+    params = (list(LEARNERS),)
 
     def setup(self, estimator):
         X, _, y, _ = get_data("sparse")
@@ -77,7 +82,7 @@ class OneRowLatencySuite:
         self.model.predict(X)
 
 
-class SmallBatchLatencySuite:
+class SmallBatchLatencySuite(_CallTiming):
     """Time of one ``partial_fit`` call on a batch of a few rows, around the
     size where a call's journal switches from the write log of the
     first-order pass (the entries its steps write) to the rows of the
@@ -87,12 +92,7 @@ class SmallBatchLatencySuite:
 
     param_names = ["estimator", "rows"]
     params = (["PA-default", "PA-unaveraged"], [1, 10, 50, 100, 400])
-    timer = timeit.default_timer
-    processes = 1
-    number = 20
-    repeat = (3, 10, 20.0)
-    warmup_time = 0.1
-    timeout = 300
+    number = 20  # (a call of up to a few milliseconds)
 
     def setup(self, estimator, rows):
         X, _, y, _ = get_data("sparse")
