@@ -65,6 +65,47 @@ OUTSIDE = {
         "and tests/test_sequence_per_call.py"
         for name in ("StructuredPassiveAggressive", "StructuredPerceptron")
     },
+    "write log": {
+        **{
+            name: "a second-order pass writes its covariance too (whole, by "
+            "BLAS, for a full one): its journal keeps the rows it may write"
+            for name in (
+                "AROWClassifier",
+                "AROWRegressor",
+                "ConfidenceWeightedClassifier",
+                "ConfidenceWeightedRegressor",
+                "IELLIPClassifier",
+                "NAROWClassifier",
+                "NHERDClassifier",
+                "NHERDRegressor",
+                "SCWClassifier",
+                "SOPClassifier",
+            )
+        },
+        **{
+            name: "the scaled kernel keeps its weights as a scale times a "
+            "vector and may rewrite the whole model: its journal keeps them"
+            for name in ("ALMAClassifier", "ROMMAClassifier")
+        },
+        **{
+            name: "split weights renormalised by a multiplicative step (their "
+            "own kernel): the journal keeps them"
+            for name in (
+                "ErrorProportionalRegressor",
+                "ExponentiatedGradientRegressor",
+            )
+        },
+        "KernelPassiveAggressiveClassifier": "a support set built anew by "
+        "each call: nothing written in place to log",
+        "KernelPassiveAggressiveRegressor": "a support set built anew by "
+        "each call: nothing written in place to log",
+        "OnlineBayesPointClassifier": "copies of a base learner run by their "
+        "own kernel, journaled as rows",
+        "PassiveAggressiveOneClass": "a centre kept as a scale times a "
+        "vector, journaled by its own adapter",
+        "StructuredPassiveAggressive": "sequences: the taggers' own kernel",
+        "StructuredPerceptron": "sequences: the taggers' own kernel",
+    },
     "lean stream": {
         "KernelPassiveAggressiveClassifier": "dual model (own per-call tests)",
         "KernelPassiveAggressiveRegressor": "dual model (own per-call tests)",
