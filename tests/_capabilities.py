@@ -14,6 +14,7 @@ import inspect
 import pytest
 from sklearn.base import is_classifier, is_regressor
 
+from sklearn_pa import second_order
 from sklearn_pa.utils import all_estimators
 
 #: property -> {estimator name: why it is outside the test}
@@ -69,18 +70,7 @@ OUTSIDE = {
         **{
             name: "a second-order pass writes its covariance too (whole, by "
             "BLAS, for a full one): its journal keeps the rows it may write"
-            for name in (
-                "AROWClassifier",
-                "AROWRegressor",
-                "ConfidenceWeightedClassifier",
-                "ConfidenceWeightedRegressor",
-                "IELLIPClassifier",
-                "NAROWClassifier",
-                "NHERDClassifier",
-                "NHERDRegressor",
-                "SCWClassifier",
-                "SOPClassifier",
-            )
+            for name in second_order.__all__
         },
         **{
             name: "the scaled kernel keeps its weights as a scale times a "
