@@ -170,40 +170,60 @@ def test_a_one_row_call_keeps_the_entries_its_step_writes(
     assert len(seen) == 39 and n_steps > 10
 
 
-@pytest.mark.parametrize("Estimator", [PassiveAggressiveClassifier])
+def _unaveraged(Estimator):
+    """The estimator with its last iterate published (``coef_`` a view of
+    the weights the pass reads), and a fixed seed."""
+    est = Estimator()
+    params = est.get_params()
+    est.set_params(
+        **{k: v for k, v in (("average", False), ("random_state", 0)) if k in params}
+    )
+    return est
+
+
+@pytest.mark.parametrize("name, Estimator", estimators_for("write log"))
 @pytest.mark.parametrize("form", ["csr", "dense"])
-def test_a_nan_weight_a_later_row_reads_is_refused_before_any_change(Estimator, form):
+def test_a_nan_weight_a_later_row_reads_is_refused_before_any_change(
+    name, Estimator, form
+):
     """A NaN written in place into ``coef_`` at a feature only the last
-    row of a batch reads is refused with the full check's message after the
-    rows before it were learned: the call then leaves the model as it was
-    (their writes undone).  A NaN no row of the batch reads is no weight
-    the call reads: the call learns."""
+    row of a CSR batch reads (every row of a dense batch reads every
+    feature) is refused with the full check's message, after the rows
+    before it were learned: the call then leaves the model as it was (their
+    writes undone).  A NaN no row of the batch reads is no weight the call
+    reads: the call learns."""
     rng = np.random.RandomState(0)
     X = np.abs(rng.normal(size=(40, 6)))
     X[:, 5] = 0.0
-    y = rng.randint(3, size=40)
-    est = Estimator(average=False, random_state=0)
-    est.partial_fit(X[:20], y[:20], classes=[0, 1, 2])
+    est = _unaveraged(Estimator)
+    if is_classifier(est):
+        y = rng.randint(3, size=40)
+        est.partial_fit(X[:20], y[:20], classes=[0, 1, 2])
+    else:
+        y = rng.normal(size=40)
+        est.partial_fit(X[:20], y[:20])
     est.partial_fit(X[20:21], y[20:21])
     batch = X[21:25].copy()
-    batch[-1, 5] = 1.0  # only the last row reads feature 5
+    batch[-1, 5] = 1.0  # the last row's only feature 5
     cast = sp.csr_matrix if form == "csr" else np.ascontiguousarray
     coef, intercept, t = est.coef_.copy(), est.intercept_.copy(), est.t_
     curve = list(est.loss_curve_)
-    est.coef_[1, 5] = np.nan
+    # (row 0 of coef_, of one or of several outputs, in place)
+    np.reshape(est.coef_, (-1, 6))[0, 5] = np.nan
     with pytest.raises(ValueError, match="coef_ of .* NaN or infinity"):
         est.partial_fit(cast(batch), y[21:25])
     assert est.t_ == t and est.loss_curve_ == curve
     assert_array_equal(est.intercept_, intercept)
     expected = coef.copy()
-    expected[1, 5] = np.nan
+    np.reshape(expected, (-1, 6))[0, 5] = np.nan
     assert_array_equal(est.coef_, expected)
     if form == "csr":
         # the same rows without the last: none reads feature 5
         est.partial_fit(cast(batch[:-1]), y[21:24])
         assert est.t_ == t + 3
-        assert np.isnan(est.coef_[1, 5])
-        assert np.isfinite(np.delete(est.coef_, 5, axis=1)).all()
+        learned = np.reshape(est.coef_, (-1, 6))
+        assert np.isnan(learned[0, 5])
+        assert np.isfinite(learned[:, :5]).all()
 
 
 class _Failure(Exception):

@@ -201,7 +201,10 @@ class EpochAdapter:
         failure (an overflow, a warning turned into an error,
         ``KeyboardInterrupt``) then writes them back.  Save only what the
         rows can reach (the rows of a feature-major array that the batch's
-        features index), so that the call costs what its rows cost.  An
+        features index), so that the call costs what its rows cost; a pass
+        whose kernel logs each entry before writing it takes a write log
+        instead (``journal.save_writes``, as the first-order adapter does),
+        which costs what its steps write.  An
         adapter that does not say what it writes cannot be journaled: this
         default refuses, so that no family silently loses its atomicity."""
         raise NotImplementedError(
