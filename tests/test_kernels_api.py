@@ -13,6 +13,9 @@ import re
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kernel_calls import row_view, rule_params
 
 from sklearn_pa import (
@@ -31,7 +34,13 @@ from sklearn_pa import (
     SCWClassifier,
 )
 from sklearn_pa._compiled import _first_order, _multiplicative, _rules, _second_order
-from sklearn_pa._compiled._rules import Rule, SequenceLoss, SequenceUpdate, Slack
+from sklearn_pa._compiled._rules import (
+    Rule,
+    SecondOrderRule,
+    SequenceLoss,
+    SequenceUpdate,
+    Slack,
+)
 from sklearn_pa.sequence import _structured
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
@@ -458,3 +467,116 @@ def test_a_bound_pass_is_used_only_for_the_objects_it_was_made_with(kept):
     np.testing.assert_array_equal(kwargs["loss_out"], ref["loss_out"])
     if kept == "other weights":
         assert not other_W.any()
+
+
+def _second_order_epoch_arrays(seed, n_features=12, n_classes=3):
+    """An AROW pass's arguments (diagonal covariance, one block per class)
+    on sparse rows of different lengths."""
+    rng = np.random.RandomState(seed)
+    X = sp.random(30, n_features, density=0.4, format="csr", random_state=rng)
+    # one row much longer than the others, in the middle of the order
+    X = sp.vstack([X[:15], sp.csr_matrix(rng.normal(size=(1, n_features))), X[15:]])
+    X = sp.csr_matrix(X)
+    y = rng.randint(n_classes, size=X.shape[0]).astype(np.int32)
+    kwargs = dict(
+        params={
+            "rule": int(SecondOrderRule.SO_SINGLE),
+            "step": int(SecondOrderRule.STEP_AROW),
+            "phi": 1.0,
+            "param": 0.5,
+            "epsilon": 0.0,
+            "shrinkage": 0.0,
+        },
+        labels=y,
+        sample_weight=np.ones(X.shape[0]),
+        class_weight=np.ones(n_classes),
+        S_full=np.zeros((0, 1, 1)),
+        U=np.zeros((0, n_classes)),
+        bu=np.zeros(0),
+        intercept=1.0,
+        t0=0,
+        average_start=0,
+        loss_out=np.zeros(1),
+        scores_out=np.empty((X.shape[0], n_classes)),
+        var_out=np.empty((X.shape[0], n_classes)),
+    )
+    W, b = np.zeros((n_features, n_classes)), np.zeros(n_classes)
+    S_diag = np.ones((n_features + 1, n_classes))
+    return X, W, b, S_diag, kwargs
+
+
+@pytest.mark.parametrize(
+    "kept", ["same", "other weights", "other covariance", "other rule", "other a"]
+)
+def test_a_bound_second_order_pass_is_used_only_for_its_objects(kept):
+    """``_second_order.epoch(..., bound=pass)`` learns what it learns
+    without it: the pass is reused when it was made with the same mean,
+    covariance, rule and class weights (and intercept constant), and
+    ignored (its own arrays untouched) otherwise."""
+    from sklearn_pa._core.epochs import _RowView
+
+    X, W, b, S, kwargs = _second_order_epoch_arrays(0)
+    order = np.arange(X.shape[0], dtype=np.int64)
+    ref = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+    W_ref, b_ref, S_ref = W.copy(), b.copy(), S.copy()
+    expected = _second_order.epoch(
+        _RowView(X), order, W=W_ref, b=b_ref, S_diag=S_ref, **ref
+    )
+    made = dict(W=W, b=b, S_diag=S, S_full=kwargs["S_full"])
+    params, intercept = kwargs["params"], kwargs["intercept"]
+    if kept == "other weights":
+        made["W"], made["b"] = np.zeros_like(W), np.zeros_like(b)
+    elif kept == "other covariance":
+        made["S_diag"] = np.ones_like(S)
+    elif kept == "other rule":
+        params = dict(params, step=int(SecondOrderRule.STEP_CW))
+    elif kept == "other a":
+        intercept = 2.0
+    others = {k: v.copy() for k, v in made.items()}
+    bound = _second_order.SecondOrderPass(
+        *made.values(),
+        params=params,
+        class_weight=kwargs["class_weight"],
+        intercept=intercept,
+    )
+    assert bound.binds(
+        W, b, S, kwargs["S_full"], kwargs["params"], kwargs["class_weight"], 1.0
+    ) == (kept == "same")
+    got = _second_order.epoch(
+        _RowView(X), order, W=W, b=b, S_diag=S, **kwargs, bound=bound
+    )
+    assert got == expected
+    for a, want in ((W, W_ref), (b, b_ref), (S, S_ref)):
+        np.testing.assert_array_equal(a, want)
+    for name in ("loss_out", "scores_out", "var_out"):
+        np.testing.assert_array_equal(kwargs[name], ref[name])
+    callers = dict(W=W, b=b, S_diag=S, S_full=kwargs["S_full"])
+    for name, a in made.items():
+        if a is not callers[name]:  # (the pass's own arrays: not run)
+            np.testing.assert_array_equal(a, others[name])
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(0, 10_000), st.integers(1, 40))
+def test_a_second_order_pass_on_wide_rows_learns_what_dense_rows_learn(seed, width):
+    """The work rows of the diagonal covariance are sized by the batch's
+    longest row, not by the model's width: sparse rows of any lengths (the
+    longest anywhere in the order) learn what the same rows learn dense,
+    where each row has the model's width."""
+    from sklearn_pa._core.epochs import _RowView
+
+    X, W, b, S, kwargs = _second_order_epoch_arrays(seed, n_features=width)
+    rng = np.random.RandomState(seed)
+    order = rng.permutation(X.shape[0]).astype(np.int64)
+    dense = {
+        k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()
+    }
+    W2, b2, S2 = W.copy(), b.copy(), S.copy()
+    got = _second_order.epoch(_RowView(X), order, W=W, b=b, S_diag=S, **kwargs)
+    want = _second_order.epoch(
+        _RowView(X.toarray()), order, W=W2, b=b2, S_diag=S2, **dense
+    )
+    assert got == want
+    np.testing.assert_allclose(W, W2, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(S, S2, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(kwargs["var_out"], dense["var_out"], rtol=1e-12)

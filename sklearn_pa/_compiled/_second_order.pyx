@@ -78,6 +78,7 @@ def epoch(
     scores_out=None,
     var_out=None,
     targets=None,
+    SecondOrderPass bound=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b, Sigma (U, bu).
 
@@ -117,59 +118,159 @@ def epoch(
     targets : None, or the float64 target per row: read by a rule whose row
         carries a value (``y="values"`` in ``_core/rules.py``: SO_REGRESSION,
         whose ``class_weight`` may be empty and whose ``mistakes`` are -1).
+    bound : SecondOrderPass or None
+        A pass made before, run when it was made with these ``W``, ``b``,
+        ``S_diag``, ``S_full``, ``params``, ``class_weight`` (the same
+        objects) and ``intercept``; otherwise a new one is made.
 
     Returns
     -------
     (mistakes, updates, skipped, overflow)
     """
-    cdef Rows32 rows32
-    cdef Rows64 rows64
-    cdef Rows32F rows32f
-    cdef Rows64F rows64f
-    cdef int kind = rows_kind(rows)
-    if kind == RowsKind.ROWS64:
-        arrays = make_rows(rows, &rows64)
-        return _epoch[Rows64](
-            &rows64, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
-            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
-            var_out, targets,
+    cdef SecondOrderPass p = bound
+    if p is None or not p.binds(W, b, S_diag, S_full, params, class_weight, intercept):
+        p = SecondOrderPass(
+            W, b, S_diag, S_full, params=params, class_weight=class_weight,
+            intercept=intercept,
         )
-    if kind == RowsKind.ROWS32F:
-        arrays = make_rows(rows, &rows32f)
-        return _epoch[Rows32F](
-            &rows32f, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
-            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
-            var_out, targets,
-        )
-    if kind == RowsKind.ROWS64F:
-        arrays = make_rows(rows, &rows64f)
-        return _epoch[Rows64F](
-            &rows64f, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
-            class_weight, params, intercept, t0, average_start, loss_out, scores_out,
-            var_out, targets,
-        )
-    arrays = make_rows(rows, &rows32)
-    return _epoch[Rows32](
-        &rows32, order, labels, sample_weight, W, b, S_diag, S_full, U, bu,
-        class_weight, params, intercept, t0, average_start, loss_out, scores_out,
-        var_out, targets,
+    return p._run(
+        rows, order, labels, sample_weight, U, bu, t0, average_start, loss_out,
+        scores_out, var_out, targets,
     )
 
 
+cdef class SecondOrderPass:
+    """:func:`epoch` with the arguments that stay the same from one pass to
+    the next bound once: the mean ``W``, ``b``, the covariance, the rule
+    (``params``, checked here against the registry and the covariance
+    layout), the class weights and the intercept's constant.  :meth:`run`
+    takes the rest, positionally, and runs the same loop as :func:`epoch`
+    (which is this class, made and run once).  An epoch adapter keeps one
+    while its arrays and rule stay the objects it was made with: a call on
+    one row then costs its row and the conversion of its batch's arrays,
+    not that of every argument."""
+
+    cdef double[:, ::1] W
+    cdef double[::1] b
+    cdef double[:, ::1] S_diag
+    cdef double[:, :, ::1] S_full
+    cdef const double[::1] class_weight
+    cdef SecondOrderParams prm
+    cdef double intercept
+    cdef bint full
+    cdef bint regression
+    cdef Py_ssize_t n_classes
+    # (the objects bound, for binds())
+    cdef tuple objects
+
+    def __init__(
+        self, W, b, S_diag, S_full, *, dict params, class_weight, double intercept
+    ):
+        self.prm = second_order_params(params, _PARAM_NAMES)
+        self.W, self.b, self.S_diag, self.S_full = W, b, S_diag, S_full
+        self.class_weight, self.intercept = class_weight, intercept
+        self.objects = (W, b, S_diag, S_full, params, class_weight)
+        cdef bint full = self.S_full.shape[0] > 0
+        self.full = full
+        # the rule and the step have a branch each in the loop and in the
+        # step files, and what the registry declares of them agrees (what a
+        # row carries, the multiclass mode, the covariance layout): any
+        # other pair is refused here, since the loop cannot raise
+        rule_spec, _ = check_combination(
+            "second_order",
+            {"rule": self.prm.rule, "step": self.prm.step},
+            covariance="full" if full else "diagonal",
+        )
+        # a row carries a label or, for a regression rule, a value
+        self.regression = rule_spec.y == "values"
+        cdef Py_ssize_t n_features = self.W.shape[0], K = self.W.shape[1]
+        cdef Py_ssize_t G = self.S_full.shape[0] if full else self.S_diag.shape[1]
+        cdef Py_ssize_t Dp = n_features + (1 if intercept != 0.0 else 0)
+        # the labels, covariance blocks and weight columns the rule declares
+        self.n_classes = 2 if rule_spec.columns == "one" else K
+        if self.regression:  # targets, no labels, no class weights
+            self.n_classes = 0
+        if self.class_weight.shape[0] < self.n_classes:
+            raise ValueError(f"class_weight needs {self.n_classes} entries")
+        if full:
+            if self.S_full.shape[1] != Dp or self.S_full.shape[2] != Dp:
+                raise ValueError(f"S_full must be ({G}, {Dp}, {Dp})")
+        elif self.S_diag.shape[0] < n_features + 1:
+            raise ValueError(f"S_diag needs {n_features + 1} rows")
+        if rule_spec.blocks == "per_class" and G != K:
+            raise ValueError(f"this rule needs one covariance block per class ({K})")
+        if rule_spec.blocks == "one" and G != 1:
+            raise ValueError("this rule needs one shared covariance block")
+        if rule_spec.columns == "one" and K != 1:
+            raise ValueError("this rule needs one weight column")
+        check_length(self.b.shape[0], K, "b")
+
+    cpdef bint binds(
+        self, W, b, S_diag, S_full, params, class_weight, double intercept
+    ):
+        """Whether this pass was made with these objects (and value)."""
+        cdef tuple o = self.objects
+        return (
+            W is o[0] and b is o[1] and S_diag is o[2] and S_full is o[3]
+            and params is o[4] and class_weight is o[5]
+            and intercept == self.intercept
+        )
+
+    def run(
+        self, rows, order, labels, sample_weight, U, bu, long long t0,
+        long long average_start, loss_out, scores_out=None, var_out=None,
+        targets=None,
+    ):
+        """The pass over the rows ``order`` of the row view ``rows``
+        (:func:`epoch`'s arguments of the same names); returns ``(mistakes,
+        updates, skipped, overflow)``."""
+        return self._run(
+            rows, order, labels, sample_weight, U, bu, t0, average_start,
+            loss_out, scores_out, var_out, targets,
+        )
+
+    cdef tuple _run(
+        self, rows, order, labels, sample_weight, U, bu, long long t0,
+        long long average_start, loss_out, scores_out, var_out, targets,
+    ):
+        cdef Rows32 rows32
+        cdef Rows64 rows64
+        cdef Rows32F rows32f
+        cdef Rows64F rows64f
+        cdef int kind = rows_kind(rows)
+        if kind == RowsKind.ROWS64:
+            arrays = make_rows(rows, &rows64)
+            return _epoch[Rows64](
+                self, &rows64, order, labels, sample_weight, U, bu, t0,
+                average_start, loss_out, scores_out, var_out, targets,
+            )
+        if kind == RowsKind.ROWS32F:
+            arrays = make_rows(rows, &rows32f)
+            return _epoch[Rows32F](
+                self, &rows32f, order, labels, sample_weight, U, bu, t0,
+                average_start, loss_out, scores_out, var_out, targets,
+            )
+        if kind == RowsKind.ROWS64F:
+            arrays = make_rows(rows, &rows64f)
+            return _epoch[Rows64F](
+                self, &rows64f, order, labels, sample_weight, U, bu, t0,
+                average_start, loss_out, scores_out, var_out, targets,
+            )
+        arrays = make_rows(rows, &rows32)
+        return _epoch[Rows32](
+            self, &rows32, order, labels, sample_weight, U, bu, t0,
+            average_start, loss_out, scores_out, var_out, targets,
+        )
+
+
 cdef tuple _epoch(
+    SecondOrderPass P,
     const rows_t *rows,
     const long long[::1] order,
     const int[::1] labels,
     const double[::1] sample_weight,
-    double[:, ::1] W,
-    double[::1] b,
-    double[:, ::1] S_diag,
-    double[:, :, ::1] S_full,
     double[:, ::1] U,
     double[::1] bu,
-    const double[::1] class_weight,
-    dict params,
-    double intercept,
     long long t0,
     long long average_start,
     double[::1] loss_out,
@@ -185,20 +286,17 @@ cdef tuple _epoch(
     cdef rows_t view = rows[0]
     cdef bint dense = view.dense
     cdef Py_ssize_t n_features = view.n_features
-    cdef SecondOrderParams prm = second_order_params(params, _PARAM_NAMES)
+    # the arrays and the rule the pass was made with (checked there)
+    cdef double[:, ::1] W = P.W
+    cdef double[::1] b = P.b
+    cdef double[:, ::1] S_diag = P.S_diag
+    cdef double[:, :, ::1] S_full = P.S_full
+    cdef const double[::1] class_weight = P.class_weight
+    cdef double intercept = P.intercept
+    cdef SecondOrderParams prm = P.prm
     cdef int rule = prm.rule, step = prm.step
-    cdef bint full = S_full.shape[0] > 0
-    # the rule and the step have a branch each in the loop below and in the
-    # step files, and what the registry declares of them agrees (what a row
-    # carries, the multiclass mode, the covariance layout): any other pair
-    # is refused here, since the loop cannot raise
-    rule_spec, _ = check_combination(
-        "second_order",
-        {"rule": rule, "step": step},
-        covariance="full" if full else "diagonal",
-    )
-    # a row carries a label or, for a regression rule, a value (``targets``)
-    cdef bint regression = rule_spec.y == "values"
+    cdef bint full = P.full
+    cdef bint regression = P.regression
     # the peer steps (``_peer_rules.pxd``) solve one constraint at a time
     cdef bint peer = is_peer_step(step)
     cdef SecondOrderStep st
@@ -208,31 +306,14 @@ cdef tuple _epoch(
     cdef Py_ssize_t K = W.shape[1]
     cdef Py_ssize_t G = S_full.shape[0] if full else S_diag.shape[1]
     cdef Py_ssize_t Dp = n_features + (1 if intercept != 0.0 else 0)
-    # the labels, covariance blocks and weight columns the rule declares
-    cdef Py_ssize_t n_classes = 2 if rule_spec.columns == "one" else K
-    if regression:  # targets, no labels, no class weights
-        n_classes = 0
-        if targets is None:
-            raise ValueError("a regression rule needs targets")
-    if class_weight.shape[0] < n_classes:
-        raise ValueError(f"class_weight needs {n_classes} entries")
-    if full:
-        if S_full.shape[1] != Dp or S_full.shape[2] != Dp:
-            raise ValueError(f"S_full must be ({G}, {Dp}, {Dp})")
-    elif S_diag.shape[0] < n_features + 1:
-        raise ValueError(f"S_diag needs {n_features + 1} rows")
-    if rule_spec.blocks == "per_class" and G != K:
-        raise ValueError(f"this rule needs one covariance block per class ({K})")
-    if rule_spec.blocks == "one" and G != 1:
-        raise ValueError("this rule needs one shared covariance block")
-    if rule_spec.columns == "one" and K != 1:
-        raise ValueError("this rule needs one weight column")
+    cdef Py_ssize_t n_classes = P.n_classes
+    if regression and targets is None:
+        raise ValueError("a regression rule needs targets")
     # the rows, the weights and every per-row array must fit the data
     cdef Py_ssize_t needed = check_rows(rows, order)
     cdef Py_ssize_t q
     if W.shape[0] != n_features:
         raise ValueError(f"W has {W.shape[0]} rows for {n_features} features")
-    check_length(b.shape[0], K, "b")
     if U.shape[0] > 0:
         if U.shape[0] != W.shape[0] or U.shape[1] != K:
             raise ValueError("U must have the shape of W")
@@ -273,7 +354,18 @@ cdef tuple _epoch(
     cdef int n_blas = <int> Dp, one = 1
     cdef double d_one = 1.0, d_zero = 0.0, neg_beta
     cdef char *uplo = b'L'   # Fortran lower == C upper triangle
-    n_buf = Dp + 1
+    # the work rows: the dense x~ and Sigma x~ of the full covariance (D'
+    # entries), or Sigma x~ aligned with a row's non-zeros and the
+    # intercept's entry (the longest row's, plus one): a buffer of the
+    # model's width would cost a call on a wide model more than its rows
+    if full:
+        n_buf = Dp + 1
+    else:
+        n_buf = 2
+        for n in range(n_rows):
+            get_row(&view, order[n], &row_data, &row_ind, &nnz)
+            if nnz + 2 > n_buf:
+                n_buf = nnz + 2
     cdef double *scores = <double *> malloc(K * sizeof(double))
     cdef double *alphas = <double *> malloc(K * sizeof(double))
     cdef Cand *cand = <Cand *> malloc(K * sizeof(Cand))

@@ -77,6 +77,9 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         # (and oversubscribe a busy machine)
         self.full = sigma.ndim == 3
         self.t_end = 0
+        # the compiled pass with what stays the same bound, reused while
+        # its arrays, rule and class weights are the same objects
+        self._pass = None
 
     def bind(self, X, y, sample_weight, scores_out=None, *, same_rule=False):
         """Take the validated batch ``X``, ``y``, ``sample_weight`` for the
@@ -156,16 +159,17 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
     def _epoch(self, order, t, loss):
         """The compiled pass over the rows ``order`` from the sample count
         ``t``, its loss summed into ``loss``."""
+        # (a regressor has no class weights; read in the attributes: a miss
+        # on the estimator would ask its publications)
         est = self.estimator
+        class_weight = est.__dict__.get("_expanded_class_weight", _NO_WEIGHTS)
         return _second_order.epoch(
             self.rows,
             order,
             params=self.params,
             labels=self.labels,
             sample_weight=self.sample_weight,
-            # (a regressor has no class weights; read in the attributes:
-            # a miss on the estimator would ask its publications)
-            class_weight=est.__dict__.get("_expanded_class_weight", _NO_WEIGHTS),
+            class_weight=class_weight,
             W=self.W,
             b=self.b,
             S_diag=self.S_diag,
@@ -179,7 +183,29 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             scores_out=self.scores_out,
             var_out=self.var_out,
             targets=self.targets,
+            bound=self._bound_pass(class_weight),
         )
+
+    def _bound_pass(self, class_weight):
+        """The :class:`~sklearn_pa._compiled._second_order.SecondOrderPass`
+        of this adapter's arrays, rule and class weights, made once and
+        reused while they are the same objects (None when the kernel module
+        has none)."""
+        make = getattr(_second_order, "SecondOrderPass", None)
+        if make is None:
+            return None
+        bound = self._pass
+        args = (self.W, self.b, self.S_diag, self.S_full)
+        if bound is None or not bound.binds(
+            *args, self.params, class_weight, self.intercept
+        ):
+            bound = self._pass = make(
+                *args,
+                params=self.params,
+                class_weight=class_weight,
+                intercept=self.intercept,
+            )
+        return bound
 
     def failed(self):
         # (a journaled partial_fit call is restored by atomic_update)
