@@ -160,6 +160,23 @@ def test_pass_margins_keeps_the_rows_not_skipped(n, K, blocks, data):
     assert got_idx.dtype == np.intp
 
 
+@settings(deadline=None)
+@given(st.integers(0, 6), st.integers(1, 5), st.integers(1, 5), st.data())
+def test_row_variances_are_the_blocks_mean_or_the_first_block(n, G, K, data):
+    """One variance per row: the mean over the blocks where each of the
+    ``K`` score columns has its own (``G == K > 1``), else the first
+    block's, negative ones set to 0 and NaN kept, as numpy computes them."""
+    var = data.draw(hnp.arrays(np.float64, (n, G), elements=_values))
+    with np.errstate(all="ignore"):
+        want = var.mean(axis=1) if (K > 1 and G == K) else var[:, 0].copy()
+        want = np.where(want > 0, want, np.where(np.isnan(want), want, 0.0))
+    got = _calls.row_variances(var, K)
+    assert got.dtype == np.float64 and got.shape == (n,)
+    assert_allclose(got, want, rtol=1e-12, atol=0)
+    # a strided view reads the same values
+    assert_array_equal(_calls.row_variances(np.asfortranarray(var), K), got)
+
+
 def test_journal_carries_the_values_of_its_call_only():
     """What one step of a call hands to a later step lives in the call: an
     atomic block's values are gone when it ends (failed or not), and

@@ -10,6 +10,8 @@ import pytest
 import scipy.sparse as sp
 import sklearn
 import sklearn.base
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sklearn_pa import (
     AROWClassifier,
@@ -18,7 +20,7 @@ from sklearn_pa import (
 )
 from sklearn_pa._core.session import params_snapshot, params_unchanged
 from sklearn_pa.linear import _base as _base
-from sklearn_pa.second_order._calibration import CALIBRATION_SIZE
+from sklearn_pa.second_order._calibration import CALIBRATION_SIZE, MARGIN_BLOCKS
 
 
 def _data(n_rows=40, n_features=30, seed=0):
@@ -137,3 +139,55 @@ def test_calibration_record_keeps_the_latest_margins(n_old, n_new, columns):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
         assert got.base is None  # owns its data: no view of a caller's array
+
+
+@settings(deadline=None, max_examples=30)
+@given(
+    st.lists(st.integers(1, CALIBRATION_SIZE + 20), min_size=1, max_size=12),
+    st.sampled_from([None, 3]),
+    st.integers(0, 2**31 - 1),
+)
+def test_a_stream_of_records_keeps_the_latest_margins(sizes, columns, seed):
+    """Calls of any sizes (one row, a few, more than the window) keep what
+    joining every entry and keeping the latest ``CALIBRATION_SIZE`` keeps;
+    the record holds at most ``MARGIN_BLOCKS`` blocks and twice the
+    window's rows, and no array larger than that (a batch over the window is
+    not kept alive by a view)."""
+    rng = np.random.RandomState(seed)
+    est = AROWClassifier()
+    expected, total = None, 0
+    for n in sizes:
+        shape = (n,) if columns is None else (n, columns)
+        new = rng.normal(size=shape), rng.uniform(size=n), rng.randint(3, size=n)
+        expected = _reference_record(expected, new)
+        est._record_margins(*new)
+        for got, want in zip(est._calibration, expected):
+            np.testing.assert_array_equal(got, want)
+        n_rows, blocks = est._margin_blocks
+        assert len(blocks) <= MARGIN_BLOCKS
+        assert n_rows == sum(block[0].shape[0] for block in blocks)
+        total += n
+        assert min(total, CALIBRATION_SIZE) <= n_rows <= 2 * CALIBRATION_SIZE
+        for block in blocks:
+            for a in block:
+                base = a if a.base is None else a.base
+                assert base.shape[0] <= CALIBRATION_SIZE
+
+
+def test_one_row_calls_copy_the_window_once_every_margin_blocks_calls():
+    """A stream of one-row records adds a block a call, and joins the
+    blocks into the latest window only when they exceed ``MARGIN_BLOCKS``."""
+    rng = np.random.RandomState(0)
+    est = AROWClassifier()
+    est._calibration = (
+        rng.normal(size=CALIBRATION_SIZE),
+        rng.uniform(size=CALIBRATION_SIZE),
+        rng.randint(2, size=CALIBRATION_SIZE),
+    )
+    lengths = []
+    for _ in range(3 * MARGIN_BLOCKS):
+        est._record_margins(rng.normal(size=1), rng.uniform(size=1), np.ones(1, int))
+        lengths.append(len(est._margin_blocks[1]))
+    assert max(lengths) == MARGIN_BLOCKS
+    assert lengths[: MARGIN_BLOCKS - 1] == list(range(2, MARGIN_BLOCKS + 1))
+    assert lengths.count(1) == 3

@@ -46,6 +46,7 @@ __all__ = [
     "params_snapshot",
     "params_unchanged",
     "pass_margins",
+    "row_variances",
     "rows_finite",
     "touched_rows",
     "with_index",
@@ -637,6 +638,29 @@ def pass_margins(const double[:, ::1] scores, const double[:, ::1] var, labels):
     if K == 1:
         out_scores = out_scores[:, 0]
     return out_scores, out_var, out_idx
+
+
+def row_variances(const double[:, :] var, Py_ssize_t n_columns):
+    """One variance per row from the covariance blocks' ``(n, G)``
+    variances ``var`` of a model of ``n_columns`` score columns: the mean
+    over the blocks where each column has its own (``G == n_columns > 1``),
+    else the first block's; negative ones (rounding) set to 0, NaN kept.
+    One compiled pass, a new array."""
+    cdef Py_ssize_t n = var.shape[0], G = var.shape[1], i, g
+    cdef bint per_column = n_columns > 1 and G == n_columns
+    cdef double v
+    out = np.empty(n)
+    cdef double[::1] o = out
+    for i in range(n):
+        if per_column:
+            v = 0.0
+            for g in range(G):
+                v += var[i, g]
+            v /= G
+        else:
+            v = var[i, 0]
+        o[i] = v if (v > 0.0 or v != v) else 0.0
+    return out
 
 
 def nonnegative(a):

@@ -301,7 +301,7 @@ def _grown_state(est, state, union):
             grown[name] = np.ascontiguousarray(growth.columns(state[name]))
     if state.get("sigma") is not None:
         model = copy.copy(est)
-        model.__dict__.pop("_calibration", None)
+        model.__dict__.pop("_margin_blocks", None)
         model._sigma = state["sigma"]
         grow_second_order_state(model, growth, model._rule())
         grown["sigma"] = model._sigma

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import _scores
 from .._compiled._rules import SecondOrderRule as R
-from .._core._calls import nonnegative, pass_margins
+from .._core._calls import nonnegative, pass_margins, row_variances
 from .._core.batch import (
     KERNEL_DTYPES,
     atomic_update,
@@ -51,6 +51,7 @@ from ..exceptions import NoisyLabelsWarning
 from ..linear._base import BaseOnlineLinear, OnlineLinearClassifierMixin
 from ._calibration import (
     CALIBRATION_SIZE,
+    MARGIN_BLOCKS,
     PROGRESSIVE_DENSE,
     PROGRESSIVE_REFIT,
     fit_calibration,
@@ -596,21 +597,52 @@ class _BaseSecondOrder(
 
     def _record_margins(self, scores, var, idx):
         """Keep the latest ``CALIBRATION_SIZE`` (score, variance, class) of
-        the samples seen."""
-        old = self.__dict__.get("_calibration")
-        n_old = CALIBRATION_SIZE - min(scores.shape[0], CALIBRATION_SIZE)
-        if old is not None and old[0].ndim == scores.ndim and n_old > 0:
-            # one copy of the entries kept: the newest old ones, then the new
-            start = old[0].shape[0] - min(n_old, old[0].shape[0])
-            record = (
-                np.concatenate((old[0][start:], scores)),
-                np.concatenate((old[1][start:], var)),
-                np.concatenate((old[2][start:], idx)),
-            )
+        the samples seen; the record keeps the arrays it is given (callers
+        pass new ones).
+
+        The record (``_margin_blocks``) is ``(n_rows, blocks)``, the blocks
+        newest last, and a call replaces it, never writes into it (a failed
+        call puts it back with the estimator): a call adds its rows as one
+        block, and once there are more than ``MARGIN_BLOCKS`` blocks, or
+        twice the window's rows, the latest ``CALIBRATION_SIZE`` rows are
+        joined into one (a batch of ``CALIBRATION_SIZE`` rows or more
+        replaces the record by its latest rows).  A one-row call adds its
+        row, and the window is copied once every ``MARGIN_BLOCKS`` calls,
+        not at each;
+        ``_calibration`` reads the record as one array of each."""
+        record = self.__dict__.get("_margin_blocks")
+        new = (scores, var, idx)
+        n_new = scores.shape[0]
+        if n_new >= CALIBRATION_SIZE:
+            # the batch fills the window: its latest rows alone, copied (a
+            # view would keep the batch's arrays alive)
+            record = (CALIBRATION_SIZE, (_joined((new,)),))
+        elif record is not None and record[1][0][0].ndim == scores.ndim:
+            n_rows, blocks = record[0] + n_new, (*record[1], new)
+            if len(blocks) > MARGIN_BLOCKS or n_rows > 2 * CALIBRATION_SIZE:
+                blocks = (_joined(blocks),)
+                n_rows = blocks[0][0].shape[0]
+            record = (n_rows, blocks)
         else:
-            record = tuple(a[-CALIBRATION_SIZE:].copy() for a in (scores, var, idx))
-        self._calibration = record
+            record = (n_new, (new,))
+        self._margin_blocks = record
         self._calibration_held_out = True
+
+    @property
+    def _calibration(self):
+        """The recorded margins ``(scores, variances, classes)`` of the
+        latest ``CALIBRATION_SIZE`` samples, oldest first, as new arrays
+        (None before any)."""
+        record = self.__dict__.get("_margin_blocks")
+        return None if record is None else _joined(record[1])
+
+    @_calibration.setter
+    def _calibration(self, margins):
+        self._margin_blocks = (
+            None
+            if margins is None
+            else (margins[0].shape[0], (tuple(np.array(a) for a in margins),))
+        )
 
     def _fitted_calibration(self):
         """``(c, s2, k)``: ``c`` and ``s2`` maximise the likelihood of the
@@ -621,20 +653,24 @@ class _BaseSecondOrder(
         Training margins (``fit``) are optimistic: only the noise is fitted
         there (``c = 1``), which can soften the probabilities, never sharpen
         them."""
-        calibration = getattr(self, "_calibration", None)
-        if calibration is None or calibration[0].shape[0] == 0:
+        record = self.__dict__.get("_margin_blocks")
+        if record is None:
             return (1.0, 0.0, 1.0)
         # kept in the estimator's session, so that predict_proba writes
         # nothing to the model (threads may share it); valid while the
-        # recorded margins are the same object
+        # recorded margins are the same object (a call replaces the tuple)
         session = session_of(self)
         cached = session.calibration
-        if cached is not None and cached[0] is calibration:
+        if cached is not None and cached[0] is record:
             return cached[1]
-        fitted = fit_calibration(*calibration, self._calibration_held_out)
+        calibration = _joined(record[1])
+        if calibration[0].shape[0] == 0:
+            fitted = (1.0, 0.0, 1.0)
+        else:
+            fitted = fit_calibration(*calibration, self._calibration_held_out)
         with session.lock:  # (a read writes its session holding the lock)
-            if self.__dict__.get("_calibration") is calibration:
-                session.calibration = (calibration, fitted)
+            if self.__dict__.get("_margin_blocks") is record:
+                session.calibration = (record, fitted)
         return fitted
 
     def _progressive_proba(
@@ -750,16 +786,21 @@ class _BaseSecondOrder(
             return np.log(self.predict_proba(X))
 
 
+def _joined(blocks):
+    """The latest ``CALIBRATION_SIZE`` entries of the margin blocks, one new
+    array of each of scores, variances and classes."""
+    return tuple(
+        np.concatenate([block[j] for block in blocks])[-CALIBRATION_SIZE:].copy()
+        if len(blocks) > 1
+        else blocks[0][j][-CALIBRATION_SIZE:].copy()
+        for j in range(3)
+    )
+
+
 def _row_variances(var, scores):
     """One variance per row from the covariance blocks' ``(n, G)``
     variances: the mean over the blocks where each column of ``scores`` has
     its own (so that the probabilities keep the order of the scores, and
     predict's arg-max), else the first block's; negative ones (rounding)
-    set to 0.  (The mean is ``np.mean``'s: the sum along the row divided by
-    the count, without its Python frames.)"""
-    if scores.ndim == 1 or var.shape[1] != scores.shape[1]:
-        var = var[:, 0]
-    else:
-        var = np.add.reduce(var, axis=1)
-        var /= scores.shape[1]
-    return nonnegative(var)
+    set to 0 (:func:`~sklearn_pa._core._calls.row_variances`)."""
+    return row_variances(var, 1 if scores.ndim == 1 else scores.shape[1])

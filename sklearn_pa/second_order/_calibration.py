@@ -13,6 +13,7 @@ from scipy.special import ndtr
 
 __all__ = [
     "CALIBRATION_SIZE",
+    "MARGIN_BLOCKS",
     "PROGRESSIVE_DENSE",
     "PROGRESSIVE_REFIT",
     "fit_calibration",
@@ -21,6 +22,11 @@ __all__ = [
 
 #: Number of recent samples whose margins calibrate ``predict_proba``.
 CALIBRATION_SIZE = 1000
+
+#: Blocks the calibration record keeps before it joins them into one: a
+#: stream of one-row calls copies the window once every ``MARGIN_BLOCKS``
+#: calls, not at each.
+MARGIN_BLOCKS = 64
 
 #: Rows between two refits of the calibration in the probabilities of a
 #: compiled progressive-validation pass, after a refit before each row
