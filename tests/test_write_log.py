@@ -21,7 +21,7 @@ from numpy.testing import assert_array_equal
 from sklearn.base import is_classifier
 
 from sklearn_pa import PassiveAggressiveClassifier
-from sklearn_pa._compiled import _first_order, _write_log
+from sklearn_pa._compiled import _first_order, _second_order, _write_log
 from sklearn_pa._compiled._rules import Rule, Slack
 from sklearn_pa._core import epochs
 
@@ -314,3 +314,152 @@ def test_a_batch_over_the_logged_size_keeps_its_rows_and_is_undone_alike(
     assert est.t_ == reference.t_
     assert_array_equal(est.coef_, reference.coef_)
     assert_array_equal(est.intercept_, reference.intercept_)
+
+
+def _second_order_calls():
+    """``(name, kwargs)`` of a later ``partial_fit`` pass of every public
+    second-order estimator (discovered by the kernel it calls) on a
+    diagonal covariance, as the kernel received them."""
+    from unittest import mock
+
+    from sklearn_pa.utils import all_estimators
+
+    rng = np.random.RandomState(0)
+    X = np.abs(rng.normal(size=(30, 5)))
+    calls = []
+    for name, Estimator in all_estimators():
+        est = Estimator()
+        if "covariance" not in est.get_params():
+            continue
+        est.set_params(covariance="diagonal")
+        y = rng.randint(3, size=30) if is_classifier(est) else rng.normal(size=30)
+        kwargs = {"classes": [0, 1, 2]} if is_classifier(est) else {}
+        est.partial_fit(X[:20], y[:20], **kwargs)
+        seen = []
+
+        def spy(*args, seen=seen, real=_second_order.epoch, **kw):
+            seen.append(kw)
+            return real(*args, **kw)
+
+        with mock.patch.object(_second_order, "epoch", spy):
+            est.partial_fit(X[20:], y[20:])
+        if seen:
+            calls.append((name, seen[0]))
+    return calls
+
+
+SECOND_ORDER_CALLS = _second_order_calls()
+
+
+def test_every_second_order_learner_is_in_the_undo_test():
+    """The kernel-level undo test below runs over every public estimator
+    with a ``covariance`` parameter (discovered)."""
+    from sklearn_pa.utils import all_estimators
+
+    with_covariance = {
+        name for name, E in all_estimators() if "covariance" in E().get_params()
+    }
+    assert {name for name, _ in SECOND_ORDER_CALLS} == with_covariance
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    case=st.sampled_from(SECOND_ORDER_CALLS),
+    n_rows=st.integers(1, 10),
+    averaged=st.booleans(),
+    dense=st.booleans(),
+    t0=st.integers(0, 4),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_undoing_a_second_order_log_puts_every_entry_back(
+    case, n_rows, averaged, dense, t0, seed
+):
+    """Each second-order learner's pass (its rule, step and parameters as
+    its estimator sends them) with a write log writes what it writes
+    without one, bit for bit; undoing the log gives back the mean, its
+    averages, the intercepts and the diagonal covariance as they were (a
+    step that scales the whole covariance, IELLIP's, logs all of it)."""
+    _, recorded = case
+    rng = np.random.RandomState(seed)
+    n_features, K = recorded["W"].shape
+    G = recorded["S_diag"].shape[1]
+    X = rng.normal(size=(n_rows, n_features)) * (rng.rand(n_rows, n_features) < 0.7)
+    if dense:
+        rows = row_view(
+            X.ravel(),
+            np.arange(n_features, dtype=np.int32),
+            np.zeros(1, dtype=np.int32),
+            True,
+            n_features,
+        )
+    else:
+        X = sp.csr_matrix(X)
+        rows = row_view(X.data, X.indices, X.indptr, False, n_features)
+    arrays = {
+        "W": rng.normal(size=(n_features, K)),
+        "b": rng.normal(size=K),
+        "S_diag": rng.uniform(0.2, 2.0, size=(n_features + 1, G)),
+        "U": rng.normal(size=(n_features, K)) if averaged else np.zeros((0, K)),
+        "bu": rng.normal(size=K) if averaged else np.zeros(0),
+    }
+    fixed = dict(
+        params=recorded["params"],
+        labels=rng.randint(2 if K == 1 else K, size=n_rows).astype(np.int32),
+        targets=None if recorded["targets"] is None else rng.normal(size=n_rows),
+        sample_weight=rng.uniform(0.5, 2.0, size=n_rows),
+        class_weight=recorded["class_weight"],
+        S_full=np.zeros((0, 1, 1)),
+        intercept=recorded["intercept"],
+        t0=t0,
+        average_start=1,
+    )
+    order = rng.permutation(n_rows).astype(np.int64)
+    before = {k: a.copy() for k, a in arrays.items()}
+    plain = {k: a.copy() for k, a in arrays.items()}
+    expected = _second_order.epoch(rows, order, **plain, **fixed, loss_out=np.zeros(1))
+    log = _write_log.WriteLog(tuple(arrays.values()))
+    result = _second_order.epoch(
+        rows, order, **arrays, **fixed, loss_out=np.zeros(1), write_log=log
+    )
+    assert result == expected
+    for k in arrays:
+        assert_array_equal(arrays[k], plain[k])
+    assert not log.failed and not log.nonfinite_read
+    if result[1]:  # (rows that took a step)
+        assert len(log) > 0
+    log.undo()
+    for k in arrays:
+        assert_array_equal(arrays[k], before[k])
+
+
+def test_a_second_order_write_log_needs_the_diagonal_covariance():
+    """A full covariance is written whole by BLAS: its pass refuses a write
+    log (its journal keeps the covariance)."""
+    _, recorded = SECOND_ORDER_CALLS[0]
+    n_features, K = recorded["W"].shape
+    G = recorded["S_diag"].shape[1]
+    D = n_features + (recorded["intercept"] != 0)
+    kwargs = dict(recorded, S_diag=np.zeros((0, 1)), S_full=np.ones((G, D, D)))
+    kwargs.pop("bound", None)
+    kwargs.pop("write_log", None)
+    rows = row_view(
+        np.ones(n_features),
+        np.arange(n_features, dtype=np.int32),
+        np.zeros(1, dtype=np.int32),
+        True,
+        n_features,
+    )
+    kwargs.update(
+        labels=np.zeros(1, np.int32),
+        sample_weight=np.ones(1),
+        targets=None if recorded["targets"] is None else np.zeros(1),
+        scores_out=None,
+        var_out=None,
+    )
+    with pytest.raises(ValueError, match="write log needs the diagonal covariance"):
+        _second_order.epoch(
+            rows,
+            np.zeros(1, np.int64),
+            **kwargs,
+            write_log=_write_log.WriteLog(),
+        )

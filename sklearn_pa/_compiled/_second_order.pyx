@@ -43,6 +43,7 @@ from ._rules_second_order cimport (
     second_order_param_names, second_order_params,
 )
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
+from ._write_log cimport WriteBuffer, WriteLog, log_write, reserve_writes
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
 from ._second_order_blocks cimport _avg, _clear_x, _cov, _fill_x, _mean, _sigma_x
 from ._peer_rules cimport (
@@ -79,6 +80,7 @@ def epoch(
     var_out=None,
     targets=None,
     SecondOrderPass bound=None,
+    WriteLog write_log=None,
 ):
     """Run the rule over the rows ``order`` once, updating W, b, Sigma (U, bu).
 
@@ -122,6 +124,14 @@ def epoch(
         A pass made before, run when it was made with these ``W``, ``b``,
         ``S_diag``, ``S_full``, ``params``, ``class_weight`` (the same
         objects) and ``intercept``; otherwise a new one is made.
+    write_log : WriteLog or None
+        When given (diagonal covariance only), the pass logs there each
+        entry of ``W``, ``U``, ``b``, ``bu`` and ``S_diag`` just before a
+        step may write it (``_write_log.pxd``), so that a failed call can
+        write them back.  A row whose scores are not finite because a weight
+        it reads is NaN or infinite stops the pass
+        (``write_log.nonfinite_read``), as does a log that cannot grow
+        (``write_log.failed``): the caller checks both after the pass.
 
     Returns
     -------
@@ -135,7 +145,7 @@ def epoch(
         )
     return p._run(
         rows, order, labels, sample_weight, U, bu, t0, average_start, loss_out,
-        scores_out, var_out, targets,
+        scores_out, var_out, targets, write_log,
     )
 
 
@@ -219,20 +229,26 @@ cdef class SecondOrderPass:
     def run(
         self, rows, order, labels, sample_weight, U, bu, long long t0,
         long long average_start, loss_out, scores_out=None, var_out=None,
-        targets=None,
+        targets=None, WriteLog write_log=None,
     ):
         """The pass over the rows ``order`` of the row view ``rows``
         (:func:`epoch`'s arguments of the same names); returns ``(mistakes,
         updates, skipped, overflow)``."""
         return self._run(
             rows, order, labels, sample_weight, U, bu, t0, average_start,
-            loss_out, scores_out, var_out, targets,
+            loss_out, scores_out, var_out, targets, write_log,
         )
 
     cdef tuple _run(
         self, rows, order, labels, sample_weight, U, bu, long long t0,
         long long average_start, loss_out, scores_out, var_out, targets,
+        WriteLog write_log,
     ):
+        cdef WriteBuffer *log = NULL
+        if write_log is not None:
+            if self.full:
+                raise ValueError("a write log needs the diagonal covariance")
+            log = &write_log.buffer
         cdef Rows32 rows32
         cdef Rows64 rows64
         cdef Rows32F rows32f
@@ -242,24 +258,24 @@ cdef class SecondOrderPass:
             arrays = make_rows(rows, &rows64)
             return _epoch[Rows64](
                 self, &rows64, order, labels, sample_weight, U, bu, t0,
-                average_start, loss_out, scores_out, var_out, targets,
+                average_start, loss_out, scores_out, var_out, targets, log,
             )
         if kind == RowsKind.ROWS32F:
             arrays = make_rows(rows, &rows32f)
             return _epoch[Rows32F](
                 self, &rows32f, order, labels, sample_weight, U, bu, t0,
-                average_start, loss_out, scores_out, var_out, targets,
+                average_start, loss_out, scores_out, var_out, targets, log,
             )
         if kind == RowsKind.ROWS64F:
             arrays = make_rows(rows, &rows64f)
             return _epoch[Rows64F](
                 self, &rows64f, order, labels, sample_weight, U, bu, t0,
-                average_start, loss_out, scores_out, var_out, targets,
+                average_start, loss_out, scores_out, var_out, targets, log,
             )
         arrays = make_rows(rows, &rows32)
         return _epoch[Rows32](
             self, &rows32, order, labels, sample_weight, U, bu, t0,
-            average_start, loss_out, scores_out, var_out, targets,
+            average_start, loss_out, scores_out, var_out, targets, log,
         )
 
 
@@ -277,9 +293,11 @@ cdef tuple _epoch(
     double[:, ::1] scores_out,
     double[:, ::1] var_out,
     const double[::1] targets,
+    WriteBuffer *log,
 ):
     """:func:`epoch` on the row view ``rows`` (one specialisation per index
-    and value dtype)."""
+    and value dtype); ``log`` (or NULL) receives the pre-image of each entry
+    a step may write, before it writes (:func:`_log_step`)."""
     # the loop reads a local copy of the row view, which the compiler keeps in
     # registers (through the pointer it would reload the fields after each
     # store that might alias them)
@@ -401,6 +419,7 @@ cdef tuple _epoch(
     ctx.averaging = averaging
     ctx.average_start = average_start
     ctx.prm = prm
+    ctx.log = log
 
     with nogil:
         for n in range(n_rows):
@@ -444,6 +463,9 @@ cdef tuple _epoch(
                 _record_variances(finite, full, &view, i, Sf, Sd, G, blk, n_blas,
                                   uplo, xbuf, sx_b, intercept, &var_out[n, 0])
             if not finite:
+                if log != NULL and _reads_nonfinite(row_ind, nnz, W0, K):
+                    log.nonfinite_read = True
+                    break
                 skipped += 1
                 continue
             w_i = sample_weight[i]
@@ -453,6 +475,8 @@ cdef tuple _epoch(
                                    tgt[i], w_i, t, &loss, &overflow):
                     updates += 1
                 loss_out[0] += loss
+                if log != NULL and log.failed:
+                    break
                 continue
             y = labels[i]
             if rule == SecondOrderRule.SO_BINARY:
@@ -485,6 +509,9 @@ cdef tuple _epoch(
                 beta = st.beta
                 loss_out[0] += loss
                 if alpha > 0.0 or beta > 0.0:
+                    if not (_log_step(log, &ctx, 0, 0, True, row_ind, nnz)
+                            and _log_covariance(log, &ctx, st.scale if peer else 1.0)):
+                        break  # (log.failed: nothing of this row written)
                     stepped = True
                     avg_coef = _avg(averaging, t, average_start)
                     overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
@@ -516,6 +543,15 @@ cdef tuple _epoch(
                     loss_out[0] += loss
                 A = sccw_support_step(cand, n_cand, v, phi, Kd, w_i, alphas, &beta)
                 if A > 0.0:
+                    if not _log_step(log, &ctx, y, 0, True, row_ind, nnz):
+                        break  # (log.failed: nothing of this row written)
+                    for j in range(n_cand):
+                        if alphas[j] > 0.0 and not _log_step(
+                            log, &ctx, cand[j].k, 0, False, row_ind, nnz
+                        ):
+                            break
+                    if log != NULL and log.failed:
+                        break
                     stepped = True
                     avg_coef = _avg(averaging, t, average_start)
                     overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
@@ -545,6 +581,8 @@ cdef tuple _epoch(
                 stepped = cw_sequential_steps(&ctx, row_data, row_ind, nnz, scores, y,
                                               cand, n_cand, w_i, t, &loss, &overflow)
                 loss_out[0] += loss
+                if log != NULL and log.failed:
+                    break
 
             if full and not dense:
                 _clear_x(xbuf, row_ind, nnz)
@@ -560,6 +598,66 @@ cdef tuple _epoch(
     if regression:  # no mistakes, as in the first-order kernel
         mistakes = -1
     return mistakes, updates, skipped, overflow
+
+
+cdef inline bint _log_step(
+    WriteBuffer *log, const PairCtx *c, Py_ssize_t col, Py_ssize_t g, bint cov,
+    const index_t *row_ind, Py_ssize_t nnz,
+) noexcept nogil:
+    """Log, before a step of one row writes them, the entries of the mean
+    column ``col`` (``W``, its intercept ``b`` and their averages ``U``,
+    ``bu``) and, with ``cov``, of the diagonal covariance block ``g`` that
+    the step may write; False (``log.failed``) when the log could not grow,
+    and then the step must not write.  Nothing without a log."""
+    cdef Py_ssize_t p, K = c.K, G = c.G
+    cdef bint averaging = c.U0 != NULL
+    if log == NULL:
+        return True
+    if not reserve_writes(log, (nnz + 1) * (1 + averaging + cov)):
+        return False
+    for p in range(nnz):
+        log_write(log, c.W0 + row_ind[p] * K + col)
+        if averaging:
+            log_write(log, c.U0 + row_ind[p] * K + col)
+        if cov:
+            log_write(log, c.Sd + row_ind[p] * G + g)
+    log_write(log, c.b + col)
+    if averaging:
+        log_write(log, c.bu + col)
+    if cov:
+        log_write(log, c.Sd + c.n_features * G + g)
+    return True
+
+
+cdef inline bint _log_covariance(
+    WriteBuffer *log, const PairCtx *c, double scale
+) noexcept nogil:
+    """Log every entry of the diagonal covariance before a step scales it
+    whole (``scale`` other than 1: IELLIP early in a stream); False when
+    the log could not grow."""
+    cdef Py_ssize_t p, n = (c.n_features + 1) * c.G
+    if log == NULL or scale == 1.0:
+        return True
+    if not reserve_writes(log, n):
+        return False
+    for p in range(n):
+        log_write(log, c.Sd + p)
+    return True
+
+
+cdef inline bint _reads_nonfinite(
+    const index_t *row_ind, Py_ssize_t nnz, const double *W0, Py_ssize_t K,
+) noexcept nogil:
+    """Whether a weight of the row's features is NaN or infinite (read
+    only for a row whose scores were not finite)."""
+    cdef Py_ssize_t j, k
+    cdef const double *wrow
+    for j in range(nnz):
+        wrow = W0 + row_ind[j] * K
+        for k in range(K):
+            if not isfinite(wrow[k]):
+                return True
+    return False
 
 
 cdef inline void _record_scores(
@@ -642,6 +740,7 @@ cdef struct PairCtx:
     bint averaging
     long long average_start
     SecondOrderParams prm  # the rule's parameters, read by the steps
+    WriteBuffer *log  # the pre-images of what the steps write (or NULL)
 
 
 cdef inline bint cw_sequential_steps(
@@ -715,6 +814,10 @@ cdef inline bint cw_sequential_steps(
         beta = ps.beta
         if not (alpha > 0.0 or beta > 0.0):
             continue
+        if not (_log_step(c.log, c, y, y, True, row_ind, nnz)
+                and _log_step(c.log, c, r, r, True, row_ind, nnz)
+                and _log_covariance(c.log, c, ps.scale if peer else 1.0)):
+            return stepped  # (c.log.failed: this pair writes nothing)
         if not stepped:
             avg_coef = _avg(c.averaging, t, c.average_start)
         stepped = True
@@ -792,6 +895,8 @@ cdef inline bint _regression_row(
     # stays finite)
     stepped = ((alpha != 0.0 or prec > 0.0) and isfinite(prec)
                and isfinite(alpha * (1.0 if c.intercept == 0.0 else c.intercept)))
+    if stepped and not _log_step(c.log, c, 0, 0, True, row_ind, nnz):
+        stepped = False  # (c.log.failed: nothing of this row written)
     if stepped:
         overflow[0] |= _mean(full, c.W0, c.U0, c.b, c.bu, 1, 0, alpha,
                              _avg(c.averaging, t, c.average_start), c.sx_a,

@@ -824,9 +824,10 @@ cdef class Journal:
         check_weights_read(estimator, saved if finite != 1 else None, saved_b)
         self._save(bu, None)
 
-    def save_writes(self, estimator, W, b, U, bu):
+    def save_writes(self, estimator, W, b, U, bu, *others):
         """A write log for a compiled pass that writes ``W``, ``b``, ``U``
-        and ``bu`` (:class:`~sklearn_pa._compiled._write_log.WriteLog`):
+        and ``bu``, and the arrays ``others`` (a diagonal covariance)
+        (:class:`~sklearn_pa._compiled._write_log.WriteLog`):
         the pass logs each entry just before it writes it, so the call
         keeps only what it writes, in cache, instead of every row its
         batch indexes.  The intercepts ``b``, which every row reads, are
@@ -834,7 +835,7 @@ cdef class Journal:
         a weight of ``W`` that a row reads is checked by the pass
         (:func:`check_writes` after it)."""
         check_weights_read(estimator, None, b)
-        writes = WriteLog((W, b, U, bu))
+        writes = WriteLog((W, b, U, bu, *others))
         self._entries.append((writes, WRITTEN, writes))
         return writes
 

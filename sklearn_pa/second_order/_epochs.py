@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.utils.parallel import _get_threadpool_controller
 
 from .._compiled import _second_order
+from .._core import epochs
 from .._core._calls import rows_finite, with_index
 from .._core.batch import call_values, touched_rows
 from .._core.driver import EpochAdapter, EpochStats
@@ -66,6 +67,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         # partial_fit call journals what its pass writes instead)
         self.backup = None
         self.touched = None  # the rows of sigma the pass writes (None: all)
+        self._writes = None  # the write log of a journaled pass (see journal)
         self.U_ = U if U is not None else np.zeros((0, W.shape[1]))
         self.bu_ = bu if bu is not None else np.zeros(0)
         self.intercept = float(est.intercept_scaling_) if est.fit_intercept else 0.0
@@ -97,12 +99,18 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             self.targets = targets if self.reads_targets else None
         else:
             self.rows, self.labels, self.targets, self.params = batch_arrays(est, X, y)
-        self.backup = self.touched = None
+        self.backup = self.touched = self._writes = None
 
     def journal(self, journal, order):
-        """Save the rows of the mean (and averages) and of the diagonal
-        covariance that the batch's features index, the intercepts, and a
-        full covariance whole (a dense row's update writes all of it)."""
+        """Keep, for ``journal``, the pre-images of what the next pass may
+        write.  A pass on a diagonal covariance logs each entry of the mean,
+        its averages and the covariance just before a step may write it
+        (``journal.save_writes``: the few entries of its steps), unless its
+        batch has more than :data:`~sklearn_pa._core.epochs.LOGGED_VALUES_MAX`
+        values or its rule may rescale the whole covariance.  Otherwise the
+        rows of the mean (and averages) and of the diagonal covariance that
+        the batch's features index are saved, the intercepts, and a full
+        covariance whole (a dense row's update writes all of it)."""
         rows = touched_rows(self.rows)
         self.touched = None if rows is None else with_index(rows, self.W.shape[0])
         # a rule that may rescale the whole covariance in this pass (IELLIP
@@ -112,10 +120,23 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         rescales = getattr(type(self.estimator), "_rescales_covariance", None)
         if rescales is not None and rescales(self.estimator):
             self.touched = None
+        self.backup = ()
+        if (
+            not self.full
+            and self.touched is not None
+            and type(self).run is _SecondOrderEpochs.run
+            and self.rows.n_values() <= epochs.LOGGED_VALUES_MAX
+            and hasattr(_second_order, "SecondOrderPass")
+        ):
+            # (a stand-in for the compiled module logs nothing: rows saved)
+            self._writes = journal.save_writes(
+                self.estimator, self.W, self.b, self.U_, self.bu_, self.S_diag
+            )
+            return
+        self._writes = None
         journal.save_weights(self.estimator, rows, self.W, self.b, self.U_, self.bu_)
         journal.save(self.S_diag, self.touched)
         journal.save(self.S_full)
-        self.backup = ()
 
     def run(self, order, t):
         est = self.estimator
@@ -133,11 +154,17 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             self.backup = [
                 a.copy() for a in (self.W, self.b, self.U, self.bu) if a is not None
             ]
+        # (the journal's write log serves this pass only)
+        writes, self._writes = self._writes, None
         if self.full:
             with _get_threadpool_controller().limit(limits=1, user_api="blas"):
                 result = self._epoch(order, t, loss)
         else:
-            result = self._epoch(order, t, loss)
+            result = self._epoch(order, t, loss, writes)
+        if writes is not None:
+            # (a NaN weight a row read, or a log that could not grow: the
+            # call fails and its journal writes the logged entries back)
+            epochs.check_writes(est, writes)
         mistakes, n_updates, n_skipped, overflow = result
         if margins is not None:
             n = order.shape[0]
@@ -156,9 +183,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
                 overflow = not rows_finite(sigma, self.touched)
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
 
-    def _epoch(self, order, t, loss):
+    def _epoch(self, order, t, loss, writes=None):
         """The compiled pass over the rows ``order`` from the sample count
-        ``t``, its loss summed into ``loss``."""
+        ``t``, its loss summed into ``loss``, logging its writes in
+        ``writes`` (a write log, or None)."""
         # (a regressor has no class weights; read in the attributes: a miss
         # on the estimator would ask its publications)
         est = self.estimator
@@ -184,6 +212,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             var_out=self.var_out,
             targets=self.targets,
             bound=self._bound_pass(class_weight),
+            write_log=writes,
         )
 
     def _bound_pass(self, class_weight):
