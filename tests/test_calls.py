@@ -161,6 +161,25 @@ def test_pass_margins_keeps_the_rows_not_skipped(n, K, blocks, data):
 
 
 @settings(deadline=None)
+@given(st.integers(1, 6), st.integers(1, 4), st.data())
+def test_pass_margins_reads_the_labels_of_the_rows_in_pass_order(n, K, data):
+    """With the pass's ``order``, row ``i`` of the recorded margins has the
+    label of row ``order[i]`` of the batch; the arrays returned are new
+    (whether or not a row was skipped)."""
+    scores = data.draw(hnp.arrays(np.float64, (n, K), elements=_values))
+    var = data.draw(hnp.arrays(np.float64, (n, 1), elements=_values))
+    labels = np.arange(10, 10 + n, dtype=np.int32)
+    order = np.array(data.draw(st.permutations(range(n))), dtype=np.int64)
+    got_scores, got_var, got_idx = _calls.pass_margins(scores, var, labels, order)
+    kept = ~np.isnan(scores[:, 0]) & ~np.isnan(var[:, 0])
+    assert_array_equal(got_idx, labels[order][kept])
+    assert_array_equal(got_scores, scores[kept, 0] if K == 1 else scores[kept])
+    assert_array_equal(got_var, var[kept])
+    assert not np.shares_memory(got_scores, scores)
+    assert not np.shares_memory(got_var, var)
+
+
+@settings(deadline=None)
 @given(st.integers(0, 6), st.integers(1, 5), st.integers(1, 5), st.data())
 def test_row_variances_are_the_blocks_mean_or_the_first_block(n, G, K, data):
     """One variance per row: the mean over the blocks where each of the

@@ -22,7 +22,7 @@ from sklearn.base import is_classifier
 
 from sklearn_pa import PassiveAggressiveClassifier
 from sklearn_pa._compiled import _first_order, _second_order, _write_log
-from sklearn_pa._compiled._rules import Rule, Slack
+from sklearn_pa._compiled._rules import Rule, SecondOrderRule, Slack
 from sklearn_pa._core import epochs
 
 # (rule, number of weight columns for K classes)
@@ -463,3 +463,82 @@ def test_a_second_order_write_log_needs_the_diagonal_covariance():
             **kwargs,
             write_log=_write_log.WriteLog(),
         )
+
+
+@pytest.mark.parametrize("limit", [0, 10**9])
+def test_a_covariance_a_logged_pass_makes_non_finite_is_an_overflow(limit, monkeypatch):
+    """A diagonal covariance entry left infinite by the pass (here written
+    right after the real pass, at the feature its one row reads) is an
+    overflow, whether the call logs its writes (the logged entries are
+    checked) or keeps the rows (the rows are): the call raises and leaves
+    the model as it was."""
+    monkeypatch.setattr(epochs, "LOGGED_VALUES_MAX", limit)
+    from sklearn_pa import AROWClassifier
+    from sklearn_pa.second_order import _epochs as second_order_epochs
+
+    rng = np.random.RandomState(0)
+    X = sp.csr_matrix(np.abs(rng.normal(size=(30, 6))) * (rng.rand(30, 6) < 0.5))
+    y = rng.randint(2, size=30)
+    est = AROWClassifier(random_state=0).partial_fit(X[:20], y[:20], classes=[0, 1])
+    row = sp.csr_matrix(([1.0], ([0], [3])), shape=(1, 6))
+    label = 1 - est.predict(row)  # (a mistake: the pass takes a step)
+    before = copy.deepcopy(est)
+    logs = []
+    real = _second_order.epoch
+
+    def overflowing(*args, **kwargs):
+        result = real(*args, **kwargs)
+        logs.append(kwargs.get("write_log"))
+        kwargs["S_diag"][3] = np.inf
+        return result
+
+    monkeypatch.setattr(second_order_epochs._second_order, "epoch", overflowing)
+    with pytest.raises(ValueError, match="overflow"):
+        est.partial_fit(row, label)
+    assert (logs[0] is not None) == (limit > 0)
+    assert_array_equal(est.coef_, before.coef_)
+    assert_array_equal(est.intercept_, before.intercept_)
+    assert_array_equal(est._sigma, before._sigma)
+    assert est.t_ == before.t_
+
+
+def test_written_finite_reads_the_logged_entries_of_an_array_only():
+    """``WriteLog.written_finite(array)`` is False when an entry of
+    ``array`` that the pass logged holds NaN or infinity now, and reads no
+    other entry (nor another array's)."""
+    W, S = np.zeros((4, 3)), np.ones((5, 2))
+    log = _write_log.WriteLog((W, S))
+    _, recorded = next(c for c in SECOND_ORDER_CALLS if c[0] == "AROWClassifier")
+    assert log.written_finite(S) and log.written_finite(np.zeros((0, 2)))
+    rows = row_view(
+        np.array([2.0]), np.array([1], np.int32), np.array([0, 1], np.int32), False, 4
+    )
+    K = W.shape[1]
+    params = dict(recorded["params"])
+    if K > 1:
+        params = dict(params, rule=int(SecondOrderRule.SO_SINGLE))
+    _second_order.epoch(
+        rows,
+        np.zeros(1, np.int64),
+        params=params,
+        labels=np.zeros(1, np.int32),
+        sample_weight=np.ones(1),
+        class_weight=np.ones(K),
+        W=W,
+        b=np.zeros(K),
+        S_diag=np.ones((5, K)),
+        S_full=np.zeros((0, 1, 1)),
+        U=np.zeros((0, K)),
+        bu=np.zeros(0),
+        intercept=1.0,
+        t0=0,
+        average_start=0,
+        loss_out=np.zeros(1),
+        write_log=log,
+    )
+    assert len(log) > 0 and log.written_finite(W)
+    W[0, :] = np.inf  # (feature 0: no row read it, nothing logged there)
+    assert log.written_finite(W)
+    W[1, 0] = np.nan  # (feature 1, class 0's column: written by the step)
+    assert not log.written_finite(W)
+    assert log.written_finite(S)  # (another array: nothing of it logged)

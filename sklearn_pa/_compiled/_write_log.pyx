@@ -7,6 +7,7 @@ A :class:`WriteLog` is a journal entry (``Journal.save_writes`` in
 no Python code.
 """
 
+from libc.math cimport isfinite
 from libc.stdlib cimport free
 
 __all__ = ["WriteLog"]
@@ -35,6 +36,27 @@ cdef class WriteLog:
             for i in range(self.buffer.n - 1, -1, -1):
                 entries[i].address[0] = entries[i].value
         self.buffer.n = 0
+
+    def written_finite(self, const double[:, ::1] array):
+        """Whether every entry of ``array`` (C-contiguous float64) that the
+        pass logged holds a finite value now: what the pass wrote there did
+        not overflow."""
+        cdef Py_ssize_t i, n = array.shape[0] * array.shape[1]
+        cdef const double *start
+        cdef const double *end
+        cdef WriteEntry *entries = self.buffer.entries
+        cdef bint finite = True
+        if n == 0:
+            return True
+        start = &array[0, 0]
+        end = start + n
+        with nogil:
+            for i in range(self.buffer.n):
+                if (start <= entries[i].address < end
+                        and not isfinite(entries[i].address[0])):
+                    finite = False
+                    break
+        return finite
 
     @property
     def failed(self):

@@ -609,35 +609,56 @@ cdef dict _members(cache, classes_):
     return members[1]
 
 
-def pass_margins(const double[:, ::1] scores, const double[:, ::1] var, labels):
+def pass_margins(recorded_scores, recorded_var, labels, order=None):
     """The margins a pass recorded, without the rows the kernel skipped:
     ``(scores, variances, class indices)`` of the rows whose score and
     first variance are not NaN, the scores of one column as a vector (the
     variances stay one column per covariance block); ``labels`` (int32)
-    gives each row's class index."""
+    gives each row's class index, or, with ``order`` (int64), each row of
+    the batch's, row ``i`` of the pass being row ``order[i]``.  New arrays
+    (a copy of each array given when no row was skipped)."""
+    cdef const double[:, ::1] scores = recorded_scores
+    cdef const double[:, ::1] var = recorded_var
     cdef const int[::1] lab = labels
+    cdef const long long[::1] at
+    cdef bint taken = order is not None
+    if taken:
+        at = order
     cdef Py_ssize_t n = scores.shape[0], K = scores.shape[1], G = var.shape[1]
     cdef Py_ssize_t i, j, k, kept = 0
     for i in range(n):
         if scores[i, 0] == scores[i, 0] and var[i, 0] == var[i, 0]:
             kept += 1
-    out_scores = np.empty((kept, K))
-    out_var = np.empty((kept, G))
     out_idx = np.empty(kept, dtype=np.intp)
-    cdef double[:, ::1] s = out_scores
-    cdef double[:, ::1] w = out_var
     cdef Py_ssize_t[::1] c = out_idx
-    j = 0
+    if kept == n:
+        for i in range(n):
+            c[i] = lab[at[i]] if taken else lab[i]
+        out_scores, out_var = recorded_scores.copy(), recorded_var.copy()
+    else:
+        out_scores = np.empty((kept, K))
+        out_var = np.empty((kept, G))
+        _kept_rows(scores, var, lab, at if taken else None, out_scores, out_var, c)
+    if K == 1:
+        out_scores = out_scores[:, 0]
+    return out_scores, out_var, out_idx
+
+
+cdef void _kept_rows(
+    const double[:, ::1] scores, const double[:, ::1] var, const int[::1] lab,
+    const long long[::1] at, double[:, ::1] s, double[:, ::1] w,
+    Py_ssize_t[::1] c,
+):
+    """The rows of ``scores`` and ``var`` whose score and first variance
+    are not NaN into ``s`` and ``w``, their class indices into ``c``."""
+    cdef Py_ssize_t i, j = 0, n = scores.shape[0]
     for i in range(n):
         if not (scores[i, 0] == scores[i, 0] and var[i, 0] == var[i, 0]):
             continue
         s[j, :] = scores[i, :]
         w[j, :] = var[i, :]
-        c[j] = lab[i]
+        c[j] = lab[at[i]] if at is not None else lab[i]
         j += 1
-    if K == 1:
-        out_scores = out_scores[:, 0]
-    return out_scores, out_var, out_idx
 
 
 def row_variances(const double[:, :] var, Py_ssize_t n_columns):

@@ -552,7 +552,7 @@ class _BaseSecondOrder(
     def _ask_for_margins(self):
         """Ask the passes of this call to record each row's margins before
         its update (a list in the call's values that each pass appends
-        ``(scores, variances, labels)`` to, ``_SecondOrderEpochs.run``),
+        ``(scores, variances, labels, order)`` to, ``_SecondOrderEpochs.run``),
         when a model is learned already (the first call records none);
         returns the list, or None."""
         if not self._is_fitted():
@@ -573,11 +573,12 @@ class _BaseSecondOrder(
         if not margins:
             return
         n_columns = self._n_columns()
-        if any(scores.shape[1] != n_columns for scores, _, _ in margins):
-            return
+        for recorded in margins:
+            if recorded[0].shape[1] != n_columns:
+                return
         for recorded in margins:
             scores, var, idx = pass_margins(*recorded)
-            self._record_margins(scores, _row_variances(var, scores), idx)
+            self._record_margins(scores, row_variances(var, n_columns), idx)
 
     def _record_training_margins(self, X, y):
         """Calibrate on the training margins of the model ``fit`` returns

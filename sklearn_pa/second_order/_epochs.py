@@ -111,19 +111,16 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         rows of the mean (and averages) and of the diagonal covariance that
         the batch's features index are saved, the intercepts, and a full
         covariance whole (a dense row's update writes all of it)."""
-        rows = touched_rows(self.rows)
-        self.touched = None if rows is None else with_index(rows, self.W.shape[0])
+        self.backup = ()
         # a rule that may rescale the whole covariance in this pass (IELLIP
         # early in a stream) writes every row
         # (read on the class: a miss on the estimator would ask its
         # publications, PublishedWhenReadMixin.__getattr__)
         rescales = getattr(type(self.estimator), "_rescales_covariance", None)
-        if rescales is not None and rescales(self.estimator):
-            self.touched = None
-        self.backup = ()
+        rescales = rescales is not None and rescales(self.estimator)
         if (
             not self.full
-            and self.touched is not None
+            and not rescales
             and type(self).run is _SecondOrderEpochs.run
             and self.rows.n_values() <= epochs.LOGGED_VALUES_MAX
             and hasattr(_second_order, "SecondOrderPass")
@@ -133,6 +130,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
                 self.estimator, self.W, self.b, self.U_, self.bu_, self.S_diag
             )
             return
+        rows = touched_rows(self.rows)
+        self.touched = None
+        if rows is not None and not rescales:
+            self.touched = with_index(rows, self.W.shape[0])
         self._writes = None
         journal.save_weights(self.estimator, rows, self.W, self.b, self.U_, self.bu_)
         journal.save(self.S_diag, self.touched)
@@ -168,17 +169,18 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         mistakes, n_updates, n_skipped, overflow = result
         if margins is not None:
             n = order.shape[0]
-            margins.append(
-                (self.scores_out[:n], self.var_out[:n], self.labels.take(order))
-            )
+            margins.append((self.scores_out[:n], self.var_out[:n], self.labels, order))
         est._last_epoch_mistakes = (int(mistakes), int(order.shape[0]))
         self.t_end = int(t) + order.shape[0]
-        # (only the rows this pass wrote can have overflowed; read in place)
+        # (only the entries this pass wrote can have overflowed: those it
+        # logged, or the rows its batch touches; read in place)
         overflow = bool(overflow)
         if not overflow:
             sigma = self.sigma
             if self.full:
                 overflow = not np.all(np.isfinite(sigma))
+            elif writes is not None:
+                overflow = not writes.written_finite(sigma)
             else:
                 overflow = not rows_finite(sigma, self.touched)
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
