@@ -706,12 +706,30 @@ cdef inline void _record_variances(
             out[g] = NAN
         return
     get_row(rows, i, &row_data, &row_ind, &nnz)
-    if full:
-        _fill_x(xbuf, rows, row_data, row_ind, nnz, n_blas, intercept)
+    cdef double xj
+    cdef const double *srow
+    if not full:
+        # every block at once, feature by feature (a feature's variances
+        # are contiguous); each block's sum in the order of _sigma_x, to
+        # the bit: x_j * (Sigma_jj x_j) over the non-zeros, then the
+        # intercept's
+        for g in range(G):
+            out[g] = 0.0
+        for p in range(nnz):
+            xj = row_data[p]
+            srow = Sd + row_ind[p] * G
+            for g in range(G):
+                out[g] += xj * (srow[g] * xj)
+        if intercept != 0.0:
+            srow = Sd + n_features * G
+            for g in range(G):
+                out[g] += intercept * (srow[g] * intercept)
+        return
+    _fill_x(xbuf, rows, row_data, row_ind, nnz, n_blas, intercept)
     for g in range(G):
         out[g] = _sigma_x(full, Sf, Sd, g, G, blk, n_blas, uplo, xbuf, work,
                           row_data, row_ind, nnz, n_features, intercept)
-    if full and not rows.dense:
+    if not rows.dense:
         _clear_x(xbuf, row_ind, nnz)
 
 
