@@ -33,10 +33,10 @@ TEXT = {
 #: ("One row at a time: the cost of a call").
 STREAM_COMMAND = "python -m sklearn_pa.benchmark --dataset stream-latency"
 STREAM = {
-    "PA-default": (20.5, 3806),
-    "AROW": (56.9, 7469),
-    "CW": (50.1, 3232),
-    "SGD-pa1": (4413, 9226),
+    "PA-default": (20.7, 3855),
+    "AROW": (27.2, 6790),
+    "CW": (28.0, 3706),
+    "SGD-pa1": (4293, 9861),
 }
 
 OUT = Path(__file__).resolve().parent / "_static" / "headline.png"
