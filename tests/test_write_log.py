@@ -24,6 +24,7 @@ from sklearn_pa import PassiveAggressiveClassifier
 from sklearn_pa._compiled import _first_order, _second_order, _write_log
 from sklearn_pa._compiled._rules import Rule, SecondOrderRule, Slack
 from sklearn_pa._core import epochs
+from sklearn_pa.second_order._epochs import logged_per_value
 
 # (rule, number of weight columns for K classes)
 RULES = [
@@ -379,7 +380,7 @@ def test_undoing_a_second_order_log_puts_every_entry_back(
     without one, bit for bit; undoing the log gives back the mean, its
     averages, the intercepts and the diagonal covariance as they were (a
     step that scales the whole covariance, IELLIP's, logs all of it)."""
-    _, recorded = case
+    name, recorded = case
     rng = np.random.RandomState(seed)
     n_features, K = recorded["W"].shape
     G = recorded["S_diag"].shape[1]
@@ -427,6 +428,16 @@ def test_undoing_a_second_order_log_puts_every_entry_back(
     assert not log.failed and not log.nonfinite_read
     if result[1]:  # (rows that took a step)
         assert len(log) > 0
+    # the bound the journal reads to choose the log (each step logs its
+    # row's non-zeros and the intercept's entry; IELLIP's scaling, the
+    # whole covariance)
+    n_values = X.nnz if sp.issparse(X) else X.size
+    bound = (n_values + n_rows) * logged_per_value(
+        recorded["params"]["rule"], K, averaged
+    )
+    if name == "IELLIPClassifier":
+        bound += n_rows * (n_features + 1) * G
+    assert len(log) <= bound
     log.undo()
     for k in arrays:
         assert_array_equal(arrays[k], before[k])
@@ -472,9 +483,10 @@ def test_a_covariance_a_logged_pass_makes_non_finite_is_an_overflow(limit, monke
     overflow, whether the call logs its writes (the logged entries are
     checked) or keeps the rows (the rows are): the call raises and leaves
     the model as it was."""
-    monkeypatch.setattr(epochs, "LOGGED_VALUES_MAX", limit)
     from sklearn_pa import AROWClassifier
     from sklearn_pa.second_order import _epochs as second_order_epochs
+
+    monkeypatch.setattr(second_order_epochs, "LOGGED_ENTRIES_MAX", limit)
 
     rng = np.random.RandomState(0)
     X = sp.csr_matrix(np.abs(rng.normal(size=(30, 6))) * (rng.rand(30, 6) < 0.5))
