@@ -24,6 +24,8 @@ from cpython.buffer cimport (
 )
 from libc.string cimport memcpy
 
+import warnings
+
 from .._compiled._write_log import WriteLog
 from ..utils._atomic import WRITTEN, RawWords, restore_entries, session_of
 from ..utils._shuffle import mt19937_words
@@ -36,6 +38,7 @@ __all__ = [
     "check_weights_read",
     "check_writes",
     "encode_labels",
+    "epoch_order",
     "lean_batch",
     "lean_fitted_labels",
     "lean_labels",
@@ -43,11 +46,14 @@ __all__ = [
     "lean_sample_weight",
     "lean_targets",
     "nonnegative",
+    "one_pass",
     "params_snapshot",
     "params_unchanged",
     "pass_margins",
+    "record_history",
     "row_variances",
     "rows_finite",
+    "stream_epoch",
     "touched_rows",
     "with_index",
 ]
@@ -1063,3 +1069,131 @@ cdef class finite_inputs:
         else:
             self._config["assume_finite"] = self._previous
         return False
+
+
+# ----------------------------------------------------------------------------
+# The pass of a call: what the epoch driver (``_core/driver.py``) runs for
+# each epoch of ``run_epochs`` and once for ``stream_epoch``, compiled since
+# a one-row call runs it around its compiled pass.  The driver's settings
+# (``LOSS_CURVE_MAX_LENGTH``) and helpers are read from the driver module at
+# each call.
+
+cdef object _driver_module = None
+
+
+cdef object _driver():
+    global _driver_module
+    if _driver_module is None:
+        from . import driver
+
+        _driver_module = driver
+    return _driver_module
+
+
+def epoch_order(rng, train_idx, bint shuffle, save_generator):
+    """The rows of an epoch, as C-contiguous int64 indices: a fresh
+    permutation of ``train_idx`` drawn from ``rng`` when ``shuffle`` (the
+    generator first given to ``save_generator``, a journal's, unless it is
+    None), else ``train_idx`` in its order (a permutation of one row draws
+    nothing)."""
+    if shuffle and train_idx.shape[0] > 1:
+        if save_generator is not None:
+            save_generator(rng)
+        order = _driver()._permutation(rng, train_idx)
+    else:
+        order = train_idx
+    if order.dtype != np.int64 or not order.flags.c_contiguous:
+        order = np.ascontiguousarray(order, dtype=np.int64)
+    return order
+
+
+def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
+    """The one pass of a ``partial_fit`` call that prints nothing and
+    reports to no parameter mixing: what ``run_epochs`` does then, and
+    what the lean path of a stream (:mod:`sklearn_pa._core.stream_plan`)
+    runs with an adapter it keeps between calls.
+
+    Saves the generator before it draws the order (with ``shuffle``) and
+    the entries the pass may write in ``journal``, runs ``adapter`` over
+    ``train_idx``, warns of skipped rows, raises on an overflow, appends
+    the mean loss to ``loss_curve_`` and counts the call.  Returns ``(t,
+    mean_loss)``: the sample counter after the pass and its mean loss."""
+    cdef Py_ssize_t n_rows = train_idx.shape[0]
+    # (the shuffle draws raw integers only: the generator's raw words are
+    # what the journal keeps)
+    order = epoch_order(rng, train_idx, shuffle, journal.save_generator_draws)
+    _, _, mean_loss = one_pass(estimator, adapter, order, t_start, journal, n_rows, 1)
+    record_history(estimator, (mean_loss,), None, journal, True)
+    return int(t_start) + n_rows, mean_loss
+
+
+def one_pass(estimator, adapter, order, t, journal, n_rows, epoch):
+    """One pass of ``adapter`` over the rows ``order``, the sample counter
+    being ``t`` before it: what every epoch of ``run_epochs`` and the pass
+    of :func:`stream_epoch` run, once.
+
+    With a ``journal`` (a ``partial_fit`` call) the entries the pass may
+    write are saved first.  Reports the pass to parameter mixing, warns of
+    skipped rows, raises on an overflow (after ``adapter.failed()``).
+    Returns ``(stats, loss, mean_loss)``: the adapter's ``EpochStats``, its
+    loss as a 1-D array, and the mean loss over ``n_rows`` (a loss too
+    large for float64, from rows that overflowed, is the largest float, so
+    that the history stays finite)."""
+    if journal is not None:
+        adapter.journal(journal, order)
+    stats = adapter.run(order, t)
+    loss = stats.loss
+    if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
+        loss = np.atleast_1d(np.asarray(loss, dtype=np.float64))
+    # (parameter mixing, sklearn_pa.distributed, asks for each epoch's
+    # number of updates and summed loss by setting _epoch_stats to a list)
+    recorded = estimator.__dict__.get("_epoch_stats")
+    if recorded is not None:
+        recorded.append((int(stats.n_updates), float(np.sum(loss)), int(n_rows)))
+    if stats.n_skipped:
+        warnings.warn(
+            f"{stats.n_skipped} rows were skipped at epoch {epoch} "
+            f"because {adapter.skipped_reason}",
+            RuntimeWarning,
+        )
+    if stats.overflow:
+        adapter.failed()
+        raise ValueError(
+            f"Floating-point overflow at epoch {epoch}: {adapter.overflow_message}"
+        )
+    cdef double mean_loss
+    cdef double rows = <double> max(n_rows, 1)
+    if loss.shape[0] == 1:  # (the same number, without array operations)
+        mean_loss = float(loss[0]) / rows
+    else:
+        mean_loss = float((loss / rows).sum())
+    if not isfinite(mean_loss):
+        mean_loss = _driver()._BIG
+    return stats, loss, mean_loss
+
+
+def record_history(estimator, history, scores, journal, bint partial_fit):
+    """Write a run's training history on ``estimator``: a ``fit`` starts
+    ``loss_curve_`` anew and counts no call; a ``partial_fit`` call appends
+    its mean loss in place (O(1) per call; with a ``journal``, a failed
+    call cuts it back), counts the call and leaves the validation scores
+    of the last ``fit`` as they are."""
+    est = estimator
+    cdef dict values = est.__dict__
+    previous = values.get("loss_curve_")
+    if partial_fit and isinstance(previous, list):
+        driver = _driver()
+        if len(previous) + len(history) > driver.LOSS_CURVE_MAX_LENGTH:
+            previous = driver._room_in_curve(est, previous, len(history))
+        if journal is not None:
+            journal.save_length(previous)
+        previous.extend(history)
+    else:
+        est.loss_curve_ = history if isinstance(history, list) else list(history)
+    calls = int(values.get("_n_partial_fit_calls", 0)) + 1 if partial_fit else 0
+    est._n_partial_fit_calls = calls
+    # (a parameter is an attribute of the instance; hasattr on it would ask
+    # the publications of an estimator that has none, __getattr__)
+    stops_early = "early_stopping" in values or hasattr(type(est), "early_stopping")
+    if stops_early and not (partial_fit and "validation_scores_" in values):
+        est.validation_scores_ = scores

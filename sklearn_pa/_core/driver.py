@@ -41,7 +41,6 @@ The adapters, one per family:
 The driver is plain Python, called once per epoch: it never touches a row.
 """
 
-import math
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -50,6 +49,10 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._shuffle import shuffle_int64
+from ._calls import epoch_order as _epoch_order
+from ._calls import one_pass as _one_pass
+from ._calls import record_history as _record_history
+from ._calls import stream_epoch
 from .batch import current_journal
 
 __all__ = [
@@ -264,23 +267,6 @@ def _permutation(rng, idx):
     return rng.permutation(idx)
 
 
-def _epoch_order(rng, train_idx, shuffle, save_generator):
-    """The rows of an epoch, as C-contiguous int64 indices: a fresh
-    permutation of ``train_idx`` drawn from ``rng`` when ``shuffle`` (the
-    generator first given to ``save_generator``, a journal's, unless it is
-    None), else ``train_idx`` in its order (a permutation of one row draws
-    nothing)."""
-    if shuffle and train_idx.shape[0] > 1:
-        if save_generator is not None:
-            save_generator(rng)
-        order = _permutation(rng, train_idx)
-    else:
-        order = train_idx
-    if order.dtype != np.int64 or not order.flags.c_contiguous:
-        order = np.ascontiguousarray(order, dtype=np.int64)
-    return order
-
-
 def run_epochs(
     estimator,
     adapter,
@@ -487,96 +473,6 @@ def _room_in_curve(estimator, curve, n_new):
     curve = curve[len(curve) - keep :] if keep else []
     estimator.loss_curve_ = curve
     return curve
-
-
-def stream_epoch(estimator, adapter, train_idx, t_start, rng, shuffle, journal):
-    """The one pass of a ``partial_fit`` call that prints nothing and
-    reports to no parameter mixing: what :func:`run_epochs` does then, and
-    what the lean path of a stream (:mod:`sklearn_pa._core.stream_plan`) runs
-    with an adapter it keeps between calls.
-
-    Saves the generator before it draws the order (with ``shuffle``) and
-    the entries the pass may write in ``journal``, runs ``adapter`` over
-    ``train_idx``, warns of skipped rows, raises on an overflow, appends
-    the mean loss to ``loss_curve_`` and counts the call.  Returns ``(t,
-    mean_loss)``: the sample counter after the pass and its mean loss."""
-    est = estimator
-    n_rows = int(train_idx.shape[0])
-    # (the shuffle draws raw integers only: the generator's raw words are
-    # what the journal keeps)
-    order = _epoch_order(rng, train_idx, shuffle, journal.save_generator_draws)
-    _, _, mean_loss = _one_pass(est, adapter, order, t_start, journal, n_rows, 1)
-    _record_history(est, (mean_loss,), None, journal, True)
-    return int(t_start) + n_rows, mean_loss
-
-
-def _one_pass(estimator, adapter, order, t, journal, n_rows, epoch):
-    """One pass of ``adapter`` over the rows ``order``, the sample counter
-    being ``t`` before it: what every epoch of :func:`run_epochs` and the
-    pass of :func:`stream_epoch` run, once.
-
-    With a ``journal`` (a ``partial_fit`` call) the entries the pass may
-    write are saved first.  Reports the pass to parameter mixing, warns of
-    skipped rows, raises on an overflow (after ``adapter.failed()``).
-    Returns ``(stats, loss, mean_loss)``: the adapter's
-    :class:`EpochStats`, its loss as a 1-D array, and the mean loss over
-    ``n_rows`` (a loss too large for float64, from rows that overflowed,
-    is the largest float, so that the history stays finite)."""
-    if journal is not None:
-        adapter.journal(journal, order)
-    stats = adapter.run(order, t)
-    loss = stats.loss
-    if not (isinstance(loss, np.ndarray) and loss.ndim == 1):
-        loss = np.atleast_1d(np.asarray(loss, dtype=np.float64))
-    # (parameter mixing, sklearn_pa.distributed, asks for each epoch's
-    # number of updates and summed loss by setting _epoch_stats to a list)
-    recorded = estimator.__dict__.get("_epoch_stats")
-    if recorded is not None:
-        recorded.append((int(stats.n_updates), float(np.sum(loss)), int(n_rows)))
-    if stats.n_skipped:
-        warnings.warn(
-            f"{stats.n_skipped} rows were skipped at epoch {epoch} "
-            f"because {adapter.skipped_reason}",
-            RuntimeWarning,
-        )
-    if stats.overflow:
-        adapter.failed()
-        raise ValueError(
-            f"Floating-point overflow at epoch {epoch}: {adapter.overflow_message}"
-        )
-    if loss.shape[0] == 1:  # (the same number, without array operations)
-        mean_loss = float(loss[0]) / max(n_rows, 1)
-    else:
-        mean_loss = float((loss / max(n_rows, 1)).sum())
-    if not math.isfinite(mean_loss):
-        mean_loss = _BIG
-    return stats, loss, mean_loss
-
-
-def _record_history(estimator, history, scores, journal, partial_fit):
-    """Write a run's training history on ``estimator``: a ``fit`` starts
-    ``loss_curve_`` anew and counts no call; a ``partial_fit`` call appends
-    its mean loss in place (O(1) per call; with a ``journal``, a failed
-    call cuts it back), counts the call and leaves the validation scores
-    of the last ``fit`` as they are."""
-    est = estimator
-    values = est.__dict__
-    previous = values.get("loss_curve_")
-    if partial_fit and isinstance(previous, list):
-        if len(previous) + len(history) > LOSS_CURVE_MAX_LENGTH:
-            previous = _room_in_curve(est, previous, len(history))
-        if journal is not None:
-            journal.save_length(previous)
-        previous.extend(history)
-    else:
-        est.loss_curve_ = history if isinstance(history, list) else list(history)
-    calls = int(values.get("_n_partial_fit_calls", 0)) + 1 if partial_fit else 0
-    est._n_partial_fit_calls = calls
-    # (a parameter is an attribute of the instance; hasattr on it would ask
-    # the publications of an estimator that has none, __getattr__)
-    stops_early = "early_stopping" in values or hasattr(type(est), "early_stopping")
-    if stops_early and not (partial_fit and "validation_scores_" in values):
-        est.validation_scores_ = scores
 
 
 def _format(value):
