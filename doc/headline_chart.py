@@ -33,10 +33,10 @@ TEXT = {
 #: ("One row at a time: the cost of a call").
 STREAM_COMMAND = "python -m sklearn_pa.benchmark --dataset stream-latency"
 STREAM = {
-    "PA-default": (20.7, 3855),
-    "AROW": (27.2, 6790),
-    "CW": (28.0, 3706),
-    "SGD-pa1": (4293, 9861),
+    "PA-default": (18.9, 3240),
+    "AROW": (24.6, 5994),
+    "CW": (25.5, 3019),
+    "SGD-pa1": (4135, 8254),
 }
 
 OUT = Path(__file__).resolve().parent / "_static" / "headline.png"
