@@ -38,6 +38,23 @@ RULES = [
 ]
 
 
+def _random_rows(rng, n_rows, n_features, dense):
+    """Random rows, about 70 % non-zero (a few features read by many rows),
+    and their row view, dense or CSR: ``(X, rows)``."""
+    X = rng.normal(size=(n_rows, n_features)) * (rng.rand(n_rows, n_features) < 0.7)
+    if dense:
+        rows = row_view(
+            X.ravel(),
+            np.arange(n_features, dtype=np.int32),
+            np.zeros(1, dtype=np.int32),
+            True,
+            n_features,
+        )
+        return X, rows
+    X = sp.csr_matrix(X)
+    return X, row_view(X.data, X.indices, X.indptr, False, n_features)
+
+
 def _epoch(rows, order, W, b, U, bu, rule, labels, targets, t0, log):
     K = W.shape[1]
     n = labels.shape[0]
@@ -86,18 +103,7 @@ def test_undoing_a_log_puts_every_entry_back(
     rule, columns = rule
     rng = np.random.RandomState(seed)
     K = columns(n_classes)
-    X = rng.normal(size=(n_rows, n_features)) * (rng.rand(n_rows, n_features) < 0.7)
-    if dense:
-        rows = row_view(
-            X.ravel(),
-            np.arange(n_features, dtype=np.int32),
-            np.zeros(1, dtype=np.int32),
-            True,
-            n_features,
-        )
-    else:
-        X = sp.csr_matrix(X)
-        rows = row_view(X.data, X.indices, X.indptr, False, n_features)
+    X, rows = _random_rows(rng, n_rows, n_features, dense)
     labels = rng.randint(2 if K == 1 else K, size=n_rows).astype(np.int32)
     targets = rng.normal(size=n_rows)
     order = rng.permutation(n_rows).astype(np.int64)
@@ -384,18 +390,7 @@ def test_undoing_a_second_order_log_puts_every_entry_back(
     rng = np.random.RandomState(seed)
     n_features, K = recorded["W"].shape
     G = recorded["S_diag"].shape[1]
-    X = rng.normal(size=(n_rows, n_features)) * (rng.rand(n_rows, n_features) < 0.7)
-    if dense:
-        rows = row_view(
-            X.ravel(),
-            np.arange(n_features, dtype=np.int32),
-            np.zeros(1, dtype=np.int32),
-            True,
-            n_features,
-        )
-    else:
-        X = sp.csr_matrix(X)
-        rows = row_view(X.data, X.indices, X.indptr, False, n_features)
+    X, rows = _random_rows(rng, n_rows, n_features, dense)
     arrays = {
         "W": rng.normal(size=(n_features, K)),
         "b": rng.normal(size=K),
