@@ -40,7 +40,9 @@ from ._weighting cimport scale_step_by_weights, unit_weights
 from ._steps cimport (
     Candidate, PA_PREFETCH, PA_PREFETCH_W, PREFETCH_AHEAD, prefetch_row,
 )
-from ._write_log cimport WriteBuffer, WriteLog, log_write, reserve_writes
+from ._write_log cimport (
+    WriteBuffer, WriteLog, log_write, reads_nonfinite, reserve_writes,
+)
 
 # how many non-zeros ahead an update asks for the rows of U it writes, how
 # many rows ahead of a sparse row's learning its non-zeros are asked for,
@@ -271,22 +273,6 @@ cdef inline Py_ssize_t _step_writes(
 ) noexcept nogil:
     """The most entries :func:`_apply_step` writes for one row."""
     return (nnz + 1) * n_changed * (2 if averaged else 1)
-
-
-cdef inline bint _reads_nonfinite(
-    const index_t *row_ind, Py_ssize_t nnz, const double *W0, Py_ssize_t K,
-    Py_ssize_t c0, Py_ssize_t c1,
-) noexcept nogil:
-    """Whether a weight of the columns ``c0:c1`` of the row's features is
-    NaN or infinite (read only for a row whose scores were not finite)."""
-    cdef Py_ssize_t j, k
-    cdef const double *wrow
-    for j in range(nnz):
-        wrow = W0 + row_ind[j] * K
-        for k in range(c0, c1):
-            if not isfinite(wrow[k]):
-                return True
-    return False
 
 
 cdef inline Py_ssize_t _rule_step(
@@ -823,7 +809,7 @@ cdef tuple _epoch(
                                <double> (t - average_start), U0, bu_p, K, c0, c1,
                                &scores_out[n, 0])
             if not finite:
-                if log != NULL and _reads_nonfinite(row_ind, nnz, W0, K, c0, c1):
+                if log != NULL and reads_nonfinite(row_ind, nnz, W0, K, c0, c1):
                     log.nonfinite_read = True
                     break
                 skipped += 1

@@ -43,7 +43,9 @@ from ._rules_second_order cimport (
     second_order_param_names, second_order_params,
 )
 from ._steps cimport PA_PREFETCH, PREFETCH_AHEAD, prefetch_row
-from ._write_log cimport WriteBuffer, WriteLog, log_write, reserve_writes
+from ._write_log cimport (
+    WriteBuffer, WriteLog, log_write, reads_nonfinite, reserve_writes,
+)
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
 from ._second_order_blocks cimport _avg, _clear_x, _cov, _fill_x, _mean, _sigma_x
 from ._peer_rules cimport (
@@ -463,7 +465,7 @@ cdef tuple _epoch(
                 _record_variances(finite, full, &view, i, Sf, Sd, G, blk, n_blas,
                                   uplo, xbuf, sx_b, intercept, &var_out[n, 0])
             if not finite:
-                if log != NULL and _reads_nonfinite(row_ind, nnz, W0, K):
+                if log != NULL and reads_nonfinite(row_ind, nnz, W0, K, 0, K):
                     log.nonfinite_read = True
                     break
                 skipped += 1
@@ -643,21 +645,6 @@ cdef inline bint _log_covariance(
     for p in range(n):
         log_write(log, c.Sd + p)
     return True
-
-
-cdef inline bint _reads_nonfinite(
-    const index_t *row_ind, Py_ssize_t nnz, const double *W0, Py_ssize_t K,
-) noexcept nogil:
-    """Whether a weight of the row's features is NaN or infinite (read
-    only for a row whose scores were not finite)."""
-    cdef Py_ssize_t j, k
-    cdef const double *wrow
-    for j in range(nnz):
-        wrow = W0 + row_ind[j] * K
-        for k in range(K):
-            if not isfinite(wrow[k]):
-                return True
-    return False
 
 
 cdef inline void _record_scores(

@@ -6,7 +6,10 @@
 # them, in cache, costs less than copying beforehand every row of the
 # weights the batch's features index.
 
+from libc.math cimport isfinite
 from libc.stdlib cimport realloc
+
+from ._dataset cimport index_t
 
 
 cdef struct WriteEntry:
@@ -48,6 +51,24 @@ cdef inline void log_write(WriteBuffer *log, double *address) noexcept nogil:
     entry.address = address
     entry.value = address[0]
     log.n += 1
+
+
+cdef inline bint reads_nonfinite(
+    const index_t *row_ind, Py_ssize_t nnz, const double *W0, Py_ssize_t K,
+    Py_ssize_t c0, Py_ssize_t c1,
+) noexcept nogil:
+    """Whether a weight of the columns ``c0:c1`` of a row's features (its
+    ``nnz`` indices ``row_ind`` into the feature-major ``W0`` of ``K``
+    columns) is NaN or infinite: read by a logging pass only for a row
+    whose scores were not finite, which then stops (``nonfinite_read``)."""
+    cdef Py_ssize_t j, k
+    cdef const double *wrow
+    for j in range(nnz):
+        wrow = W0 + row_ind[j] * K
+        for k in range(c0, c1):
+            if not isfinite(wrow[k]):
+                return True
+    return False
 
 
 cdef class WriteLog:

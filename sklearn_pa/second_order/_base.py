@@ -609,8 +609,8 @@ class _BaseSecondOrder(
         joined into one (a batch of ``CALIBRATION_SIZE`` rows or more
         replaces the record by its latest rows).  A one-row call adds its
         row, and the window is copied once every ``MARGIN_BLOCKS`` calls,
-        not at each;
-        ``_calibration`` reads the record as one array of each."""
+        not at each.  ``_calibration`` reads the record as one array of
+        each."""
         record = self.__dict__.get("_margin_blocks")
         new = (scores, var, idx)
         n_new = scores.shape[0]

@@ -26,28 +26,40 @@ __all__ = [
 _NO_WEIGHTS = np.ones(0)
 
 #: The most entries a ``partial_fit`` call of a diagonal covariance logs
-#: (``logged_per_value`` times its batch's values); a larger batch keeps the
+#: (``logged_per_value`` times its batch's values and rows: a step logs its
+#: row's non-zeros and the intercept's entry); a larger batch keeps the
 #: rows its features index instead.  A log grows with the rows' non-zeros
 #: and the columns each step writes, a copy of rows with their distinct
-#: features: on 20 Newsgroups the log costs less up to about half a million
-#: entries (AROW: 1,000-row calls 9.0 → 5.2 ms, 5,000-row calls 33 → 39;
-#: CW's support-class rule, which may write every column, 300-row calls
-#: 1.8 either way and 1,000-row calls 6.3 → 12.4).
+#: features: on a model of 20 Newsgroups' shape (130,107 features, 20
+#: classes; random rows of 80 non-zeros) the log costs less up to about
+#: half a million entries (AROW: 1,000-row calls 7.2 → 4.8 ms, 5,000-row
+#: calls 33 → 39; CW's support-class rule, which may write every column,
+#: 300-row calls 1.8 either way and 1,000-row calls 6.3 → 12.4).
 LOGGED_ENTRIES_MAX = 2**19
 
 
+def _compiled_pass():
+    """The compiled pass class of the second-order kernel module, or None
+    when the module is a stand-in without one (it then neither binds nor
+    logs: a call keeps the rows its batch indexes)."""
+    return getattr(_second_order, "SecondOrderPass", None)
+
+
 def logged_per_value(rule, n_columns, averaging):
-    """The most entries a row's step logs per non-zero of the row, for the
-    constraint rule ``rule`` (its multiclass mode in the registry) on
-    ``n_columns`` weight columns: the mean columns it may write (each with
-    its average when ``averaging``) and the covariance blocks."""
-    mode = (spec(rule, SecondOrderRule).multiclass or ("binary",))[0]
+    """The most entries a row's step logs per non-zero of the row (and for
+    its intercept's entry), for the constraint rule ``rule`` on
+    ``n_columns`` weight columns: the mean columns its multiclass mode in
+    the registry may write (each with its average when ``averaging``) and
+    the covariance blocks.  A mode with no count here raises KeyError."""
+    modes = spec(rule, SecondOrderRule).multiclass
     pairs = n_columns - 1
     columns, blocks = {
+        None: (1, 1),  # (a regression rule: one column, one block)
+        "binary": (1, 1),
         "single": (2, 2),
         "sequential": (2 * pairs, 2 * pairs),
         "support": (n_columns, 1),
-    }.get(mode, (1, 1))
+    }[modes[0] if modes else None]
     return columns * (2 if averaging else 1) + blocks
 
 
@@ -155,10 +167,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             not self.full
             and not rescales
             and type(self).run is _SecondOrderEpochs.run
-            and self.rows.n_values() * self._logged_per_value() <= LOGGED_ENTRIES_MAX
-            and hasattr(_second_order, "SecondOrderPass")
+            and (self.rows.n_values() + order.shape[0]) * self._logged_per_value()
+            <= LOGGED_ENTRIES_MAX
+            and _compiled_pass() is not None
         ):
-            # (a stand-in for the compiled module logs nothing: rows saved)
             self._writes = journal.save_writes(
                 self.estimator, self.W, self.b, self.U_, self.bu_, self.S_diag
             )
@@ -267,7 +279,7 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         of this adapter's arrays, rule and class weights, made once and
         reused while they are the same objects (None when the kernel module
         has none)."""
-        make = getattr(_second_order, "SecondOrderPass", None)
+        make = _compiled_pass()
         if make is None:
             return None
         bound = self._pass
