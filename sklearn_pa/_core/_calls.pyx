@@ -31,10 +31,12 @@ from ..utils._atomic import WRITTEN, RawWords, restore_entries, session_of
 from ..utils._shuffle import mt19937_words
 
 __all__ = [
+    "Batch",
     "Journal",
     "RowView",
     "finite_inputs",
     "KERNEL_DTYPES",
+    "check_batch",
     "check_weights_read",
     "check_writes",
     "encode_labels",
@@ -735,6 +737,98 @@ def lean_batch(estimator, X, y, classes, sample_weight):
     if sample_weight is None or not est._check_rows(X, lean=True):
         return None
     return X, y, sample_weight
+
+
+cdef class Batch:
+    """One batch of ``fit`` or ``partial_fit`` as :func:`check_batch` checked it: what
+    every later step of the call reads, and nothing reads again.
+
+    Attributes
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        The rows in the kernels' form: C-ordered dense or canonical CSR
+        (duplicate entries summed), float64 or float32, finite, with the
+        fitted number of features.
+    y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        The targets: labels of the fitted classes (encoded by the pass's
+        adapter, ``_targets``), or finite float64 values.
+    sample_weight : ndarray of shape (n_samples,)
+        Finite, non-negative float64 weights (ones when none were given).
+    given : bool
+        Whether the caller passed ``sample_weight``.
+    snapshot : tuple or None
+        The :func:`params_snapshot` of a ``partial_fit`` batch the full
+        validation checked (the parameters it validated, which the next
+        call's cheap branch compares against); None when the cheap branch
+        accepted it, and in ``fit``.
+    """
+
+    cdef readonly object X
+    cdef readonly object y
+    cdef readonly object sample_weight
+    cdef readonly bint given
+    cdef readonly object snapshot
+
+    def __init__(self, X, y, sample_weight, bint given, snapshot=None):
+        self.X, self.y, self.sample_weight = X, y, sample_weight
+        self.given, self.snapshot = given, snapshot
+
+    @property
+    def n_samples(self):
+        """The number of rows."""
+        return self.X.shape[0]
+
+    @property
+    def weighs_nothing(self):
+        """Whether the caller's ``sample_weight`` is all zeros on at least
+        one row: a later batch is then a no-op on every path (nothing moves,
+        not even ``t_``); ``fit`` refused it already."""
+        weights = self.sample_weight
+        return self.given and weights.shape[0] > 0 and not weights.any()
+
+    def __iter__(self):
+        """``X, y, sample_weight = batch``."""
+        return iter((self.X, self.y, self.sample_weight))
+
+
+def check_batch(
+    estimator, X, y, classes, sample_weight, bint first_call, bint fitting=False
+):
+    """The one check of a batch of a learner that states its targets
+    (``_prepare_targets``): the linear and confidence-weighted families
+    and kernel PA, in ``fit`` and ``partial_fit``; returns a
+    :class:`Batch`.
+
+    Its first branch is the cheap one: a later ``partial_fit`` call whose
+    parameters are those the last full validation saw, and whose batch is
+    already in the kernels' form, is checked in O(its size) (the
+    estimator's ``_lean_batch``).  Anything else goes through the full
+    validation, which says what is wrong before any weight moves: the
+    parameters (``_validate_params``, a parameter changed mid-stream
+    included; ``fit``'s were validated on entry), the rows and targets
+    (``_validate_batch``: :func:`~sklearn_pa._core.batch.check_rows`, the
+    sample weights, the family's own checks) and the targets against the
+    model (``_prepare_targets``: the classes, the strategy).
+    ``first_call`` (and ``fitting``, a ``fit``) sets the estimator's
+    features and classes.
+    """
+    est = estimator
+    given = sample_weight is not None
+    if fitting:
+        X, y, sample_weight = est._validate_batch(X, y, sample_weight, reset=True)
+        est._prepare_targets(y, classes=classes, first_call=True, fitting=True)
+        return Batch(X, y, sample_weight, given)
+    if not first_call:
+        lean = est._lean_batch(X, y, classes, sample_weight)
+        if lean is not None:
+            return Batch(lean[0], lean[1], lean[2], given)
+    # scikit-learn skips parameter validation on later partial_fit calls; a
+    # parameter changed mid-stream must be refused before any update too
+    est._validate_params()
+    snapshot = params_snapshot(est)
+    X, y, sample_weight = est._validate_batch(X, y, sample_weight, reset=first_call)
+    est._prepare_targets(y, classes=classes, first_call=first_call, fitting=False)
+    return Batch(X, y, sample_weight, given, snapshot)
 
 
 # ----------------------------------------------------------------------------

@@ -36,12 +36,15 @@ from ..utils._atomic import (
 from . import _calls
 from ._calls import (
     KERNEL_DTYPES,
+    Batch,
+    check_batch,
     check_weights_read,
     lean_rows,
     touched_rows,
 )
 
 __all__ = [
+    "Batch",
     "ReadsUnderLockMixin",
     "MAX_SAMPLE_COUNT",
     "Journal",
@@ -49,6 +52,7 @@ __all__ = [
     "call_values",
     "canonical_csr",
     "KERNEL_DTYPES",
+    "check_batch",
     "check_batch_sample_weight",
     "check_csr_structure",
     "check_rows",

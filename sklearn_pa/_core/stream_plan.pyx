@@ -1,20 +1,20 @@
-"""The lean path of a stream: a later ``partial_fit`` call that reuses
-what the previous call set up.
+"""The one path of a linear-family ``partial_fit`` call
+(:func:`stream_call`), and the set-up a later call reuses
+(:class:`StreamPlan`).
 
-A call on a few rows must cost what its rows cost.  The lean checks of
-:mod:`sklearn_pa._core.session` accept such a batch in O(its size); what is left
-of a call is set-up that does not depend on the batch: the epoch adapter
-(class weights, margins, the averaging start, the one-vs-rest columns), the
-learned arrays found again behind the published ``coef_``, the sample
-counter checked again.  A :class:`StreamPlan`, made after a call that ran
-the full set-up, keeps that adapter, with the objects the call published
-(``coef_``, ``intercept_``, an average left pending, ``t_``).  The next
-call takes the plan when each of those is still the object the plan saw
-(nothing was assigned, read or refitted in between) and the lean checks
-accept the batch and the parameters: it binds the batch to the adapter and
-runs the same pass (:func:`sklearn_pa._core.driver.stream_epoch`), journaled for
-atomicity like any other.  Any other call takes the usual path, which makes
-a new plan.
+A call on a few rows must cost what its rows cost.  Every call checks its
+batch once (:func:`~sklearn_pa._core._calls.check_batch`, whose first
+branch accepts a batch in the kernels' form in O(its size)) and runs one
+pass (:func:`sklearn_pa._core.driver.stream_epoch`), journaled for
+atomicity.  What is left of a call is set-up that does not depend on the
+batch: the epoch adapter (class weights, margins, the averaging start, the
+one-vs-rest columns), the learned arrays found again behind the published
+``coef_``, the sample counter checked again.  The session keeps it in a
+:class:`StreamPlan`, with the objects the call published (``coef_``,
+``intercept_``, an average left pending, ``t_``).  The next call reuses it
+when each of those is still the object the plan saw (nothing was
+assigned, read or refitted in between) and the cheap branch accepted the
+batch and the parameters; otherwise it sets up anew and keeps that.
 
 The module is compiled: a call on one row spends a few microseconds here,
 around its compiled pass.
@@ -23,12 +23,12 @@ around its compiled pass.
 import numpy as np
 
 from ..utils._atomic import JOURNAL
-from .batch import weighs_nothing
+from ._calls import check_batch
 from .driver import stream_epoch
 from .publication import AveragedPublicationMixin
-from .session import session_of
+from .session import session_of, stream_started
 
-__all__ = ["StreamPlan"]
+__all__ = ["StreamPlan", "plans_streams", "stream_call"]
 
 _MISSING = object()
 
@@ -101,27 +101,50 @@ cdef class StreamPlan:
         _release(adapter)
         return cls(adapter, _published(values))
 
-    def partial_fit(self, estimator, X, y, classes, sample_weight):
-        """Run the call on the plan, inside the caller's ``atomic_update``;
-        returns False (having changed nothing) when the call needs the usual
-        path."""
-        est = estimator
-        cdef dict values = est.__dict__
-        if not _same_objects(_published(values), self.published):
-            return False
-        given = sample_weight is not None
-        batch = est._lean_batch(X, y, classes, sample_weight)
-        journal = JOURNAL.get()
-        if batch is None or journal is None:
-            return False
-        X, y, sample_weight = batch
-        if given and weighs_nothing(sample_weight):
-            return True  # a no-op, as on the full path
-        adapter = self.adapter
+
+def stream_call(estimator, X, y, classes, sample_weight, bint record_scores=False):
+    """One ``partial_fit`` call of a linear-family learner (its
+    ``_partial_fit``), inside the caller's ``atomic_update``: one unstopped
+    pass over the batch from the current state (the first call allocates
+    it); returns the estimator, or, with ``record_scores``, the
+    ``(n_samples, n_columns)`` scores each row got before its update.
+
+    The call checks its batch once (:func:`check_batch`, whose first
+    branch accepts a batch in the kernels' form in O(its size)), skips a
+    batch that weighs nothing, runs one pass
+    (:func:`~sklearn_pa._core.driver.stream_epoch`) and publishes the
+    state.  Its set-up (the epoch adapter and the learned arrays behind the
+    published ``coef_``) is the one the session's :class:`StreamPlan` kept
+    when the previous call published the objects the estimator still holds
+    and the cheap branch accepted the batch and the parameters; otherwise
+    it is made anew (``_stream_state`` finds or checks the learned arrays,
+    ``_pass_from`` builds the adapter and runs the pass) and kept for the
+    next call."""
+    est = estimator
+    cdef dict values = est.__dict__
+    cdef bint first_call = not stream_started(values)
+    session = session_of(est)
+    batch = check_batch(est, X, y, classes, sample_weight, first_call)
+    X, y, sample_weight = batch.X, batch.y, batch.sample_weight
+    if not first_call and batch.weighs_nothing:
+        return est._weightless_batch(X, record_scores)
+    plan = session.plan
+    # (the session is put back with the estimator if the call fails)
+    session.plan = None
+    journal = JOURNAL.get()
+    if (
+        plan is not None
+        and batch.snapshot is None
+        and not record_scores
+        and journal is not None
+        and _same_objects(_published(values), (<StreamPlan> plan).published)
+    ):
+        # the set-up the previous call kept: bind the batch, run the pass
+        adapter = (<StreamPlan> plan).adapter
         adapter.estimator = est
         try:
             # (the parameters and the targets' strategy are those of the
-            # call that made the plan: checked above)
+            # call that made the plan: checked by check_batch)
             adapter.bind(X, y, sample_weight, same_rule=True)
             n_rows = X.shape[0]
             order = _ORDER[:n_rows] if n_rows <= _ORDER.shape[0] else np.arange(n_rows)
@@ -139,11 +162,31 @@ cdef class StreamPlan:
         est.n_iter_ = 1
         est.t_ = float(t) + 1.0
         est._publish(adapter.W, adapter.b, adapter.U, adapter.bu, lazy=True)
-        # (a new plan, never this one changed in place: a call that fails
-        # after this line puts the session's previous plan back with the
-        # estimator)
-        session_of(est).plan = StreamPlan(adapter, _published(values))
-        return True
+        # (a new plan, never this one changed in place)
+        session.plan = StreamPlan(adapter, _published(values))
+        return est
+    W, b, U, bu, t_start = est._stream_state(X, first_call)
+    scores_out = None
+    if record_scores:
+        scores_out = np.empty((X.shape[0], est._n_columns()), dtype=np.float64)
+    est._pass_from(
+        X,
+        y,
+        sample_weight,
+        (W, b, U, bu),
+        t_start=t_start,
+        rng=est._rng,
+        lazy=True,
+        scores_out=scores_out,
+    )
+    if batch.snapshot is not None:
+        # what the next call's cheap branch compares against
+        session.lean = (batch.snapshot, values.get("classes_"))
+    if plans_streams(type(est)) and session.lean is not None:
+        session.plan = StreamPlan.make(est, X, y, sample_weight, W, b, U, bu)
+    if record_scores:
+        return scores_out
+    return est
 
 
 cdef _release(adapter):

@@ -39,6 +39,7 @@ from .._core.batch import (
     ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
+    check_batch,
     check_batch_sample_weight,
     check_csr_structure,
     check_rows,
@@ -47,7 +48,6 @@ from .._core.batch import (
     check_warm_start_classes,
     check_warm_start_shape,
     validation_split,
-    weighs_nothing,
 )
 from .._core.driver import EpochAdapter, EpochStats, run_epochs, validation_scorer
 from .._core.pickled_state import CheckedStateMixin
@@ -421,6 +421,7 @@ class _BaseKernelPA(
 
     # ----------------------------------------------------------- validation
     def _validate_batch(self, X, y, sample_weight, reset):
+        self._check_kernel_args()
         X, y = check_rows(
             self, X, y, reset=reset, y_numeric=not isinstance(self, ClassifierMixin)
         )
@@ -619,10 +620,10 @@ class _BaseKernelPA(
         return state, n_iter, t
 
     def _fit(self, X, y, sample_weight):
-        self._check_kernel_args()
-        X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
         previous = self.__dict__.get("classes_")
-        self._prepare_targets(y, classes=None, first_call=True, fitting=True)
+        X, y, sample_weight = check_batch(
+            self, X, y, None, sample_weight, first_call=True, fitting=True
+        )
         self._set_gamma(X)
         n_cols = self._n_columns()
         if self.warm_start and hasattr(self, "dual_coef_"):
@@ -668,18 +669,17 @@ class _BaseKernelPA(
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
         """One pass over a batch; returns ``self``, or, with
         ``record_scores``, the ``(n_samples, n_columns)`` scores each row got
-        before its update (see ``_partial_fit_scores``)."""
-        self._validate_params()
-        self._check_kernel_args()
+        before its update (see ``_partial_fit_scores``).
+
+        The batch is checked once (:func:`~sklearn_pa._core.batch.check_batch`):
+        a later call whose parameters and published support set are those
+        of the last call, on a batch in the kernels' form, is checked in
+        O(the batch) and continues from the published state as it is."""
         first_call = not hasattr(self, "dual_coef_")
-        given = sample_weight is not None
-        X, y, sample_weight = self._validate_batch(
-            X, y, sample_weight, reset=first_call
-        )
-        self._prepare_targets(y, classes=classes, first_call=first_call, fitting=False)
-        if not first_call and weighs_nothing(sample_weight, given):
-            # a no-op, as on the lean path (with record_scores: the scores
-            # of the model as it is)
+        batch = check_batch(self, X, y, classes, sample_weight, first_call)
+        X, y, sample_weight = batch
+        if not first_call and batch.weighs_nothing:
+            # a no-op (with record_scores: the scores of the model as it is)
             return self._decision(X) if record_scores else self
         if first_call:
             self._set_gamma(X)
@@ -687,12 +687,13 @@ class _BaseKernelPA(
             self._rng = check_random_state(self.random_state)
             t_start = 0
         else:
-            state = self._current_state()
+            validated = batch.snapshot is not None
+            state = self._current_state() if validated else self._published_state()
             t_start = check_sample_count(self) - 1
         scores = self._learn_batch(
             X, y, sample_weight, state, t_start, record_scores=record_scores
         )
-        remember_call(self, _PUBLISHED)
+        remember_call(self, _PUBLISHED, validated=batch.snapshot is not None)
         return scores if record_scores else self
 
     def _learn_batch(self, X, y, sample_weight, state, t_start, *, record_scores=False):

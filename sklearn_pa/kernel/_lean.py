@@ -11,13 +11,12 @@ See :mod:`sklearn_pa._core.session`.
 import numpy as np
 
 from .._core._calls import finite_inputs
-from .._core.batch import check_sample_count, fitted_rows, weighs_nothing
+from .._core.batch import fitted_rows
 from .._core.session import (
     FLOAT64_ROWS,
     lean_call_ready,
     lean_rows,
     lean_sample_weight,
-    remember_call,
     trusted_published,
 )
 
@@ -39,16 +38,15 @@ class LeanKernelMixin:
     """The lean path of the kernel PA estimators (see the module
     docstring)."""
 
-    def _lean_partial_fit(self, X, y, classes, sample_weight):
-        """A later ``partial_fit`` call on the lean path: the parameters and
-        the published support set are those of the last call
-        (:func:`~sklearn_pa._core.session.lean_call_ready`), so neither is
-        checked again, and the batch is checked in O(its size)
-        (:func:`~sklearn_pa._core.session.lean_rows`, :meth:`_lean_targets`,
-        :func:`~sklearn_pa._core.session.lean_sample_weight`).  Returns
-        ``self``, or None (nothing done) when the call needs the full
-        validation.  The pass itself evaluates the kernel between the batch
-        and the support set: that cost is the algorithm's."""
+    def _lean_batch(self, X, y, classes, sample_weight):
+        """The cheap branch of :func:`~sklearn_pa._core.batch.check_batch`
+        for a later ``partial_fit`` call: ``(X, y, sample_weight)`` checked
+        in O(the batch) (:func:`~sklearn_pa._core.session.lean_rows`,
+        :meth:`_lean_targets`,
+        :func:`~sklearn_pa._core.session.lean_sample_weight`) when the
+        parameters and the published support set are those of the last call
+        (:func:`~sklearn_pa._core.session.lean_call_ready`), so that neither
+        is checked again; None when the call needs the full validation."""
         if not lean_call_ready(self):
             return None
         X = lean_rows(X, self.n_features_in_, FLOAT64_ROWS)
@@ -57,23 +55,24 @@ class LeanKernelMixin:
         y = self._lean_targets(y, classes, X.shape[0])
         if y is None:
             return None
-        given = sample_weight is not None
         sample_weight = lean_sample_weight(sample_weight, X.shape[0])
         if sample_weight is None:
             return None
-        if given and weighs_nothing(sample_weight):
-            return self  # a no-op, as on the full path
-        state = {
+        return X, y, sample_weight
+
+    def _published_state(self):
+        """The state a call continues from, read from the support set and
+        dual coefficients the last call published (trusted: a call whose
+        batch the cheap branch accepted checks neither again).  The pass
+        itself evaluates the kernel between the batch and the support set:
+        that cost is the algorithm's."""
+        return {
             "sv": self.support_vectors_,
             "alpha": np.ascontiguousarray(self.dual_coef_.T),
             "stamp": self._sv_stamp,
             "kdiag": self._sv_kdiag,
             "next_stamp": self._next_stamp,
         }
-        t_start = check_sample_count(self) - 1
-        self._learn_batch(X, y, sample_weight, state, t_start)
-        remember_call(self, _PUBLISHED, validated=False)
-        return self
 
     def _decision(self, X):
         values = self.__dict__

@@ -360,9 +360,6 @@ class KernelPassiveAggressiveClassifier(
             Fitted estimator.
         """
         with atomic_update(self):
-            lean = self._lean_partial_fit(X, y, classes, sample_weight)
-            if lean is not None:
-                return lean
             return self._partial_fit_batch(X, y, classes, sample_weight)
 
     def _lean_targets(self, y, classes, n_samples):
@@ -588,9 +585,6 @@ class KernelPassiveAggressiveRegressor(RegressorMixin, _BaseKernelPA):
             Fitted estimator.
         """
         with atomic_update(self):
-            lean = self._lean_partial_fit(X, y, None, sample_weight)
-            if lean is not None:
-                return lean
             return self._partial_fit(X, y, None, sample_weight)
 
     def _lean_targets(self, y, classes, n_samples):

@@ -46,6 +46,7 @@ from .._core.batch import (
     MAX_SAMPLE_COUNT,
     ReadsUnderLockMixin,
     atomic_update,
+    check_batch,
     check_batch_sample_weight,
     check_csr_structure,
     check_initial_scores,
@@ -60,7 +61,6 @@ from .._core.batch import (
     locked_read,
     typical_feature_value,
     validation_split,
-    weighs_nothing,
 )
 from .._core.driver import (
     run_epochs,
@@ -74,12 +74,10 @@ from .._core.publication import AveragedPublicationMixin
 from .._core.session import (
     LeanCallsMixin,
     LeanLabelsMixin,
-    params_snapshot,
     session_of,
-    stream_started,
 )
 from .._core.state import LinearState
-from .._core.stream_plan import StreamPlan, plans_streams
+from .._core.stream_plan import stream_call
 from .._core.targets import (
     BinaryTargets,
     added_classes,
@@ -387,9 +385,10 @@ class BaseOnlineLinear(
         ``warm_start`` the current standard weights do, when the data has as
         many features (a model of another shape is refused).  The public
         ``fit`` calls it inside ``atomic_update``."""
-        X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
         previous = self.__dict__.get("classes_")
-        self._prepare_targets(y, classes=None, first_call=True, fitting=True)
+        X, y, sample_weight = check_batch(
+            self, X, y, None, sample_weight, first_call=True, fitting=True
+        )
         n_columns = self._n_columns()
         warm = False
         if self.warm_start and hasattr(self, "coef_") and coef_init is None:
@@ -447,100 +446,63 @@ class BaseOnlineLinear(
         assigned learned arrays are checked against the model's dimensions,
         and the sample counter continues from ``t_``.  A later call whose
         parameters did not change and whose batch is in the kernels' form
-        takes the lean path (:meth:`_lean_batch`): checks in O(batch), no
-        work proportional to the model.  The public ``partial_fit`` calls it
-        inside ``atomic_update``."""
-        # (not hasattr(self, "coef_"), which would compute a pending average)
-        first_call = not stream_started(self.__dict__)
-        given = sample_weight is not None
-        cache = session_of(self)
-        plan = cache.plan
-        if plan is not None and not (first_call or record_scores):
-            if plan.partial_fit(self, X, y, classes, sample_weight):
-                return self
-        cache.plan = None
-        lean = None if first_call else self._lean_batch(X, y, classes, sample_weight)
-        snapshot = None
-        if lean is None:
-            # scikit-learn skips parameter validation on later partial_fit
-            # calls; a parameter changed mid-stream must be refused before any
-            # update too
-            self._validate_params()
-            snapshot = params_snapshot(self)
-            X, y, sample_weight = self._validate_batch(
-                X, y, sample_weight, reset=first_call
-            )
-            self._prepare_targets(
-                y, classes=classes, first_call=first_call, fitting=False
-            )
-        else:
-            X, y, sample_weight = lean
-        if not first_call and weighs_nothing(sample_weight, given):
-            return self._weightless_batch(X, record_scores)
-        n_columns = self._n_columns()
+        is checked in O(batch) and reuses the set-up of the previous call:
+        no work proportional to the model
+        (:func:`~sklearn_pa._core.stream_plan.stream_call`, the one path of
+        every call).  The public ``partial_fit`` calls it inside
+        ``atomic_update``."""
+        return stream_call(self, X, y, classes, sample_weight, record_scores)
+
+    def _stream_state(self, X, first_call):
+        """``(W, b, U, bu, t_start)``: the kernel arrays a ``partial_fit``
+        call on the validated rows ``X`` continues from and the sample count
+        before it.  The first call allocates them (and sets the generator,
+        the intercept's constant feature and the averaging start); a later
+        one finds the arrays behind the published ``coef_`` (those the
+        estimator published itself are trusted in O(1), assigned ones are
+        checked) and checks ``t_``."""
         if first_call:
-            W, b = self._allocate(X.shape[1], n_columns, None, None)
+            W, b = self._allocate(X.shape[1], self._n_columns(), None, None)
             U = np.zeros_like(W) if self.average else None
             bu = np.zeros_like(b) if self.average else None
             self._rng = check_random_state(self.random_state)
             self._set_intercept_scaling(X)
-            t_start = 0
             self._average_from = 1
-        else:
-            W, b = self._state_arrays()
-            trusted = session_of(self).kernel_state
-            if (
-                self.average
-                and trusted is not None
-                and trusted[2] is W
-                and (
-                    trusted[4] is self._average_accum
-                    and trusted[5] is self._average_intercept_accum
-                    and trusted[4] is not None
+            return W, b, U, bu, 0
+        W, b = self._state_arrays()
+        trusted = session_of(self).kernel_state
+        if (
+            self.average
+            and trusted is not None
+            and trusted[2] is W
+            and (
+                trusted[4] is self._average_accum
+                and trusted[5] is self._average_intercept_accum
+                and trusted[4] is not None
+            )
+        ):
+            # the accumulators published beside W: no check needed
+            U, bu = trusted[4], trusted[5]
+        elif self.average:
+            if self._averaging_state():
+                U = check_state_array(
+                    self, "the averaging state", self._average_accum, W.shape
                 )
-            ):
-                # the accumulators published beside W: no check needed
-                U, bu = trusted[4], trusted[5]
-            elif self.average:
-                if self._averaging_state():
-                    U = check_state_array(
-                        self, "the averaging state", self._average_accum, W.shape
-                    )
-                    bu = check_state_array(
-                        self,
-                        "the averaging state",
-                        self._average_intercept_accum,
-                        b.shape,
-                    )
-                else:
-                    U, bu = np.zeros_like(W), np.zeros_like(b)
+                bu = check_state_array(
+                    self,
+                    "the averaging state",
+                    self._average_intercept_accum,
+                    b.shape,
+                )
             else:
-                U = bu = None
-            t_start = check_sample_count(self) - 1
-            if self.average and not self._averaging_state():
-                # average="epoch": a stream averages from its first step
-                self._average_from = t_start + 1
-        scores_out = None
-        if record_scores:
-            scores_out = np.empty((X.shape[0], n_columns), dtype=np.float64)
-        self._pass_from(
-            X,
-            y,
-            sample_weight,
-            (W, b, U, bu),
-            t_start=t_start,
-            rng=self._rng,
-            lazy=True,
-            scores_out=scores_out,
-        )
-        if snapshot is not None:
-            # what the next call's lean path compares against
-            cache.lean = (snapshot, getattr(self, "classes_", None))
-        if plans_streams(type(self)) and cache.lean is not None:
-            cache.plan = StreamPlan.make(self, X, y, sample_weight, W, b, U, bu)
-        if record_scores:
-            return scores_out
-        return self
+                U, bu = np.zeros_like(W), np.zeros_like(b)
+        else:
+            U = bu = None
+        t_start = check_sample_count(self) - 1
+        if self.average and not self._averaging_state():
+            # average="epoch": a stream averages from its first step
+            self._average_from = t_start + 1
+        return W, b, U, bu, t_start
 
     def _pass_from(
         self, X, y, sample_weight, state, *, t_start, rng, lazy, scores_out=None
