@@ -93,6 +93,11 @@ OUTSIDE = {
         "StructuredPassiveAggressive": "sequences: the taggers' own kernel",
         "StructuredPerceptron": "sequences: the taggers' own kernel",
     },
+    "one batch check": {
+        name: "sequences of sentences, not rows of a matrix: the taggers' "
+        "batch check (tests/test_sequence_per_call.py)"
+        for name in ("StructuredPassiveAggressive", "StructuredPerceptron")
+    },
     "lean stream": {
         "KernelPassiveAggressiveClassifier": "dual model (own per-call tests)",
         "KernelPassiveAggressiveRegressor": "dual model (own per-call tests)",

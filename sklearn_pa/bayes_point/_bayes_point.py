@@ -559,20 +559,72 @@ class OnlineBayesPointClassifier(
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
         """One pass over a batch; returns ``self``, or, with
         ``record_scores``, the ``(n_samples, n_columns)`` scores of the Bayes
-        point on each row before its update (see ``_partial_fit_scores``)."""
-        self._validate_params()
-        base = self._make_base()
+        point on each row before its update (see ``_partial_fit_scores``).
+
+        The batch is checked once, the cheap branch first: a later call
+        whose parameters (the base learner's included) and copies are those
+        of the last call, on a batch in the kernels' form whose rows all
+        carry fitted labels, is checked in O(the batch) (``_lean_batch``)
+        and reuses the base learner that call prepared; any other call is
+        validated in full."""
         first_call = not hasattr(self, "_W")
         given = sample_weight is not None
-        X, y, sample_weight = self._validate_batch(
-            X, y, sample_weight, reset=first_call
-        )
+        lean = None if first_call else self._lean_batch(X, y, classes, sample_weight)
+        if lean is None:
+            self._validate_params()
+            base = self._make_base()
+            X, y, sample_weight = self._validate_batch(
+                X, y, sample_weight, reset=first_call
+            )
+        else:
+            X, y, sample_weight = lean
         if not first_call and weighs_nothing(sample_weight, given):
-            # a no-op, as on the lean path (with record_scores: the scores
-            # of the Bayes point as it is)
+            # a no-op (with record_scores: the scores of the Bayes point as
+            # it is)
             if not record_scores:
                 return self
             return self.decision_function(X).reshape(X.shape[0], -1)
+        if lean is None:
+            base = self._prepare_batch(base, X, y, classes, first_call)
+            labels = self._labels(y, _unlabeled_mask(y))
+        else:
+            # (the base learner the last call prepared, its targets adopted)
+            base = session_of(self).bayes_base
+            labels = np.searchsorted(self.classes_, y).astype(np.int32)
+        scores_out = None
+        if record_scores:
+            scores_out = np.empty((X.shape[0], self._n_columns()))
+        self.n_iter_ = self._run(
+            X,
+            labels,
+            sample_weight,
+            base,
+            max_iter=1,
+            stopping=False,
+            rng=self._rng,
+            scores_out=scores_out,
+            trusted=lean is not None,
+        )
+        # (every partial_fit call leaves the Bayes point to be computed
+        # when read: a stream's model is the same whichever branch checked
+        # each batch)
+        self._publish(lazy=True)
+        remember_call(self, _PUBLISHED, validated=lean is None)
+        session_of(self).bayes_base = base
+        if record_scores:
+            return scores_out
+        return self
+
+    def _n_columns(self):
+        """The weight columns of each copy: 1 for two classes."""
+        return 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+
+    def _prepare_batch(self, base, X, y, classes, first_call):
+        """The classes, the base learner ``base`` and the copies for a
+        batch the full validation checked: adds the classes a growing base
+        learner meets, adopts the targets (the first call starts the
+        copies), checks that the copies still fit the model.  Returns the
+        base learner, its targets adopted."""
         unlabeled = _unlabeled_mask(y)
         warn_if_marker_looks_like_a_class(y, unlabeled)
         if not first_call and grows_classes(base):
@@ -600,28 +652,7 @@ class OnlineBayesPointClassifier(
                     "or start again with fit."
                 )
             base.intercept_scaling_ = self.intercept_scaling_
-        scores_out = None
-        if record_scores:
-            scores_out = np.empty((X.shape[0], n_columns))
-        self.n_iter_ = self._run(
-            X,
-            self._labels(y, unlabeled),
-            sample_weight,
-            base,
-            max_iter=1,
-            stopping=False,
-            rng=self._rng,
-            scores_out=scores_out,
-        )
-        # (every partial_fit call leaves the Bayes point to be computed
-        # when read, as the lean path does: a stream's model is the same
-        # whichever path each call took)
-        self._publish(lazy=True)
-        remember_call(self, _PUBLISHED)
-        session_of(self).bayes_base = base
-        if record_scores:
-            return scores_out
-        return self
+        return base
 
     # ------------------------------------------------------ growing classes
     def _grows_classes(self):
@@ -722,9 +753,6 @@ class OnlineBayesPointClassifier(
             Fitted estimator.
         """
         with atomic_update(self):
-            lean = self._lean_partial_fit(X, y, classes, sample_weight)
-            if lean is not None:
-                return lean
             return self._partial_fit_batch(X, y, classes, sample_weight)
 
     @locked_read

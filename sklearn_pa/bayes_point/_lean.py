@@ -11,7 +11,6 @@ copies' weights of their features.  See :mod:`sklearn_pa._core.session`.
 import numpy as np
 
 from .._compiled import _scores
-from .._core.batch import weighs_nothing
 from .._core.epochs import _RowView
 from .._core.publication import PublishedWhenReadMixin
 from .._core.session import (
@@ -21,7 +20,6 @@ from .._core.session import (
     lean_fitted_labels,
     lean_rows,
     lean_sample_weight,
-    remember_call,
     session_of,
     trusted_published,
 )
@@ -65,19 +63,16 @@ class LeanBayesPointMixin(PublishedWhenReadMixin):
         coef, intercept = self._bayes_point()
         return {"coef_": coef, "intercept_": intercept}
 
-    def _lean_partial_fit(self, X, y, classes, sample_weight):
-        """A later ``partial_fit`` call on the lean path: the parameters
-        (the base learner's included) and the copies' arrays are those of
-        the last ``partial_fit`` call
-        (:func:`~sklearn_pa._core.session.lean_call_ready`), so neither is
-        checked again, the base learner that call prepared is reused, and
-        the batch (labeled rows only) is checked in O(its size).  The
-        copies move on the rows' features only (journaled by the epoch
-        adapter) and the Bayes point is published when read.  Returns
-        ``self``, or None (nothing done) when the call needs the full
-        validation."""
-        # (the base learner the last partial_fit call prepared, its targets
-        # adopted: kept in the estimator's session)
+    def _lean_batch(self, X, y, classes, sample_weight):
+        """The cheap branch of a later ``partial_fit`` call's check:
+        ``(X, y, sample_weight)`` checked in O(the batch) when the
+        parameters (the base learner's included) and the copies' arrays are
+        those of the last call
+        (:func:`~sklearn_pa._core.session.lean_call_ready`), so that neither
+        is checked again, and that call's base learner is kept in the
+        session; None when the call needs the full validation.  The copies
+        then move on the rows' features only (journaled by the epoch
+        adapter) and the Bayes point is published when read."""
         base = session_of(self).bayes_base
         if base is None or not lean_call_ready(self):
             return None
@@ -87,26 +82,10 @@ class LeanBayesPointMixin(PublishedWhenReadMixin):
         y = self._lean_labels(y, classes, base, X.shape[0])
         if y is None:
             return None
-        given = sample_weight is not None
         sample_weight = lean_sample_weight(sample_weight, X.shape[0])
         if sample_weight is None:
             return None
-        if given and weighs_nothing(sample_weight):
-            return self  # a no-op, as on the full path
-        labels = np.searchsorted(self.classes_, y).astype(np.int32)
-        self.n_iter_ = self._run(
-            X,
-            labels,
-            sample_weight,
-            base,
-            max_iter=1,
-            stopping=False,
-            rng=self._rng,
-            trusted=True,
-        )
-        self._publish(lazy=True)
-        remember_call(self, _PUBLISHED, validated=False)
-        return self
+        return X, y, sample_weight
 
     def _lean_labels(self, y, classes, base, n_samples):
         """The batch's labels for the lean path: every row labeled with a
