@@ -43,6 +43,7 @@ __all__ = [
     "epoch_order",
     "lean_batch",
     "lean_fitted_labels",
+    "lean_label_targets",
     "lean_labels",
     "lean_rows",
     "lean_sample_weight",
@@ -325,16 +326,17 @@ ctypedef fused _value_t:
 
 
 cdef bint _canonical(
-    const _value_t[::1] data,
-    const _index_t[::1] indices,
-    const _index_t[::1] indptr,
+    const _value_t *data,
+    const _index_t *indices,
+    const _index_t *indptr,
+    Py_ssize_t nnz,
+    Py_ssize_t n_indices,
+    Py_ssize_t n_rows,
     Py_ssize_t n_features,
 ) noexcept nogil:
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
-    cdef Py_ssize_t nnz = data.shape[0]
     cdef Py_ssize_t i, j, start, stop
     cdef int unsorted
-    if n_rows < 0 or indices.shape[0] != nnz:
+    if n_rows < 0 or n_indices != nnz:
         return False
     if indptr[0] != 0 or indptr[n_rows] != nnz:
         return False
@@ -354,7 +356,16 @@ cdef bint _canonical(
             unsorted |= indices[j] <= indices[j - 1]
         if unsorted:
             return False
-    return nnz == 0 or _finite(&data[0], nnz)
+    return nnz == 0 or _finite(data, nnz)
+
+
+cdef int _contiguous(object a, Py_buffer *view) except -1:
+    """Take ``view`` of the C-contiguous array ``a`` (else ``ValueError``)."""
+    try:
+        PyObject_GetBuffer(a, view, PyBUF_C_CONTIGUOUS)
+    except BufferError as error:  # (NumPy raises ValueError itself)
+        raise ValueError(str(error)) from None
+    return 0
 
 
 def csr_is_canonical(data, indices, indptr, Py_ssize_t n_features):
@@ -365,21 +376,71 @@ def csr_is_canonical(data, indices, indptr, Py_ssize_t n_features):
     ``[0, n_features)``, every value finite; float64 or float32 values,
     int32 or int64 indices (the same dtype for both index arrays), each
     C-contiguous (else ``ValueError`` or ``TypeError``).  (scikit-learn's
-    and scipy's checks of a batch of a few rows cost several times that.)"""
+    and scipy's checks of a batch of a few rows cost several times that.)
+    The arrays are read through the buffer protocol, which costs less than
+    three memoryviews on a batch of one row."""
     value_dtype, index_dtype = data.dtype, indices.dtype
     if indptr.dtype != index_dtype:
         raise TypeError("indices and indptr must share their dtype")
+    cdef bint wide
+    cdef bint single
     if index_dtype == _I32:
-        if value_dtype == _F64:
-            return _canonical[double, int](data, indices, indptr, n_features)
-        if value_dtype == _F32:
-            return _canonical[float, int](data, indices, indptr, n_features)
+        wide = False
     elif index_dtype == _I64:
-        if value_dtype == _F64:
-            return _canonical[double, longlong](data, indices, indptr, n_features)
-        if value_dtype == _F32:
-            return _canonical[float, longlong](data, indices, indptr, n_features)
-    raise TypeError("float32 or float64 values and int32 or int64 indices only")
+        wide = True
+    else:
+        raise TypeError("float32 or float64 values and int32 or int64 indices only")
+    if value_dtype == _F64:
+        single = False
+    elif value_dtype == _F32:
+        single = True
+    else:
+        raise TypeError("float32 or float64 values and int32 or int64 indices only")
+    cdef Py_buffer d, i, p
+    cdef Py_ssize_t nnz, n_indices, n_rows
+    cdef bint ok
+    _contiguous(data, &d)
+    try:
+        _contiguous(indices, &i)
+        try:
+            _contiguous(indptr, &p)
+            try:
+                if d.ndim != 1 or i.ndim != 1 or p.ndim != 1:
+                    raise ValueError("1-D CSR arrays only")
+                nnz = d.len // (4 if single else 8)
+                n_indices = i.len // (8 if wide else 4)
+                n_rows = p.len // (8 if wide else 4) - 1
+                if n_rows < 0:
+                    return False
+                if wide and single:
+                    ok = _canonical(
+                        <const float *> d.buf, <const long long *> i.buf,
+                        <const long long *> p.buf, nnz, n_indices, n_rows,
+                        n_features,
+                    )
+                elif wide:
+                    ok = _canonical(
+                        <const double *> d.buf, <const long long *> i.buf,
+                        <const long long *> p.buf, nnz, n_indices, n_rows,
+                        n_features,
+                    )
+                elif single:
+                    ok = _canonical(
+                        <const float *> d.buf, <const int *> i.buf,
+                        <const int *> p.buf, nnz, n_indices, n_rows, n_features,
+                    )
+                else:
+                    ok = _canonical(
+                        <const double *> d.buf, <const int *> i.buf,
+                        <const int *> p.buf, nnz, n_indices, n_rows, n_features,
+                    )
+                return ok
+            finally:
+                PyBuffer_Release(&p)
+        finally:
+            PyBuffer_Release(&i)
+    finally:
+        PyBuffer_Release(&d)
 
 
 # ----------------------------------------------------------------------------
@@ -546,8 +607,9 @@ def encode_labels(classes, y):
     if type(y) is not _ndarray:
         y = _asarray(y)
     cdef Py_ssize_t i, n = classes.shape[0], m
-    cdef const long long[::1] y64
-    cdef int[::1] out
+    cdef Py_buffer src, dst
+    cdef const long long *y64
+    cdef int *out
     if (
         n > 0
         and y.dtype.kind in "iu"
@@ -556,13 +618,19 @@ def encode_labels(classes, y):
         and classes[n - 1] == n - 1
     ):
         if y.dtype is _I64 and y.ndim == 1 and y.flags.c_contiguous:
-            # (the usual labels: one pass, no temporary array)
-            y64 = y
-            m = y64.shape[0]
+            # (the usual labels: one pass, no temporary array; read through
+            # the buffer protocol, which costs less than a memoryview)
+            m = y.shape[0]
             labels = _empty(m, dtype=np.int32)
-            out = labels
-            for i in range(m):
-                out[i] = <int> y64[i]
+            PyObject_GetBuffer(y, &src, PyBUF_C_CONTIGUOUS)
+            try:
+                PyObject_GetBuffer(labels, &dst, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+                y64, out = <const long long *> src.buf, <int *> dst.buf
+                for i in range(m):
+                    out[i] = <int> y64[i]
+                PyBuffer_Release(&dst)
+            finally:
+                PyBuffer_Release(&src)
         else:
             labels = _ascontiguousarray(y.astype(np.int32))
     else:
@@ -603,6 +671,23 @@ def lean_fitted_labels(estimator, y, classes, Py_ssize_t n_samples):
             return None
         cache.classes_arg = (classes, _contents(classes))
     return lean_labels(classes_, y, n_samples, _members(cache, classes_))
+
+
+def lean_label_targets(estimator, y, classes, Py_ssize_t n_samples):
+    """A classifier's labels for the cheap branch of a batch's check
+    (``LeanLabelsMixin._lean_targets``): single-label ``y`` of the fitted
+    classes (:func:`lean_fitted_labels`) when the targets' strategy is
+    single-label and the class weights do not depend on the batch; else
+    None."""
+    cdef dict values = estimator.__dict__
+    strategy = values.get("_target_strategy")
+    if (
+        strategy is None
+        or strategy.multi_output
+        or isinstance(values.get("class_weight"), str)
+    ):
+        return None
+    return lean_fitted_labels(estimator, y, classes, n_samples)
 
 
 cdef dict _members(cache, classes_):

@@ -90,7 +90,11 @@ class GrowingClassesMixin:
         first row of a new class is scored as the model before it (which
         did not know that class) scored it: its new classes score ``-inf``,
         and a row that no known class can be predicted for is NaN."""
-        cuts = self._class_cuts(X, y, classes, sample_weight)
+        cuts = (
+            self._class_cuts(X, y, classes, sample_weight)
+            if self._grows_classes()
+            else None
+        )
         if cuts is None:
             return self._partial_fit(
                 X, y, classes, sample_weight, record_scores=record_scores

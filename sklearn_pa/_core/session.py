@@ -27,6 +27,7 @@ from ._calls import (
     _MISSING,
     lean_batch,
     lean_fitted_labels,
+    lean_label_targets,
     lean_labels,
     lean_rows,
     lean_sample_weight,
@@ -229,11 +230,11 @@ class LeanCallsMixin:
             return None
         return W, b, _NO_ACCUMULATORS[0], _NO_ACCUMULATORS[1], 0.0
 
-    def _lean_batch(self, X, y, classes, sample_weight):
-        """``(X, y, sample_weight)`` of a later ``partial_fit`` call checked
-        in O(batch), or None when the call needs the full validation
-        (:func:`~sklearn_pa._core._calls.lean_batch`)."""
-        return lean_batch(self, X, y, classes, sample_weight)
+    #: ``_lean_batch(X, y, classes, sample_weight)``: ``(X, y,
+    #: sample_weight)`` of a later ``partial_fit`` call checked in O(batch),
+    #: or None when the call needs the full validation (the compiled
+    #: :func:`~sklearn_pa._core._calls.lean_batch`, a method of the class).
+    _lean_batch = lean_batch
 
     def _check_rows(self, X, lean=False):
         """Hook: the estimator's own check of the validated rows ``X``
@@ -252,18 +253,12 @@ class LeanCallsMixin:
 class LeanLabelsMixin:
     """A classifier's labels on the lean path."""
 
-    def _lean_targets(self, y, classes, n_samples):
-        """The batch's labels for the lean path: single-label ``y`` of the
-        fitted classes, ``classes`` (if given) the fitted ones, class
-        weights that do not depend on the batch; else None."""
-        strategy = self.__dict__.get("_target_strategy")
-        if (
-            strategy is None
-            or strategy.multi_output
-            or isinstance(self.__dict__.get("class_weight"), str)
-        ):
-            return None
-        return lean_fitted_labels(self, y, classes, n_samples)
+    #: ``_lean_targets(y, classes, n_samples)``: the batch's labels for the
+    #: lean path (single-label ``y`` of the fitted classes, ``classes``, if
+    #: given, the fitted ones, class weights that do not depend on the
+    #: batch), or None (the compiled
+    #: :func:`~sklearn_pa._core._calls.lean_label_targets`).
+    _lean_targets = lean_label_targets
 
 
 class Session:
