@@ -702,56 +702,93 @@ cdef dict _members(cache, classes_):
     return members[1]
 
 
-def pass_margins(recorded_scores, recorded_var, labels, order=None):
+cdef object _c_array(a, dtype):
+    """``a`` as a C-contiguous array of ``dtype`` (itself when it is one)."""
+    if type(a) is _ndarray and a.dtype is dtype and a.flags.c_contiguous:
+        return a
+    return _ascontiguousarray(a, dtype=dtype)
+
+
+def pass_margins(recorded_scores, recorded_var, labels, order=None, n_columns=None):
     """The margins a pass recorded, without the rows the kernel skipped:
     ``(scores, variances, class indices)`` of the rows whose score and
     first variance are not NaN, the scores of one column as a vector (the
-    variances stay one column per covariance block); ``labels`` (int32)
-    gives each row's class index, or, with ``order`` (int64), each row of
-    the batch's, row ``i`` of the pass being row ``order[i]``.  New arrays
-    (a copy of each array given when no row was skipped)."""
-    cdef const double[:, ::1] scores = recorded_scores
-    cdef const double[:, ::1] var = recorded_var
-    cdef const int[::1] lab = labels
-    cdef const long long[::1] at
+    variances stay one column per covariance block; with ``n_columns``, the
+    number of score columns of the model, one variance per row, as
+    :func:`row_variances` makes them); ``labels`` (int32) gives each row's
+    class index, or, with ``order`` (int64), each row of the batch's, row
+    ``i`` of the pass being row ``order[i]``.  New arrays, written in one
+    pass (the arrays are read through the buffer protocol: a one-row call
+    pays no memoryview)."""
+    scores_a = _c_array(recorded_scores, _F64)
+    var_a = _c_array(recorded_var, _F64)
+    labels_a = _c_array(labels, _I32)
     cdef bint taken = order is not None
+    order_a = _c_array(order, _I64) if taken else None
+    cdef Py_ssize_t n = scores_a.shape[0], K = scores_a.shape[1], G = var_a.shape[1]
+    cdef bint reduce = n_columns is not None
+    cdef bint per_column = reduce and n_columns > 1 and G == n_columns
+    cdef Py_buffer sb, vb, lb, ob, osb, ovb, oib
+    cdef const double *sc
+    cdef const double *va
+    cdef const int *lab
+    cdef const long long *at = NULL
+    cdef double *out_s
+    cdef double *out_v
+    cdef Py_ssize_t *out_c
+    cdef Py_ssize_t i, g, j = 0, kept = 0, width
+    cdef double v
+    if var_a.shape[0] != n or (not taken and labels_a.shape[0] < n):
+        raise ValueError("the recorded scores, variances and labels differ in rows")
+    if taken and order_a.shape[0] < n:
+        raise ValueError("the recorded scores, variances and labels differ in rows")
+    PyObject_GetBuffer(scores_a, &sb, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(var_a, &vb, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(labels_a, &lb, PyBUF_C_CONTIGUOUS)
     if taken:
-        at = order
-    cdef Py_ssize_t n = scores.shape[0], K = scores.shape[1], G = var.shape[1]
-    cdef Py_ssize_t i, j, k, kept = 0
-    for i in range(n):
-        if scores[i, 0] == scores[i, 0] and var[i, 0] == var[i, 0]:
-            kept += 1
-    out_idx = np.empty(kept, dtype=np.intp)
-    cdef Py_ssize_t[::1] c = out_idx
-    if kept == n:
+        PyObject_GetBuffer(order_a, &ob, PyBUF_C_CONTIGUOUS)
+        at = <const long long *> ob.buf
+    try:
+        sc, va, lab = <const double *> sb.buf, <const double *> vb.buf, <const int *> lb.buf
         for i in range(n):
-            c[i] = lab[at[i]] if taken else lab[i]
-        out_scores, out_var = recorded_scores.copy(), recorded_var.copy()
-    else:
-        out_scores = np.empty((kept, K))
-        out_var = np.empty((kept, G))
-        _kept_rows(scores, var, lab, at if taken else None, out_scores, out_var, c)
-    if K == 1:
-        out_scores = out_scores[:, 0]
+            if sc[i * K] == sc[i * K] and va[i * G] == va[i * G]:
+                kept += 1
+        width = 1 if reduce else G
+        out_scores = _empty(kept) if K == 1 else _empty((kept, K))
+        out_var = _empty(kept) if reduce else _empty((kept, G))
+        out_idx = _empty(kept, dtype=np.intp)
+        PyObject_GetBuffer(out_scores, &osb, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+        PyObject_GetBuffer(out_var, &ovb, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+        PyObject_GetBuffer(out_idx, &oib, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+        out_s, out_v = <double *> osb.buf, <double *> ovb.buf
+        out_c = <Py_ssize_t *> oib.buf
+        for i in range(n):
+            if not (sc[i * K] == sc[i * K] and va[i * G] == va[i * G]):
+                continue
+            memcpy(&out_s[j * K], &sc[i * K], K * sizeof(double))
+            if not reduce:
+                memcpy(&out_v[j * G], &va[i * G], G * sizeof(double))
+            else:
+                if per_column:
+                    v = 0.0
+                    for g in range(G):
+                        v += va[i * G + g]
+                    v /= G
+                else:
+                    v = va[i * G]
+                out_v[j] = v if (v > 0.0 or v != v) else 0.0
+            out_c[j] = lab[at[i]] if taken else lab[i]
+            j += 1
+        PyBuffer_Release(&osb)
+        PyBuffer_Release(&ovb)
+        PyBuffer_Release(&oib)
+    finally:
+        PyBuffer_Release(&sb)
+        PyBuffer_Release(&vb)
+        PyBuffer_Release(&lb)
+        if taken:
+            PyBuffer_Release(&ob)
     return out_scores, out_var, out_idx
-
-
-cdef void _kept_rows(
-    const double[:, ::1] scores, const double[:, ::1] var, const int[::1] lab,
-    const long long[::1] at, double[:, ::1] s, double[:, ::1] w,
-    Py_ssize_t[::1] c,
-):
-    """The rows of ``scores`` and ``var`` whose score and first variance
-    are not NaN into ``s`` and ``w``, their class indices into ``c``."""
-    cdef Py_ssize_t i, j = 0, n = scores.shape[0]
-    for i in range(n):
-        if not (scores[i, 0] == scores[i, 0] and var[i, 0] == var[i, 0]):
-            continue
-        s[j, :] = scores[i, :]
-        w[j, :] = var[i, :]
-        c[j] = lab[at[i]] if at is not None else lab[i]
-        j += 1
 
 
 def row_variances(const double[:, :] var, Py_ssize_t n_columns):

@@ -153,16 +153,48 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         loss = np.zeros(self.n_loss)
         n_columns, n_jobs = self.n_columns, self.n_jobs
         t, avg_start = int(t), int(self.avg_start)
+        bound = {}
         # (the write log the journal made for this pass: see journal)
         writes, self._writes = self._writes, None
-        # the compiled epoch itself when the class's hook only calls it,
-        # with what stays the same between passes bound once
-        bound = self._first_order_pass() if self._calls_first_order() else None
+        if self._calls_first_order():
+            # the compiled epoch itself when the class's hook only calls it,
+            # with what stays the same between passes bound once
+            kernel = _first_order.epoch
+            bound = {"bound": self._first_order_pass(), "write_log": writes}
+        else:
+            kernel = est._kernel_epoch
+
+        def run(c0, c1):
+            return kernel(
+                self.rows,
+                order,
+                self.W,
+                self.b,
+                self.U_,
+                self.bu_,
+                params=self.params,
+                labels=self.labels,
+                targets=self.targets,
+                sample_weight=self.sample_weight,
+                weight_pos=self.weight_pos,
+                weight_neg=self.weight_neg,
+                margins=self.margins,
+                active=self.active,
+                intercept_sq=self.intercept_sq,
+                t0=t,
+                average_start=avg_start,
+                loss_out=loss,
+                col_start=c0,
+                col_stop=c1,
+                scores_out=self.scores_out,
+                **self.label_arrays,
+                **bound,
+            )
+
         if n_jobs > 1:
-            cuts = np.linspace(0, n_columns, n_jobs + 1).astype(int)
+            bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
             results = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(self._pass)(bound, order, t, avg_start, loss, c0, c1)
-                for c0, c1 in zip(cuts[:-1], cuts[1:])
+                delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
             )
             return self._stats(
                 (
@@ -174,49 +206,10 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
                 loss,
                 t + order.shape[0],
             )
-        result = self._pass(bound, order, t, avg_start, loss, 0, n_columns, writes)
+        result = run(0, n_columns)
         if writes is not None:
             check_writes(est, writes)
         return self._stats(result, loss, t + order.shape[0])
-
-    def _pass(self, bound, order, t, avg_start, loss, c0, c1, write_log=None):
-        """The compiled pass over the rows ``order`` and the columns
-        ``c0:c1`` (:meth:`run`'s, or one thread's block of them): the
-        :class:`~sklearn_pa._compiled._first_order.FirstOrderPass` ``bound``
-        with the batch's arrays passed positionally, or, without one, the
-        estimator's ``_kernel_epoch`` with every array by keyword."""
-        if bound is not None:
-            arrays = self.label_arrays
-            return bound.run(
-                self.rows, order, self.U_, self.bu_, self.labels, self.targets,
-                self.sample_weight, t, avg_start, loss, c0, c1, self.scores_out,
-                arrays.get("label_indptr"), arrays.get("label_indices"),
-                arrays.get("score_average", False), write_log,
-            )  # fmt: skip
-        return self.estimator._kernel_epoch(
-            self.rows,
-            order,
-            self.W,
-            self.b,
-            self.U_,
-            self.bu_,
-            params=self.params,
-            labels=self.labels,
-            targets=self.targets,
-            sample_weight=self.sample_weight,
-            weight_pos=self.weight_pos,
-            weight_neg=self.weight_neg,
-            margins=self.margins,
-            active=self.active,
-            intercept_sq=self.intercept_sq,
-            t0=t,
-            average_start=avg_start,
-            loss_out=loss,
-            col_start=c0,
-            col_stop=c1,
-            scores_out=self.scores_out,
-            **self.label_arrays,
-        )
 
     def _calls_first_order(self):
         """Whether the passes run the compiled first-order epoch itself (the

@@ -577,8 +577,7 @@ class _BaseSecondOrder(
             if recorded[0].shape[1] != n_columns:
                 return
         for recorded in margins:
-            scores, var, idx = pass_margins(*recorded)
-            self._record_margins(scores, row_variances(var, n_columns), idx)
+            self._record_margins(*pass_margins(*recorded, n_columns=n_columns))
 
     def _record_training_margins(self, X, y):
         """Calibrate on the training margins of the model ``fit`` returns
