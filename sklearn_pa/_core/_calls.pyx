@@ -382,19 +382,8 @@ def csr_is_canonical(data, indices, indptr, Py_ssize_t n_features):
     value_dtype, index_dtype = data.dtype, indices.dtype
     if indptr.dtype != index_dtype:
         raise TypeError("indices and indptr must share their dtype")
-    cdef bint wide
-    cdef bint single
-    if index_dtype == _I32:
-        wide = False
-    elif index_dtype == _I64:
-        wide = True
-    else:
-        raise TypeError("float32 or float64 values and int32 or int64 indices only")
-    if value_dtype == _F64:
-        single = False
-    elif value_dtype == _F32:
-        single = True
-    else:
+    cdef bint wide = index_dtype == _I64, single = value_dtype == _F32
+    if not (wide or index_dtype == _I32) or not (single or value_dtype == _F64):
         raise TypeError("float32 or float64 values and int32 or int64 indices only")
     cdef Py_buffer d, i, p
     cdef Py_ssize_t nnz, n_indices, n_rows
