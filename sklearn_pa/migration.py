@@ -13,8 +13,10 @@ import pickle
 import pickletools
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from ._core.batch import check_csr_structure
 from .linear._passive_aggressive import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
@@ -260,12 +262,29 @@ def _refuse(what):
     )
 
 
+def _sparsified(name, value):
+    """The dense array of a ``sparsify()``-ed attribute: scikit-learn
+    publishes a CSR matrix, whose arrays (read from the file) are checked
+    before scipy reads through them (a damaged index or ``indptr`` would
+    send it outside its arrays)."""
+    if not (sp.issparse(value) and value.format == "csr"):
+        _refuse(
+            f"{name} is a {type(value).__name__}, not the CSR matrix that "
+            "sparsify() makes"
+        )
+    try:
+        check_csr_structure(value)
+    except (ValueError, TypeError, AttributeError, IndexError) as error:
+        _refuse(f"{name} is a CSR matrix whose structure is broken ({error})")
+    return value.toarray()
+
+
 def _real(name, value, ndim=None, minimum=None):
     """``value`` as a float64 array after checks: a real number type
     (integers, floats or booleans; no complex, object or string),
     ``ndim`` dimensions, finite, at least ``minimum``."""
     if hasattr(value, "toarray") and hasattr(value, "tocsr"):
-        value = value.toarray()  # sparsify()
+        value = _sparsified(name, value)
     array = np.asarray(value) if not isinstance(value, np.ndarray) else value
     if array.dtype.kind not in "biuf":
         _refuse(f"{name} holds {array.dtype} values, not real numbers")

@@ -235,6 +235,10 @@ ROWS_CHECKED_ELSEWHERE = {
     "linear/_scaled.py": {"lean_rows": "the cheap scores of a scale times a vector"},
     "_core/session.py": {"lean_rows": "the cheap checks of a later call"},
     "_core/weights.py": {"check_array": "the rows' norms for a warning"},
+    "migration.py": {
+        "check_csr_structure": "a sparsified coef_ read from a scikit-learn "
+        "pickle, before scipy reads through it",
+    },
     "benchmark/_reference.py": {
         "validate_data": "reference implementations the benchmarks compare to",
     },

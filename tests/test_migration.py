@@ -10,6 +10,8 @@ import warnings
 import numpy as np
 import pytest
 import sklearn.linear_model
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_classification, make_regression
 from sklearn.linear_model import SGDClassifier, SGDRegressor
@@ -599,3 +601,49 @@ def test_damaged_pickles_raise_an_unpickling_error_that_says_so(protocol):
     assert n_refused > 100
     with pytest.raises(pickle.UnpicklingError, match="damaged or truncated"):
         load_sklearn_pickle(data[: len(data) // 2])
+
+
+def _sparsified():
+    (X1, y1), (X2, _), _ = _batches(3)
+    model = _quiet(lambda: sgd_classifier(1.0, "hinge").fit(X1, y1))
+    model.sparsify()
+    return model, X2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    array=st.sampled_from(["indices", "indptr"]),
+    at=st.integers(0, 10**6),
+    value=st.sampled_from([-(2**31), -1, 10**6, 2**31 - 1]),
+)
+def test_a_sparsified_coef_with_a_broken_structure_is_refused(array, at, value):
+    """A pickled ``sparsify()``-ed model whose CSR ``coef_`` has an index
+    or an ``indptr`` entry out of range is refused with a ValueError naming
+    ``coef_``, before scipy reads through the arrays (it would read or write
+    outside them); the model unbroken loads, its weights those of the
+    densified matrix."""
+    model, X = _sparsified()
+    assert_allclose(
+        load_sklearn_pickle(pickle.dumps(model)).decision_function(X),
+        model.decision_function(X),
+    )
+    # (written in place: a pickle keeps the arrays as they are)
+    target = getattr(model.coef_, array)
+    target[at % target.shape[0]] = value
+    with pytest.raises(ValueError, match="coef_"):
+        load_sklearn_pickle(pickle.dumps(model))
+    with pytest.raises(ValueError, match="coef_"):
+        from_sklearn(model)
+
+
+@pytest.mark.parametrize("fmt", ["coo", "csc", "lil"])
+def test_a_sparsified_coef_of_another_format_is_refused(fmt):
+    """A sparse ``coef_`` that ``sparsify()`` cannot have made is refused
+    rather than converted: by the loader before it is built (its class is
+    not one a pickled model names), by ``from_sklearn`` with a ValueError."""
+    model, _ = _sparsified()
+    model.coef_ = model.coef_.asformat(fmt)
+    with pytest.raises(pickle.UnpicklingError):
+        load_sklearn_pickle(pickle.dumps(model))
+    with pytest.raises(ValueError, match="not the CSR matrix"):
+        from_sklearn(model)
