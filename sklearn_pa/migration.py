@@ -189,10 +189,13 @@ class _Refused(pickle.UnpicklingError):
 
 
 def _damaged(exc):
-    """The ``UnpicklingError`` of a file that ``exc`` showed damaged."""
+    """The ``UnpicklingError`` of a file that ``exc`` showed damaged (raised
+    from it: the reader's own message, which may quote the damaged bytes,
+    stays in the chained exception)."""
     return pickle.UnpicklingError(
-        "The file is not a readable pickle: it is damaged or truncated "
-        f"({type(exc).__name__}: {exc}). Load an intact copy."
+        "The file is not a readable pickle: it is damaged or truncated (the "
+        f"pickle reader stopped with {type(exc).__name__}, shown above). Load "
+        "an intact copy."
     )
 
 

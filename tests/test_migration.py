@@ -647,3 +647,31 @@ def test_a_sparsified_coef_of_another_format_is_refused(fmt):
         load_sklearn_pickle(pickle.dumps(model))
     with pytest.raises(ValueError, match="not the CSR matrix"):
         from_sklearn(model)
+
+
+@settings(max_examples=80, deadline=None)
+@given(at=st.integers(0, 10**6), byte=st.integers(0, 255), how=st.sampled_from("fci"))
+def test_a_damaged_pickle_is_refused_in_the_package_s_own_words(at, byte, how):
+    """The ``UnpicklingError`` of a damaged file says what happened and what
+    to do in its own words: the reader's message, which may quote the
+    damaged bytes, is the chained cause, never pasted into the message."""
+    (X1, y1), _, _ = _batches(3)
+    model = _quiet(lambda: sgd_classifier(1.0, "hinge").fit(X1, y1))
+    data = bytearray(pickle.dumps(model, protocol=at % (pickle.HIGHEST_PROTOCOL + 1)))
+    at %= len(data)
+    if how == "f":
+        data[at] = byte
+    elif how == "c":
+        data = data[:at]
+    else:
+        data[at:at] = bytes([byte, 40, 75, 1])  # (an opening parenthesis too)
+    try:
+        load_sklearn_pickle(bytes(data))
+    except pickle.UnpicklingError as exc:
+        message = str(exc)
+        if "damaged or truncated" in message:
+            assert exc.__cause__ is not None
+            assert message.endswith("Load an intact copy.")
+            assert "\\x" not in message and "b'" not in message, message
+    except ValueError:
+        pass  # (a state scikit-learn cannot have written: its own test)
