@@ -241,3 +241,44 @@ def test_string_targets_come_back_whole_with_empty_blocks(
     assert got.dtype == object
     assert list(got) == expected
     assert X.compute().shape == (7, 1)
+
+
+@pytest.mark.parametrize("header", [True, False])
+@pytest.mark.parametrize("line", [1, 2, 4])
+def test_bytes_of_another_encoding_name_the_file_and_line(tmp_path, header, line):
+    """A byte that is not UTF-8 text, on the first line (the header, or the
+    first row read as one) or on a data line, is refused with a ValueError
+    naming the file and the line; read with the file's encoding, it loads."""
+    head = "a,b,label" if header else "0.5,1.0,spam"
+    lines = [head, "1.0,2.0,ham", "3.0,4.0,spam", "5.0,6.0,caf\u00e9"]
+    raw = [s.encode("latin-1") for s in lines]
+    bad = line - 1
+    # (in a column's name, or in a row's label)
+    at = 1 if (header and bad == 0) else len(raw[bad]) - 1
+    raw[bad] = raw[bad][:at] + b"\xe9" + raw[bad][at:]
+    path = tmp_path / "latin.csv"
+    path.write_bytes(b"\n".join(raw) + b"\n")
+    label = "label" if header else 2
+    with pytest.raises(ValueError, match=rf"latin.csv, line {line}: "):
+        list(
+            iter_csv_file(
+                str(path), target_column=label, header=header, target_dtype=str
+            )
+        )
+    with pytest.raises(ValueError, match=rf"latin.csv, line {line}: "):
+        X, y = read_csv_partitions(
+            str(path), target_column=label, header=header, target_dtype=str
+        )
+        X.compute()
+    if line == 1:
+        # (a header or a first row that latin-1 reads is read as it is)
+        batches = list(
+            iter_csv_file(
+                str(path),
+                target_column=label if header else 2,
+                header=header,
+                target_dtype=str,
+                encoding="latin-1",
+            )
+        )
+        assert sum(X.shape[0] for X, _ in batches) == 4 - header

@@ -738,7 +738,14 @@ def _read_header(handle, header, options, name):
     first = handle.readline()
     if not first:
         return None, None, handle
-    text = first.decode(options["encoding"]).rstrip("\r\n")
+    try:
+        text = first.decode(options["encoding"]).rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{name}, line 1: the line is not {options['encoding']} text (byte "
+            f"{first[exc.start]:#04x} at position {exc.start}). Pass the file's "
+            "encoding (encoding=...), or correct that line."
+        ) from None
     if "\r" in text:
         raise ValueError(
             f"{name}, line 1: the lines end with a carriage return alone "
