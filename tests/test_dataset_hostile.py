@@ -194,16 +194,17 @@ def test_carriage_return_line_ends_name_the_file_and_line(tmp_path, header, wher
     path.write_bytes(text.encode())
     label = "label" if header else 2
     line = 1 if where == "everywhere" else 2
-    with pytest.raises(ValueError, match=rf"mac.csv, line {line}: "):
-        list(
-            iter_csv_file(
-                str(path), target_column=label, header=header, target_dtype=str
-            )
-        )
-    with pytest.raises(ValueError, match=rf"mac.csv, line {line}: "):
-        X, y = read_csv_partitions(
-            str(path), target_column=label, header=header, target_dtype=str
-        )
+    _refused_at(path, line, target_column=label, header=header, target_dtype=str)
+
+
+def _refused_at(path, line, **options):
+    """Both CSV readers refuse ``path`` with a ValueError naming the file
+    and ``line``."""
+    match = rf"{path.name}, line {line}: "
+    with pytest.raises(ValueError, match=match):
+        list(iter_csv_file(str(path), **options))
+    with pytest.raises(ValueError, match=match):
+        X, y = read_csv_partitions(str(path), **options)
         X.compute()
 
 
@@ -259,23 +260,13 @@ def test_bytes_of_another_encoding_name_the_file_and_line(tmp_path, header, line
     path = tmp_path / "latin.csv"
     path.write_bytes(b"\n".join(raw) + b"\n")
     label = "label" if header else 2
-    with pytest.raises(ValueError, match=rf"latin.csv, line {line}: "):
-        list(
-            iter_csv_file(
-                str(path), target_column=label, header=header, target_dtype=str
-            )
-        )
-    with pytest.raises(ValueError, match=rf"latin.csv, line {line}: "):
-        X, y = read_csv_partitions(
-            str(path), target_column=label, header=header, target_dtype=str
-        )
-        X.compute()
+    _refused_at(path, line, target_column=label, header=header, target_dtype=str)
     if line == 1:
         # (a header or a first row that latin-1 reads is read as it is)
         batches = list(
             iter_csv_file(
                 str(path),
-                target_column=label if header else 2,
+                target_column=label,
                 header=header,
                 target_dtype=str,
                 encoding="latin-1",

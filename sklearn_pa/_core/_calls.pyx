@@ -725,7 +725,7 @@ def pass_margins(recorded_scores, recorded_var, labels, order=None, n_columns=No
     cdef double *out_s
     cdef double *out_v
     cdef Py_ssize_t *out_c
-    cdef Py_ssize_t i, g, j = 0, kept = 0, width
+    cdef Py_ssize_t i, g, j = 0, kept = 0
     cdef double v
     if var_a.shape[0] != n or (not taken and labels_a.shape[0] < n):
         raise ValueError("the recorded scores, variances and labels differ in rows")
@@ -742,7 +742,6 @@ def pass_margins(recorded_scores, recorded_var, labels, order=None, n_columns=No
         for i in range(n):
             if sc[i * K] == sc[i * K] and va[i * G] == va[i * G]:
                 kept += 1
-        width = 1 if reduce else G
         out_scores = _empty(kept) if K == 1 else _empty((kept, K))
         out_var = _empty(kept) if reduce else _empty((kept, G))
         out_idx = _empty(kept, dtype=np.intp)

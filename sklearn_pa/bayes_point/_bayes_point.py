@@ -429,7 +429,7 @@ class OnlineBayesPointClassifier(
         row's scores before its update.  ``trusted``: the copies' arrays
         are those the last call published (the lean path), not checked
         again."""
-        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        n_columns = self._n_columns()
         if trusted:
             check_sample_count(self)
         else:
@@ -636,14 +636,12 @@ class OnlineBayesPointClassifier(
         )
         self._check_rule(base)
         if first_call:
-            n_columns = 1 if base.classes_.shape[0] == 2 else base.classes_.shape[0]
             self.classes_ = base.classes_
             self._class_weight = base._expanded_class_weight
-            self._start(base, X, n_columns)
+            self._start(base, X, self._n_columns())
             self._rng = check_random_state(self.random_state)
         else:
-            n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-            n_copies = self._W.shape[1] // n_columns
+            n_copies = self._W.shape[1] // self._n_columns()
             if n_copies != self.n_estimators:
                 raise ValueError(
                     f"n_estimators changed since the first call to partial_fit: "
