@@ -500,3 +500,38 @@ def test_later_calls_never_ask_for_an_attribute_they_lack(name, Estimator):
         finally:
             PublishedWhenReadMixin.__getattr__ = original
     assert set(asked) <= declared, (name, sorted(set(asked) - declared))
+
+
+# ------------------------------------------ indices past a compiled module's
+# wraparound: a negative position handed to an array's item slot as it is
+# failed on numpy 2.5 (IndexError), while older numpy wrapped it
+
+
+@settings(deadline=None, max_examples=50)
+@given(st.integers(0, 300), st.integers(0, 10**6))
+def test_with_index_appends_the_index(n, extra):
+    features = np.arange(n, dtype=np.int64) * 3
+    got = _calls.with_index(features, extra)
+    assert got.dtype == np.int64
+    assert_array_equal(got, np.append(features, extra))
+
+
+def test_a_sparse_second_order_batch_journaled_by_its_rows_learns_the_same(
+    monkeypatch,
+):
+    # a batch whose write log would be too large saves the rows its
+    # features index instead (with_index adds the intercept's row)
+    import sklearn_pa.second_order._epochs as epochs_module
+
+    rng = np.random.RandomState(0)
+    X = sp.random(60, 40, density=0.2, format="csr", random_state=rng)
+    y = rng.randint(3, size=60)
+    logged = AROWClassifier(random_state=0).partial_fit(
+        X[:10], y[:10], classes=[0, 1, 2]
+    )
+    rows = AROWClassifier(random_state=0).partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+    logged.partial_fit(X[10:], y[10:])
+    monkeypatch.setattr(epochs_module, "LOGGED_ENTRIES_MAX", 0)
+    rows.partial_fit(X[10:], y[10:])
+    assert_array_equal(rows.coef_, logged.coef_)
+    assert_array_equal(rows.intercept_, logged.intercept_)

@@ -1207,10 +1207,13 @@ def touched_rows(rows, extra=None):
 
 def with_index(features, extra):
     """The int64 indices ``features`` followed by the index ``extra`` (a
-    new array; ``np.append`` without its frames)."""
-    out = np.empty(features.shape[0] + 1, dtype=np.int64)
-    out[:-1] = features
-    out[-1] = extra
+    new array; ``np.append`` without its frames).  (The positions are
+    written out: this module is compiled without wraparound, so ``out[-1]``
+    would hand -1 to the array's item slot as it is.)"""
+    cdef Py_ssize_t n = features.shape[0]
+    out = np.empty(n + 1, dtype=np.int64)
+    out[:n] = features
+    out[n] = extra
     return out
 
 
