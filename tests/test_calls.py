@@ -7,6 +7,7 @@ every publication formed when read goes through one protocol."""
 
 import ast
 import pathlib
+import re
 import sys
 import warnings
 
@@ -535,3 +536,26 @@ def test_a_sparse_second_order_batch_journaled_by_its_rows_learns_the_same(
     rows.partial_fit(X[10:], y[10:])
     assert_array_equal(rows.coef_, logged.coef_)
     assert_array_equal(rows.intercept_, logged.intercept_)
+
+
+def test_no_compiled_module_without_wraparound_indexes_from_the_end():
+    """A module compiled with ``wraparound=False`` hands a negative index
+    to the indexed object as it is: a typed memoryview reads before its
+    start, an array's item slot refuses it on numpy 2.5.  Its sources
+    write positions from the start (slices, which wrap in any case, are
+    left alone)."""
+    package = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
+    found = []
+    for build in package.rglob("meson.build"):
+        if "wraparound=False" not in build.read_text():
+            continue
+        for source in sorted(build.parent.glob("*.pyx")):
+            for number, line in enumerate(source.read_text().splitlines(), 1):
+                code = line.split("#", 1)[0]
+                for inside in re.findall(r"\w\[([^\[\]]*)\]", code):
+                    if any(
+                        re.fullmatch(r"\s*-\s*\w+\s*", part)
+                        for part in inside.split(",")
+                    ):
+                        found.append(f"{source.name}:{number}: {line.strip()}")
+    assert not found, found

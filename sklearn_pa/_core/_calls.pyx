@@ -1208,8 +1208,9 @@ def touched_rows(rows, extra=None):
 def with_index(features, extra):
     """The int64 indices ``features`` followed by the index ``extra`` (a
     new array; ``np.append`` without its frames).  (The positions are
-    written out: this module is compiled without wraparound, so ``out[-1]``
-    would hand -1 to the array's item slot as it is.)"""
+    written out: this module is compiled without wraparound, so an index
+    counted from the end would reach the array's item slot as it is, which
+    numpy 2.5 refuses.)"""
     cdef Py_ssize_t n = features.shape[0]
     out = np.empty(n + 1, dtype=np.int64)
     out[:n] = features
