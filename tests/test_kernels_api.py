@@ -580,3 +580,177 @@ def test_a_second_order_pass_on_wide_rows_learns_what_dense_rows_learn(seed, wid
     np.testing.assert_allclose(W, W2, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(S, S2, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(kwargs["var_out"], dense["var_out"], rtol=1e-12)
+
+
+# ------------------------- a pass bound before is run by position, as epoch
+def _keyword_first_order_run(
+    bound, adapter, order, t0, average_start, loss_out, col_start, col_stop, write_log
+):
+    """``bound_first_order_run`` through the kernel's keyword entry."""
+    return _first_order.epoch(
+        adapter.rows,
+        order,
+        adapter.W,
+        adapter.b,
+        adapter.U_,
+        adapter.bu_,
+        params=adapter.params,
+        labels=adapter.labels,
+        targets=adapter.targets,
+        sample_weight=adapter.sample_weight,
+        weight_pos=adapter.weight_pos,
+        weight_neg=adapter.weight_neg,
+        margins=adapter.margins,
+        active=adapter.active,
+        intercept_sq=adapter.intercept_sq,
+        t0=t0,
+        average_start=average_start,
+        loss_out=loss_out,
+        col_start=col_start,
+        col_stop=col_stop,
+        scores_out=adapter.scores_out,
+        bound=bound,
+        write_log=write_log,
+        **adapter.label_arrays,
+    )
+
+
+def _keyword_second_order_run(bound, adapter, order, t0, loss_out, write_log):
+    """``bound_second_order_run`` through the kernel's keyword entry."""
+    return _second_order.epoch(
+        adapter.rows,
+        order,
+        params=adapter.params,
+        labels=adapter.labels,
+        sample_weight=adapter.sample_weight,
+        class_weight=bound_class_weight(adapter),
+        W=adapter.W,
+        b=adapter.b,
+        S_diag=adapter.S_diag,
+        S_full=adapter.S_full,
+        U=adapter.U_,
+        bu=adapter.bu_,
+        intercept=adapter.intercept,
+        t0=t0,
+        average_start=int(adapter.avg_start),
+        loss_out=loss_out,
+        scores_out=adapter.scores_out,
+        var_out=adapter.var_out,
+        targets=adapter.targets,
+        bound=bound,
+        write_log=write_log,
+    )
+
+
+def bound_class_weight(adapter):
+    return adapter.estimator.__dict__.get("_expanded_class_weight", np.ones(0))
+
+
+def _bound_run_cases():
+    rng = np.random.RandomState(0)
+    X = sp.random(80, 15, density=0.3, format="csr", random_state=rng)
+    y = rng.randint(3, size=80)
+    Y = (rng.rand(80, 3) < 0.4).astype(int)
+    weights = rng.uniform(0.5, 2.0, size=80)
+    Xr = rng.normal(size=(80, 6))
+    yr = Xr @ rng.normal(size=6) / 4
+    return [
+        ("averaged PA", PassiveAggressiveClassifier(random_state=0), X, y, weights),
+        (
+            "unaveraged PA, dense",
+            PassiveAggressiveClassifier(average=False, random_state=0),
+            X.toarray(),
+            y,
+            None,
+        ),
+        (
+            "one-vs-rest in threads",
+            PassiveAggressiveClassifier(multiclass="ovr", n_jobs=2, random_state=0),
+            X,
+            y,
+            None,
+        ),
+        ("multilabel PA", PassiveAggressiveClassifier(random_state=0), X, Y, None),
+        ("MIRA", MIRAClassifier(random_state=0), X, y, weights),
+        ("PA regressor", PassiveAggressiveRegressor(random_state=0), Xr, yr, None),
+        ("AROW", AROWClassifier(random_state=0), X, y, weights),
+        (
+            "CW, averaged",
+            ConfidenceWeightedClassifier(average=True, random_state=0),
+            X,
+            y,
+            None,
+        ),
+        ("SCW", SCWClassifier(random_state=0), X.toarray(), y, None),
+        ("AROW regressor", AROWRegressor(random_state=0), Xr, yr, None),
+    ]
+
+
+@pytest.mark.parametrize("case", _bound_run_cases(), ids=lambda case: case[0])
+def test_a_pass_bound_before_runs_by_position_what_epoch_runs(monkeypatch, case):
+    """After the pass that binds it (through ``epoch``), an adapter calls
+    its bound pass's ``run`` with positional arguments: ``fit`` over
+    several epochs, a stream of ``partial_fit`` calls and progressive
+    validation learn, bit for bit, what the keyword entry learns."""
+    from sklearn.base import clone, is_regressor
+
+    import sklearn_pa._core.epochs as linear_epochs
+    import sklearn_pa.second_order._epochs as second_order_epochs
+    from sklearn_pa.model_selection import progressive_val_predict
+
+    _, est, X, y, weights = case
+    classes = None if is_regressor(est) else [0, 1, 2]
+
+    def learn():
+        fitted = (
+            clone(est).set_params(max_iter=4, tol=None).fit(X, y, sample_weight=weights)
+        )
+        stream = clone(est)
+        kwargs = {} if classes is None else {"classes": classes}
+        for start in range(0, 80, 7):
+            rows = slice(start, start + 7)
+            stream.partial_fit(
+                X[rows],
+                y[rows],
+                sample_weight=None if weights is None else weights[rows],
+                **kwargs,
+            )
+            kwargs = {}
+        scores = progressive_val_predict(clone(est), X, y)
+        return fitted, stream, scores
+
+    calls = []
+
+    def counted(run):
+        def wrapper(*args):
+            calls.append(run.__name__)
+            return run(*args)
+
+        return wrapper
+
+    monkeypatch.setattr(
+        linear_epochs,
+        "bound_first_order_run",
+        counted(linear_epochs.bound_first_order_run),
+    )
+    monkeypatch.setattr(
+        second_order_epochs,
+        "bound_second_order_run",
+        counted(second_order_epochs.bound_second_order_run),
+    )
+    positional = learn()
+    assert calls  # (the bound passes were run by position)
+    monkeypatch.setattr(
+        linear_epochs, "bound_first_order_run", _keyword_first_order_run
+    )
+    monkeypatch.setattr(
+        second_order_epochs, "bound_second_order_run", _keyword_second_order_run
+    )
+    keyword = learn()
+    for a, b in zip(positional[:2], keyword[:2]):
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        np.testing.assert_array_equal(a.intercept_, b.intercept_)
+        assert a.t_ == b.t_
+        if hasattr(a, "_sigma"):
+            np.testing.assert_array_equal(a._sigma, b._sigma)
+    np.testing.assert_array_equal(positional[2], keyword[2])

@@ -17,6 +17,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from .._compiled import _first_order
 from ._calls import RowView as _RowView
 from ._calls import check_writes
+from ._passes import bound_first_order_run
 from .batch import touched_rows
 from .driver import EpochAdapter, EpochStats
 from .rules import spec
@@ -156,15 +157,22 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         bound = {}
         # (the write log the journal made for this pass: see journal)
         writes, self._writes = self._writes, None
+        made = True
         if self._calls_first_order():
             # the compiled epoch itself when the class's hook only calls it,
             # with what stays the same between passes bound once
             kernel = _first_order.epoch
-            bound = {"bound": self._first_order_pass(), "write_log": writes}
+            pass_, made = self._first_order_pass()
+            bound = {"bound": pass_, "write_log": writes}
         else:
             kernel = est._kernel_epoch
 
         def run(c0, c1):
+            if not made:
+                # (a pass bound before: its run, without the keywords)
+                return bound_first_order_run(
+                    pass_, self, order, t, avg_start, loss, c0, c1, writes
+                )
             return kernel(
                 self.rows,
                 order,
@@ -228,11 +236,16 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         return EpochStats(loss, int(n_updates), int(mistakes), int(n_skipped), overflow)
 
     def _first_order_pass(self):
-        """The :class:`~sklearn_pa._compiled._first_order.FirstOrderPass`
-        of this adapter's weights, rule and column arrays, made anew when
-        it does not bind them (``FirstOrderPass.binds``: parameter mixing
-        hands a copy of an adapter new weights and columns, :meth:`bind`
-        states the rule again)."""
+        """``(pass, made)``: the
+        :class:`~sklearn_pa._compiled._first_order.FirstOrderPass` of this
+        adapter's weights, rule and column arrays, and whether it was made
+        now, because the one kept does not bind them
+        (``FirstOrderPass.binds``: parameter mixing hands a copy of an
+        adapter new weights and columns, :meth:`bind` states the rule
+        again).  A pass made now runs through ``_first_order.epoch`` (the
+        kernel's checked entry); a later one calls the pass's ``run``
+        (:func:`~sklearn_pa._core._passes.bound_first_order_run`)."""
+        made = False
         bound = self._bound
         weight_step = bool(self.weight_step)
         if bound is None or not bound.binds(
@@ -257,7 +270,8 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
                 intercept_sq=self.intercept_sq,
                 weight_step=weight_step,
             )
-        return bound
+            made = True
+        return bound, made
 
     def journal(self, journal, order):
         """Keep, for ``journal``, the pre-images of what the next pass may

@@ -10,6 +10,7 @@ from .._compiled import _second_order
 from .._compiled._rules import SecondOrderRule
 from .._core import epochs
 from .._core._calls import rows_finite, with_index
+from .._core._passes import bound_second_order_run
 from .._core.batch import call_values, touched_rows
 from .._core.driver import EpochAdapter, EpochStats
 from .._core.epochs import _EpochAveraging, _RowView
@@ -250,6 +251,10 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
         # on the estimator would ask its publications)
         est = self.estimator
         class_weight = est.__dict__.get("_expanded_class_weight", _NO_WEIGHTS)
+        bound, made = self._bound_pass(class_weight)
+        if bound is not None and not made:
+            # (a pass bound before: its run, without the keywords)
+            return bound_second_order_run(bound, self, order, int(t), loss, writes)
         return _second_order.epoch(
             self.rows,
             order,
@@ -270,18 +275,23 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
             scores_out=self.scores_out,
             var_out=self.var_out,
             targets=self.targets,
-            bound=self._bound_pass(class_weight),
+            bound=bound,
             write_log=writes,
         )
 
     def _bound_pass(self, class_weight):
-        """The :class:`~sklearn_pa._compiled._second_order.SecondOrderPass`
-        of this adapter's arrays, rule and class weights, made once and
-        reused while they are the same objects (None when the kernel module
-        has none)."""
+        """``(pass, made)``: the
+        :class:`~sklearn_pa._compiled._second_order.SecondOrderPass` of this
+        adapter's arrays, rule and class weights, made once and reused while
+        they are the same objects (None when the kernel module has none),
+        and whether it was made now.  A pass made now runs through
+        ``_second_order.epoch`` (the kernel's checked entry); a later one
+        calls the pass's ``run``
+        (:func:`~sklearn_pa._core._passes.bound_second_order_run`)."""
         make = _compiled_pass()
         if make is None:
-            return None
+            return None, True
+        made = False
         bound = self._pass
         args = (self.W, self.b, self.S_diag, self.S_full)
         if bound is None or not bound.binds(
@@ -293,7 +303,8 @@ class _SecondOrderEpochs(_EpochAveraging, EpochAdapter):
                 class_weight=class_weight,
                 intercept=self.intercept,
             )
-        return bound
+            made = True
+        return bound, made
 
     def failed(self):
         # (a journaled partial_fit call is restored by atomic_update)
