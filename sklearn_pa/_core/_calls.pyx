@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from libc.math cimport isfinite
 from cpython.buffer cimport (
-    PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBUF_WRITABLE, PyBuffer_Release,
+    PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
     PyObject_GetBuffer,
 )
 from libc.string cimport memcpy
@@ -599,19 +599,17 @@ def encode_labels(classes, y):
     cdef Py_buffer src, dst
     cdef const long long *y64
     cdef int *out
-    if (
-        n > 0
-        and y.dtype.kind in "iu"
-        and classes.dtype.kind in "iu"
-        and classes[0] == 0
-        and classes[n - 1] == n - 1
-    ):
-        if y.dtype is _I64 and y.ndim == 1 and y.flags.c_contiguous:
+    if n > 0 and y.dtype.kind in "iu" and _are_indices(classes, n):
+        if y.dtype is _I64 and y.ndim == 1:
             # (the usual labels: one pass, no temporary array; read through
             # the buffer protocol, which costs less than a memoryview)
             m = y.shape[0]
-            labels = _empty(m, dtype=np.int32)
-            PyObject_GetBuffer(y, &src, PyBUF_C_CONTIGUOUS)
+            labels = _empty(m, _I32)
+            try:
+                PyObject_GetBuffer(y, &src, PyBUF_C_CONTIGUOUS)
+            except (BufferError, ValueError):  # (a strided view: a copy)
+                y = _ascontiguousarray(y)
+                PyObject_GetBuffer(y, &src, PyBUF_C_CONTIGUOUS)
             try:
                 PyObject_GetBuffer(labels, &dst, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
                 y64, out = <const long long *> src.buf, <int *> dst.buf
@@ -624,7 +622,38 @@ def encode_labels(classes, y):
             labels = _ascontiguousarray(y.astype(np.int32))
     else:
         labels = _ascontiguousarray(np.searchsorted(classes, y).astype(np.int32))
-    return labels, _zeros(1)
+    return labels, _NO_TARGETS
+
+
+#: The regression targets of a classifier's batch: none (a read-only dummy
+#: that the kernels, which read targets as a const view, accept)
+_NO_TARGETS = np.zeros(1)
+_NO_TARGETS.flags.writeable = False
+
+
+
+cdef bint _are_indices(classes, Py_ssize_t n):
+    """Whether the ``n`` sorted ``classes`` are the integers ``0 .. n -
+    1`` (their first and last values tell; int64 classes, the usual ones,
+    are read through the buffer protocol, without array scalars)."""
+    cdef Py_buffer view
+    cdef const long long *values
+    cdef bint indices
+    if classes.dtype is _I64:
+        PyObject_GetBuffer(classes, &view, PyBUF_STRIDES)
+        try:
+            values = <const long long *> view.buf
+            indices = (
+                values[0] == 0
+                and (<const long long *> (<const char *> view.buf + (n - 1) * view.strides[0]))[0]
+                == n - 1
+            )
+        finally:
+            PyBuffer_Release(&view)
+        return indices
+    return (
+        classes.dtype.kind in "iu" and classes[0] == 0 and classes[n - 1] == n - 1
+    )
 
 
 cdef object _contents(classes):
