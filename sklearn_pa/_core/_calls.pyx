@@ -933,10 +933,9 @@ cdef class Batch:
 def check_batch(
     estimator, X, y, classes, sample_weight, bint first_call, bint fitting=False
 ):
-    """The one check of a batch of a learner that states its targets
-    (``_prepare_targets``): the linear and confidence-weighted families
-    and kernel PA, in ``fit`` and ``partial_fit``; returns a
-    :class:`Batch`.
+    """The one check of a batch in ``fit`` and ``partial_fit``: the linear
+    and confidence-weighted families, kernel PA, the Bayes point machine
+    and the one-class PA (whose ``y`` is None); returns a :class:`Batch`.
 
     Its first branch is the cheap one: a later ``partial_fit`` call whose
     parameters are those the last full validation saw, and whose batch is
@@ -947,7 +946,9 @@ def check_batch(
     included; ``fit``'s were validated on entry), the rows and targets
     (``_validate_batch``: :func:`~sklearn_pa._core.batch.check_rows`, the
     sample weights, the family's own checks) and the targets against the
-    model (``_prepare_targets``: the classes, the strategy).
+    model (``_prepare_targets``: the classes, the strategy; nothing for
+    the one-class PA, and the Bayes point machine prepares its classes
+    with its copies once the batch is checked).
     ``first_call`` (and ``fitting``, a ``fit``) sets the estimator's
     features and classes.
     """

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._core.batch import (
     ReadsUnderLockMixin,
     atomic_update,
+    check_batch,
     check_batch_sample_weight,
     check_csr_structure,
     check_rows,
@@ -19,7 +20,6 @@ from .._core.batch import (
     check_state_array,
     check_warm_start_shape,
     locked_read,
-    weighs_nothing,
 )
 from .._core.docs import fill_doc
 from .._core.driver import run_epochs, validation_scorer
@@ -367,6 +367,11 @@ class OnlineBayesPointClassifier(
         )
         return X, y, sample_weight
 
+    def _prepare_targets(self, y, classes, first_call, fitting):
+        """Nothing here: the classes are prepared with the base learner and
+        the copies once the batch is checked (``_prepare_batch``, ``_fit``),
+        as the copies' columns follow them."""
+
     _prepare_classes = prepare_classes
     _check_rule = staticmethod(check_rule)
 
@@ -505,7 +510,9 @@ class OnlineBayesPointClassifier(
 
     def _fit(self, X, y, sample_weight):
         base = self._make_base()
-        X, y, sample_weight = self._validate_batch(X, y, sample_weight, reset=True)
+        X, y, sample_weight = check_batch(
+            self, X, y, None, sample_weight, True, fitting=True
+        )
         unlabeled = _unlabeled_mask(y)
         warn_if_marker_looks_like_a_class(y, unlabeled)
         base = self._prepare_classes(
@@ -568,24 +575,17 @@ class OnlineBayesPointClassifier(
         and reuses the base learner that call prepared; any other call is
         validated in full."""
         first_call = not hasattr(self, "_W")
-        given = sample_weight is not None
-        lean = None if first_call else self._lean_batch(X, y, classes, sample_weight)
-        if lean is None:
-            self._validate_params()
-            base = self._make_base()
-            X, y, sample_weight = self._validate_batch(
-                X, y, sample_weight, reset=first_call
-            )
-        else:
-            X, y, sample_weight = lean
-        if not first_call and weighs_nothing(sample_weight, given):
+        batch = check_batch(self, X, y, classes, sample_weight, first_call)
+        X, y, sample_weight = batch
+        validated = batch.snapshot is not None
+        if not first_call and batch.weighs_nothing:
             # a no-op (with record_scores: the scores of the Bayes point as
             # it is)
             if not record_scores:
                 return self
             return self.decision_function(X).reshape(X.shape[0], -1)
-        if lean is None:
-            base = self._prepare_batch(base, X, y, classes, first_call)
+        if validated:
+            base = self._prepare_batch(self._make_base(), X, y, classes, first_call)
             labels = self._labels(y, _unlabeled_mask(y))
         else:
             # (the base learner the last call prepared, its targets adopted)
@@ -603,13 +603,13 @@ class OnlineBayesPointClassifier(
             stopping=False,
             rng=self._rng,
             scores_out=scores_out,
-            trusted=lean is not None,
+            trusted=not validated,
         )
         # (every partial_fit call leaves the Bayes point to be computed
         # when read: a stream's model is the same whichever branch checked
         # each batch)
         self._publish(lazy=True)
-        remember_call(self, _PUBLISHED, validated=lean is None)
+        remember_call(self, _PUBLISHED, validated=validated)
         session_of(self).bayes_base = base
         if record_scores:
             return scores_out

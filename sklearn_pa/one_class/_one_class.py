@@ -22,6 +22,7 @@ from .._core.batch import (
     ReadsUnderLockMixin,
     atomic_update,
     canonical_csr,
+    check_batch,
     check_batch_sample_weight,
     check_rows,
     check_sample_count,
@@ -32,7 +33,6 @@ from .._core.batch import (
     locked_read,
     sum_of_squares,
     touched_rows,
-    weighs_nothing,
 )
 from .._core.docs import fill_doc
 from .._core.driver import EpochAdapter, EpochStats, run_epochs
@@ -544,11 +544,19 @@ class PassiveAggressiveOneClass(
                 "ball may reach (B), in the units of X; e.g. epsilon_bound=10.0."
             )
 
-    def _validate_batch(self, X, sample_weight, reset):
+    def _validate_batch(self, X, y, sample_weight, reset):
+        """The full branch of the one check of a batch
+        (:func:`~sklearn_pa._core.batch.check_batch`): ``(X, None,
+        sample_weight)``, the rows checked (``y`` is ignored: the normal
+        class carries no targets) after the radius parameters."""
+        self._check_bound()
         X = check_rows(self, X, reset=reset)
         # (all-zero weights: refused by fit, a no-op on a later batch)
         sample_weight = check_batch_sample_weight(sample_weight, X, all_zero=not reset)
-        return X, sample_weight
+        return X, None, sample_weight
+
+    def _prepare_targets(self, y, classes, first_call, fitting):
+        """No targets to check against the model (the normal class alone)."""
 
     def _initial_state(self, n_features):
         # extra = [g], the gap B - r of the learned radius (r starts at B);
@@ -652,8 +660,8 @@ class PassiveAggressiveOneClass(
             Fitted estimator.
         """
         with atomic_update(self):
-            self._check_bound()
-            X, sample_weight = self._validate_batch(X, sample_weight, reset=True)
+            batch = check_batch(self, X, None, None, sample_weight, True, fitting=True)
+            X, sample_weight = batch.X, batch.sample_weight
             if self.warm_start and (
                 "center_" in self.__dict__ or "_scale_pending" in self.__dict__
             ):
@@ -708,22 +716,22 @@ class PassiveAggressiveOneClass(
         self : object
             Fitted estimator.
         """
-        given = sample_weight is not None
         with atomic_update(self):
             values = self.__dict__
             later = "center_" in values or "_scale_pending" in values
-            batch = self._lean_batch(X, sample_weight)
-            if batch is None:
-                X, sample_weight, w, extra, t_start = self._full_batch(X, sample_weight)
-                if later and weighs_nothing(sample_weight, given):
-                    return self  # a no-op, as on the lean path
+            batch = check_batch(self, X, None, None, sample_weight, not later)
+            X, sample_weight = batch.X, batch.sample_weight
+            validated = batch.snapshot is not None
+            if validated:
+                w, extra, t_start = self._full_state(X, not later)
+                if later and batch.weighs_nothing:
+                    return self  # a no-op, as on the cheap branch
             else:
                 # the scaled centre and the radius state, trusted: the
                 # pass updates the vector in place (the journal saves what
                 # it touches), a copy of the radius state
-                X, sample_weight = batch
-                if weighs_nothing(sample_weight, given):
-                    return self  # a no-op, as on the full path
+                if batch.weighs_nothing:
+                    return self  # a no-op, as on the full branch
                 w = self._stream_centre(lambda: self.center_)
                 extra = self._stored_extra()
                 if not (self.epsilon == "auto" and "_radius" in self.__dict__):
@@ -744,12 +752,14 @@ class PassiveAggressiveOneClass(
             self.t_ = float(t) + 1.0
             self._publish_scaled(w)
             self._publish_radius(extra)
-            remember_call(self, _PUBLISHED_SCALED, validated=batch is None)
+            remember_call(self, _PUBLISHED_SCALED, validated=validated)
         return self
 
-    def _lean_batch(self, X, sample_weight):
-        """``(X, sample_weight)`` of a later ``partial_fit`` call checked in
-        O(batch), or None when the call needs the full validation (see
+    def _lean_batch(self, X, y, classes, sample_weight):
+        """The cheap branch of the one check of a later ``partial_fit``
+        call (:func:`~sklearn_pa._core.batch.check_batch`): ``(X, None,
+        sample_weight)`` checked in O(batch), or None when the call needs
+        the full validation (see
         :func:`~sklearn_pa._core.session.lean_call_ready`)."""
         if not lean_call_ready(self) or self._centre_assigned():
             return None
@@ -759,17 +769,12 @@ class PassiveAggressiveOneClass(
         sample_weight = lean_sample_weight(sample_weight, X.shape[0])
         if sample_weight is None:
             return None
-        return X, sample_weight
+        return X, None, sample_weight
 
-    def _full_batch(self, X, sample_weight):
-        """The full validation of a ``partial_fit`` call: ``(X,
-        sample_weight, w, extra, t_start)``."""
-        # scikit-learn validates parameters only on the first call
-        self._validate_params()
-        self._check_bound()
-        values = self.__dict__
-        first_call = "center_" not in values and "_scale_pending" not in values
-        X, sample_weight = self._validate_batch(X, sample_weight, reset=first_call)
+    def _full_state(self, X, first_call):
+        """``(w, extra, t_start)`` of a ``partial_fit`` call whose batch
+        ``X`` the full branch checked: the first call starts the state, a
+        later one checks what it continues from."""
         if first_call:
             w, extra = self._initial_state(X.shape[1])
             self._scale_stream = new_scale_state()
@@ -799,7 +804,7 @@ class PassiveAggressiveOneClass(
             if not (self.epsilon == "auto" and hasattr(self, "_radius")):
                 self._set_radius(X)
             t_start = check_sample_count(self) - 1
-        return X, sample_weight, w, extra, t_start
+        return w, extra, t_start
 
     # --------------------------------------------------------- prediction
     @locked_read
@@ -911,14 +916,9 @@ class OneClassState(LearnerState):
 
     needs_y = False
 
-    def _validate(self, X, y, sample_weight):
-        X, sample_weight = self.estimator._validate_batch(X, sample_weight, reset=False)
-        return X, None, sample_weight
-
     def initialise(self, n_features, classes=None, scale=None, random_state=None):
         est = self.estimator
-        est._check_bound()
-        est._validate_batch(zero_row(n_features), None, reset=True)
+        est._validate_batch(zero_row(n_features), None, None, reset=True)
         center, extra = est._initial_state(n_features)
         est._rng = random_state
         est._learned = est._learn()
