@@ -410,3 +410,41 @@ def test_distributed_uses_only_the_protocol():
             assert f'"{family}"' not in source, (name, family)
         assert "isinstance(estimator" not in source, name
         assert "_family" not in source, name
+
+
+def test_threaded_partitions_of_a_csr_matrix_are_cut_in_their_threads(monkeypatch):
+    """The driver hands the threads row ranges of a CSR ``X``: each
+    partition's rows are cut (and copied, when scipy copies them) in the
+    thread that prepares it, never all in the driver's thread first; the
+    model is the one of the same blocks cut on the driver."""
+    import threading
+
+    import sklearn_pa.distributed._partitions as partitions
+
+    X, y = sp.csr_matrix(X3), Y3
+    est = S.PassiveAggressiveClassifier(random_state=0)
+    driver = threading.get_ident()
+    cut_in = []
+    row_block = partitions._row_block
+
+    def recorded(*args):
+        cut_in.append(threading.get_ident())
+        return row_block(*args)
+
+    monkeypatch.setattr(partitions, "_row_block", recorded)
+    threaded = fit_parameter_mixing(est, X, y, n_epochs=2, n_partitions=4, n_jobs=2)
+    assert len(cut_in) == 4
+    assert driver not in cut_in
+    # the blocks cut on the driver, as a dask array of CSR blocks
+    bounds = np.linspace(0, X.shape[0], 5).astype(int)
+    blocks = [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    monkeypatch.setattr(
+        partitions,
+        "_split_rows",
+        lambda X, y, n: (blocks, [y[a:b] for a, b in zip(bounds[:-1], bounds[1:])]),
+    )
+    cut_in.clear()
+    on_driver = fit_parameter_mixing(est, X, y, n_epochs=2, n_partitions=4, n_jobs=2)
+    assert not cut_in
+    np.testing.assert_array_equal(threaded.coef_, on_driver.coef_)
+    np.testing.assert_array_equal(threaded.intercept_, on_driver.intercept_)

@@ -32,7 +32,7 @@ import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
-from ._partitions import _prepare_partition
+from ._partitions import _prepare_partition, cut_rows
 
 
 def _is_delayed(block):
@@ -186,7 +186,7 @@ class ClientExecutor:
                 # hash=False: a content-hashed key would be shared by identical
                 # partitions (repeated rows, all-zero blocks), so that one
                 # partition's release or move loses another's data
-                xb, yb = self._scatter_block(xb, yb, where.get("workers"))
+                xb, yb = self._scatter_block(cut_rows(xb), yb, where.get("workers"))
                 future = client.submit(
                     _prepare_partition, xb, yb, i, pure=False, **where
                 )
