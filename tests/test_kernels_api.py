@@ -583,67 +583,16 @@ def test_a_second_order_pass_on_wide_rows_learns_what_dense_rows_learn(seed, wid
 
 
 # ------------------------- a pass bound before is run by position, as epoch
-def _keyword_first_order_run(
-    bound, adapter, order, t0, average_start, loss_out, col_start, col_stop, write_log
-):
-    """``bound_first_order_run`` through the kernel's keyword entry."""
-    return _first_order.epoch(
-        adapter.rows,
-        order,
-        adapter.W,
-        adapter.b,
-        adapter.U_,
-        adapter.bu_,
-        params=adapter.params,
-        labels=adapter.labels,
-        targets=adapter.targets,
-        sample_weight=adapter.sample_weight,
-        weight_pos=adapter.weight_pos,
-        weight_neg=adapter.weight_neg,
-        margins=adapter.margins,
-        active=adapter.active,
-        intercept_sq=adapter.intercept_sq,
-        t0=t0,
-        average_start=average_start,
-        loss_out=loss_out,
-        col_start=col_start,
-        col_stop=col_stop,
-        scores_out=adapter.scores_out,
-        bound=bound,
-        write_log=write_log,
-        **adapter.label_arrays,
-    )
+def _always_made(bound_pass):
+    """An adapter's ``_first_order_pass`` / ``_bound_pass`` that reports
+    every pass as made now: each pass then goes through the kernel's
+    keyword entry, ``epoch``."""
 
+    def made_now(adapter, *args):
+        bound, _ = bound_pass(adapter, *args)
+        return bound, True
 
-def _keyword_second_order_run(bound, adapter, order, t0, loss_out, write_log):
-    """``bound_second_order_run`` through the kernel's keyword entry."""
-    return _second_order.epoch(
-        adapter.rows,
-        order,
-        params=adapter.params,
-        labels=adapter.labels,
-        sample_weight=adapter.sample_weight,
-        class_weight=bound_class_weight(adapter),
-        W=adapter.W,
-        b=adapter.b,
-        S_diag=adapter.S_diag,
-        S_full=adapter.S_full,
-        U=adapter.U_,
-        bu=adapter.bu_,
-        intercept=adapter.intercept,
-        t0=t0,
-        average_start=int(adapter.avg_start),
-        loss_out=loss_out,
-        scores_out=adapter.scores_out,
-        var_out=adapter.var_out,
-        targets=adapter.targets,
-        bound=bound,
-        write_log=write_log,
-    )
-
-
-def bound_class_weight(adapter):
-    return adapter.estimator.__dict__.get("_expanded_class_weight", np.ones(0))
+    return made_now
 
 
 def _bound_run_cases():
@@ -741,12 +690,18 @@ def test_a_pass_bound_before_runs_by_position_what_epoch_runs(monkeypatch, case)
     positional = learn()
     assert calls  # (the bound passes were run by position)
     monkeypatch.setattr(
-        linear_epochs, "bound_first_order_run", _keyword_first_order_run
+        linear_epochs._LinearEpochs,
+        "_first_order_pass",
+        _always_made(linear_epochs._LinearEpochs._first_order_pass),
     )
     monkeypatch.setattr(
-        second_order_epochs, "bound_second_order_run", _keyword_second_order_run
+        second_order_epochs._SecondOrderEpochs,
+        "_bound_pass",
+        _always_made(second_order_epochs._SecondOrderEpochs._bound_pass),
     )
+    calls.clear()
     keyword = learn()
+    assert not calls  # (every pass went through epoch)
     for a, b in zip(positional[:2], keyword[:2]):
         np.testing.assert_array_equal(a.coef_, b.coef_)
         np.testing.assert_array_equal(a.intercept_, b.intercept_)
