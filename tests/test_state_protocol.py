@@ -14,6 +14,8 @@ import pytest
 import scipy.sparse as sp
 import sklearn.utils.validation
 from _capabilities import KNOWN_FAILURES, discovered
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from local_cluster import local_client
 from sklearn.base import clone, is_classifier, is_outlier_detector, is_regressor
 from sklearn.datasets import make_classification, make_regression
@@ -448,3 +450,40 @@ def test_threaded_partitions_of_a_csr_matrix_are_cut_in_their_threads(monkeypatc
     assert not cut_in
     np.testing.assert_array_equal(threaded.coef_, on_driver.coef_)
     np.testing.assert_array_equal(threaded.intercept_, on_driver.intercept_)
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(0, 10_000), st.integers(1, 40), st.booleans())
+def test_a_csr_row_block_is_a_view_with_its_own_format(seed, n_rows, scramble):
+    """A partition's rows of a CSR matrix are views of its values and
+    indices (no copy, whatever the block's share of the matrix), equal to
+    the slice, and canonical exactly when the slice is (a row whose
+    indices were written out of order, or twice, anywhere in the matrix
+    is seen in its own block only)."""
+    from sklearn_pa.distributed._partitions import _row_block
+
+    rng = np.random.RandomState(seed)
+    X = sp.random(n_rows, 9, density=0.4, format="csr", random_state=rng)
+    if scramble and X.nnz > 1:
+        # a row's entries in reverse order, or a repeated column
+        row = rng.randint(n_rows)
+        a, b = X.indptr[row], X.indptr[row + 1]
+        if b - a > 1:
+            X.indices[a:b] = X.indices[a:b][::-1].copy()
+            if rng.rand() < 0.5:
+                X.indices[a + 1] = X.indices[a]
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape)
+    start = rng.randint(n_rows + 1)
+    stop = rng.randint(start, n_rows + 1)
+    block = _row_block(X, start, stop)
+    expected = X[start:stop]
+    assert block.shape == expected.shape
+    np.testing.assert_array_equal(block.toarray(), expected.toarray())
+    if block.nnz:
+        assert np.shares_memory(block.data, X.data)
+        assert np.shares_memory(block.indices, X.indices)
+    reference = sp.csr_matrix(
+        (expected.data.copy(), expected.indices.copy(), expected.indptr.copy()),
+        shape=expected.shape,
+    )
+    assert block.has_canonical_format == reference.has_canonical_format
