@@ -638,3 +638,81 @@ def test_a_nan_written_into_the_weights_is_refused_by_every_path(
         weights.flat[0] = 0.0
     _learn(est, cast(X[21:23]), y[21:23])
     assert est.t_ == t + 2
+
+
+# --------------------------------------------------------------------------
+# Two first calls in threads: the second sees the first's model
+
+
+def _first_call_data(est):
+    """Two batches and the ``partial_fit`` keywords of a first call (every
+    class named, so that either batch may come first)."""
+    if isinstance(est, (StructuredPerceptron, StructuredPassiveAggressive)):
+        X, y = _sentences(24)
+        return (X[:12], y[:12]), (X[12:], y[12:]), {"classes": ["B", "I", "O"]}, X
+    X, y = _data(n_rows=80, seed=3)
+    kwargs = {"classes": [0, 1, 2]} if is_classifier(est) else {}
+    return (X[:40], y[:40]), (X[40:], y[40:]), kwargs, X
+
+
+def _outputs(est, X):
+    """What a model says of ``X``: its predictions and, where it has them,
+    its scores (a tagger: every sentence's tags, one after the other)."""
+    if isinstance(est, (StructuredPerceptron, StructuredPassiveAggressive)):
+        return [np.concatenate([np.asarray(tags) for tags in est.predict(X)])]
+    out = [np.asarray(est.predict(X))]
+    for name in ("decision_function", "score_samples"):
+        if hasattr(est, name):
+            out.append(np.asarray(getattr(est, name)(X)))
+    return out
+
+
+@pytest.mark.parametrize("name, Estimator", estimators_for("concurrent first calls"))
+def test_two_first_calls_in_threads_both_count(name, Estimator, monkeypatch):
+    """Two threads make the first ``partial_fit`` call of one estimator at
+    the same time (its batch check made slow, so that they overlap): the
+    model is the one of the two calls one after the other, in one order or
+    the other; the second call never starts a new model over the first's
+    (which it did when it decided, before taking the lock, that it was the
+    first call)."""
+    import time
+
+    est = Estimator()
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    first, second, kwargs, X = _first_call_data(est)
+    validate = type(est)._validate_batch
+
+    def slow(self, *args, **kw):
+        result = validate(self, *args, **kw)
+        time.sleep(0.05)
+        return result
+
+    replays = []
+    for batches in ((first, second), (second, first)):
+        replay = copy.deepcopy(est)
+        for batch in batches:
+            _learn(replay, *batch, **kwargs)
+        replays.append(_outputs(replay, X))
+    monkeypatch.setattr(type(est), "_validate_batch", slow)
+    errors = []
+
+    def call(batch):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _learn(est, *batch, **kwargs)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(b,)) for b in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors
+    monkeypatch.undo()
+    got = _outputs(est, X)
+    assert any(
+        all(np.array_equal(a, b) for a, b in zip(got, want)) for want in replays
+    ), "the model is neither order's"

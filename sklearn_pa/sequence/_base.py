@@ -597,37 +597,40 @@ class _BaseSequenceTagger(
         self : object
             Fitted estimator.
         """
-        # scikit-learn validates parameters on the first call only; a
-        # parameter set between calls must be refused before anything moves
-        # (validated again whenever one changed since the last call)
-        cache = tagger_cache(self)
-        if not params_unchanged(self, cache.tagger_validated):
-            self._validate_params()
-            cache.tagger_validated = params_snapshot(self)
-        first = "classes_" not in self.__dict__
-        averaged = getattr(self, "_averaged", hasattr(self, "_U"))
-        if not first and bool(self.average) != averaged:
-            raise ValueError(
-                f"average={self.average!r} differs from the first call to "
-                f"partial_fit (average={averaged!r}): the average covers "
-                "every sequence of the stream. Set it back, or start again "
-                "with fit."
-            )
-        if first and classes is None:
-            raise ValueError(
-                "classes must be passed on the first call to partial_fit "
-                "(every label that can occur)."
-            )
-        if not first and classes is not None:
-            if not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
-                raise ValueError(
-                    f"classes={list(classes)} differs from the classes of the "
-                    f"first call {self.classes_.tolist()}."
-                )
-        batch, vectorizer, classes_, labels = self._validate_batch(
-            X, y, reset=first, classes=classes
-        )
+        # the whole call holds the estimator's lock: whether it is the first
+        # call is decided there, so that two calls in threads never both
+        # start a model
         with atomic_update(self):
+            # scikit-learn validates parameters on the first call only; a
+            # parameter set between calls must be refused before anything
+            # moves (validated again whenever one changed since the last call)
+            cache = tagger_cache(self)
+            if not params_unchanged(self, cache.tagger_validated):
+                self._validate_params()
+                cache.tagger_validated = params_snapshot(self)
+            first = "classes_" not in self.__dict__
+            averaged = getattr(self, "_averaged", hasattr(self, "_U"))
+            if not first and bool(self.average) != averaged:
+                raise ValueError(
+                    f"average={self.average!r} differs from the first call to "
+                    f"partial_fit (average={averaged!r}): the average covers "
+                    "every sequence of the stream. Set it back, or start again "
+                    "with fit."
+                )
+            if first and classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit "
+                    "(every label that can occur)."
+                )
+            if not first and classes is not None:
+                if not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+                    raise ValueError(
+                        f"classes={list(classes)} differs from the classes of "
+                        f"the first call {self.classes_.tolist()}."
+                    )
+            batch, vectorizer, classes_, labels = self._validate_batch(
+                X, y, reset=first, classes=classes
+            )
             checked_params(self, classes_)
             self._check_workspace(batch, classes_)
             if first:
