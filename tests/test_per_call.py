@@ -539,6 +539,33 @@ def test_the_latency_protocol_runs_the_other_families_when_named():
     assert not {r["estimator"] for r in default} & set(OPTIONAL)
 
 
+def test_the_floor_of_a_call_learns_what_the_call_learns():
+    """``PA-floor`` (the least an atomic, checked call does around the
+    compiled pass) learns, one row at a time, the model ``PA-unaveraged``
+    learns, and a batch it refuses leaves the model as it was: the floor
+    leaves out layers, not work."""
+    from sklearn_pa.benchmark._stream_latency import latency_learners
+
+    X, y = _stream(False, n_features=500, n_rows=300)
+    learners = latency_learners(5)
+    floor, call = learners["PA-floor"](), learners["PA-unaveraged"]()
+    for learner in (floor, call):
+        learner.start(X[:50], y[:50], np.unique(y))
+    for i in range(50, 300):
+        for learner in (floor, call):
+            learner.learn(learner.batch(X[i : i + 1], y[i : i + 1]))
+    np.testing.assert_array_equal(floor.estimator.coef_, call.estimator.coef_)
+    np.testing.assert_array_equal(floor.estimator.intercept_, call.estimator.intercept_)
+    assert floor.estimator.t_ == call.estimator.t_
+    before = floor.estimator.coef_.copy()
+    bad = X[:2].copy()
+    bad.data[0] = np.nan
+    with pytest.raises(ValueError):
+        floor.learn((bad, y[:2]))
+    np.testing.assert_array_equal(floor.estimator.coef_, before)
+    assert floor.estimator.t_ == call.estimator.t_
+
+
 @pytest.mark.parametrize("n_rows", [2, 10, 400])
 def test_the_journal_marks_the_features_a_batch_touches(n_rows):
     """The rows a pass may write are the batch's distinct features, sorted,

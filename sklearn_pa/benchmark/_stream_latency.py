@@ -41,7 +41,7 @@ __all__ = [
 BATCH_SIZES = (1, 10, 100, 1000)
 
 #: The learners the protocol runs only when named (``--estimators``).
-OPTIONAL = ("OneClass", "BPM", "KernelPA", "PA-pass", "AROW-pass")
+OPTIONAL = ("OneClass", "BPM", "KernelPA", "PA-pass", "PA-floor", "AROW-pass")
 
 
 class _SklearnLearner:
@@ -144,6 +144,81 @@ class _CompiledPassLearner:
         U, bu = self.U, self.bu
         _scores.score_rows(rows, self.W, self.b, U=U, bu=bu, n_avg=0.0, out=out)
         return out
+
+
+class _CallFloorLearner(_SklearnLearner):
+    """The least a ``partial_fit`` call of
+    ``PassiveAggressiveClassifier(average=False)`` can do and still be a
+    call: atomic (the estimator's atomic block, the journal of what the pass
+    writes, the writes checked), checked once (``check_batch``), its labels
+    encoded, its rows in their order through the pass ``PA-pass`` times,
+    the sample counter moved.  It leaves out every layer between them (the
+    scikit-learn configuration, the family's hooks, the epoch adapter and
+    its statistics, the loss curve, the publication, the stream's plan):
+    what a call costs above this floor is what those layers cost.  Its
+    ``predict`` is ``PA-unaveraged``'s."""
+
+    def __init__(self):
+        from .. import PassiveAggressiveClassifier
+
+        super().__init__(PassiveAggressiveClassifier(average=False, random_state=0))
+
+    def start(self, X, y, classes):
+        from .._core.epochs import _LinearEpochs
+
+        est = self.estimator
+        est.partial_fit(X, y, classes=classes)
+        W, b = est._state_arrays()
+        adapter = _LinearEpochs(est, X, y, np.ones(X.shape[0]), W, b, None, None, None)
+        self.bound = adapter._first_order_pass()[0]
+        self.arrays = (W, b, adapter.U_, adapter.bu_)
+
+    def learn(self, batch):
+        from .._core._calls import (
+            RowView,
+            check_batch,
+            check_writes,
+            encode_labels,
+            touched_rows,
+        )
+        from .._core.batch import atomic_update
+        from .._core.epochs import LOGGED_VALUES_MAX
+
+        est = self.estimator
+        W, b, U, bu = self.arrays
+        with atomic_update(est) as journal:
+            checked = check_batch(est, *batch, None, None, False)
+            rows = RowView(checked.X)
+            labels, targets = encode_labels(est.classes_, checked.y)
+            if rows.n_values() <= LOGGED_VALUES_MAX:
+                writes = journal.save_writes(est, W, b, U, bu)
+            else:
+                writes = None
+                journal.save_weights(est, touched_rows(rows), W, b, U, bu)
+            n, t = checked.X.shape[0], int(est.t_)
+            loss = np.zeros(1)
+            self.bound.run(
+                rows,
+                np.arange(n, dtype=np.int64),
+                U,
+                bu,
+                labels,
+                targets,
+                checked.sample_weight,
+                t,
+                0,
+                loss,
+                0,
+                W.shape[1],
+                None,
+                None,
+                None,
+                False,
+                writes,
+            )
+            if writes is not None:
+                check_writes(est, writes)
+            est.t_ = float(t + n)
 
 
 class _SecondOrderPassLearner:
@@ -311,7 +386,8 @@ def latency_learners(n_classes):
         whose calls evaluate the kernel on its support set), and
         ``PA-pass`` and ``AROW-pass``: the compiled pass and scoring of
         ``PA-unaveraged`` and of ``AROW`` called directly, the floor of a
-        call's cost.
+        call's cost, and ``PA-floor``: the least an atomic, checked call of
+        ``PA-unaveraged`` does around that pass.
     """
     from sklearn.linear_model import SGDClassifier
 
@@ -354,6 +430,7 @@ def latency_learners(n_classes):
                 OnlineBayesPointClassifier(n_estimators=10, random_state=0)
             ),
             "PA-pass": _CompiledPassLearner,
+            "PA-floor": _CallFloorLearner,
             "AROW-pass": _SecondOrderPassLearner,
             "KernelPA": lambda: _SklearnLearner(
                 KernelPassiveAggressiveClassifier(
