@@ -73,7 +73,7 @@ CONVERGENCE_MESSAGE = (
 _BIG = float(np.finfo(np.float64).max)
 
 
-@dataclass
+@dataclass(slots=True)
 class EpochStats:
     """What one pass over the rows reports to the driver.
 

@@ -154,22 +154,32 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
         loss = np.zeros(self.n_loss)
         n_columns, n_jobs = self.n_columns, self.n_jobs
         t, avg_start = int(t), int(self.avg_start)
-        bound = {}
+        t_end = t + order.shape[0]
         # (the write log the journal made for this pass: see journal)
         writes, self._writes = self._writes, None
         made = True
+        bound = {}
         if self._calls_first_order():
             # the compiled epoch itself when the class's hook only calls it,
             # with what stays the same between passes bound once
             kernel = _first_order.epoch
             pass_, made = self._first_order_pass()
+            if not made and n_jobs == 1:
+                # (a pass bound before, in this thread: its run, without
+                # the keywords)
+                result = bound_first_order_run(
+                    pass_, self, order, t, avg_start, loss, 0, n_columns, writes
+                )
+                if writes is not None:
+                    check_writes(est, writes)
+                return self._stats(result, loss, t_end)
             bound = {"bound": pass_, "write_log": writes}
         else:
             kernel = est._kernel_epoch
 
         def run(c0, c1):
             if not made:
-                # (a pass bound before: its run, without the keywords)
+                # (a pass bound before, in threads over columns)
                 return bound_first_order_run(
                     pass_, self, order, t, avg_start, loss, c0, c1, writes
                 )
@@ -212,12 +222,12 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
                     any(r[3] for r in results),
                 ),
                 loss,
-                t + order.shape[0],
+                t_end,
             )
         result = run(0, n_columns)
         if writes is not None:
             check_writes(est, writes)
-        return self._stats(result, loss, t + order.shape[0])
+        return self._stats(result, loss, t_end)
 
     def _calls_first_order(self):
         """Whether the passes run the compiled first-order epoch itself (the
