@@ -12,7 +12,7 @@ Each check raises a ``ValueError`` that says what to do, in scikit-learn's
 style.
 """
 
-from numbers import Real
+from numbers import Number, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,7 +20,6 @@ from sklearn.base import is_classifier
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_array,
     check_is_fitted,
     validate_data,
@@ -482,10 +481,39 @@ def check_batch_sample_weight(
     """Per-sample weights of a batch as float64, refused (before any update)
     unless finite and non-negative; ``role`` says what a weight does.  All
     zero weights are refused (as scikit-learn does) unless ``all_zero``
-    (a later ``partial_fit`` batch, then a no-op: :func:`weighs_nothing`)."""
-    sample_weight = _check_sample_weight(
-        sample_weight, X, dtype=np.float64, allow_all_zero_weights=all_zero
-    )
+    (a later ``partial_fit`` batch, then a no-op: :func:`weighs_nothing`).
+
+    The checks and messages are those of scikit-learn's private
+    ``_check_sample_weight`` of 1.8 and later, written here on its public
+    ``check_array``: that function changes between the versions the package
+    supports (1.7 has no ``allow_all_zero_weights``)."""
+    n_samples = X.shape[0]
+    if sample_weight is None:
+        sample_weight = np.ones(n_samples)
+    elif isinstance(sample_weight, Number):
+        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    else:
+        sample_weight = check_array(
+            sample_weight,
+            accept_sparse=False,
+            ensure_2d=False,
+            dtype=np.float64,
+            order="C",
+            input_name="sample_weight",
+        )
+        if sample_weight.ndim != 1:
+            raise ValueError(
+                "Sample weights must be 1D array or scalar, got "
+                f"{sample_weight.ndim}D array. Expected either a scalar value "
+                f"or a 1D array of length {n_samples}."
+            )
+        if sample_weight.shape != (n_samples,):
+            raise ValueError(
+                f"sample_weight.shape == {sample_weight.shape}, expected "
+                f"{(n_samples,)}!"
+            )
+    if not all_zero and np.all(sample_weight == 0):
+        raise ValueError("Sample weights must contain at least one non-zero number.")
     if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
         raise ValueError(f"sample_weight must be finite and non-negative; {role}.")
     return sample_weight
