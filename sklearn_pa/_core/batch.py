@@ -484,9 +484,10 @@ def check_batch_sample_weight(
     (a later ``partial_fit`` batch, then a no-op: :func:`weighs_nothing`).
 
     The checks and messages are those of scikit-learn's private
-    ``_check_sample_weight`` of 1.8 and later, written here on its public
+    ``_check_sample_weight`` of 1.9, written here on its public
     ``check_array``: that function changes between the versions the package
-    supports (1.7 has no ``allow_all_zero_weights``)."""
+    supports (1.7 and 1.8 have no ``allow_all_zero_weights``, and accept
+    all-zero weights)."""
     n_samples = X.shape[0]
     if sample_weight is None:
         sample_weight = np.ones(n_samples)
