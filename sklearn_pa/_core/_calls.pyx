@@ -81,6 +81,20 @@ cdef object _empty = np.empty
 cdef object _zeros = np.zeros
 
 
+cdef inline bint _is_dtype(d, expected) except -1:
+    """Whether the dtype ``d`` is ``expected``: by identity first (numpy 2
+    has one object for each builtin dtype), else by equality (numpy 1.x
+    also makes equal dtypes that are other objects: the values of a CSR
+    matrix of scipy 1.9 built from a dense array)."""
+    return d is expected or d == expected
+
+
+cdef inline bint _one_of(d, a, b) except -1:
+    """Whether the dtype ``d`` is ``a`` or ``b`` (identity first, as
+    :func:`_is_dtype`)."""
+    return d is a or d is b or d == a or d == b
+
+
 # ----------------------------------------------------------------------------
 # Finite values, in one pass and no temporary array
 
@@ -203,9 +217,9 @@ cdef class RowView:
             data, indices, indptr = X.data, X.indices, X.indptr
             index_dtype = indices.dtype
             if (
-                (data.dtype is _F64 or data.dtype is _F32)
-                and index_dtype is indptr.dtype
-                and (index_dtype is _I32 or index_dtype is _I64)
+                _one_of(data.dtype, _F64, _F32)
+                and _is_dtype(index_dtype, indptr.dtype)
+                and _one_of(index_dtype, _I32, _I64)
                 and data.shape[0] > 0
                 and data.flags.c_contiguous
                 and indices.flags.c_contiguous
@@ -256,7 +270,7 @@ cdef bint _accepted_dtype(dtype, dtypes):
     dtypes); the kernels' own dtypes found by identity, without the
     conversion of each scalar type that ``dtype in dtypes`` makes."""
     if dtypes is _KERNEL_DTYPES:
-        return dtype is _F64 or dtype is _F32
+        return _one_of(dtype, _F64, _F32)
     return dtype in dtypes
 
 
@@ -299,8 +313,8 @@ def lean_rows(X, Py_ssize_t n_features, dtypes=KERNEL_DTYPES):
     if (
         indptr.ndim != 1
         or indptr.shape[0] != n_rows + 1
-        or indptr.dtype is not index_dtype
-        or (index_dtype is not _I32 and index_dtype is not _I64)
+        or not _is_dtype(indptr.dtype, index_dtype)
+        or not _one_of(index_dtype, _I32, _I64)
     ):
         return None
     try:
@@ -600,7 +614,7 @@ def encode_labels(classes, y):
     cdef const long long *y64
     cdef int *out
     if n > 0 and y.dtype.kind in "iu" and _are_indices(classes, n):
-        if y.dtype is _I64 and y.ndim == 1:
+        if _is_dtype(y.dtype, _I64) and y.ndim == 1:
             # (the usual labels: one pass, no temporary array; read through
             # the buffer protocol, which costs less than a memoryview)
             m = y.shape[0]
@@ -639,7 +653,7 @@ cdef bint _are_indices(classes, Py_ssize_t n):
     cdef Py_buffer view
     cdef const long long *values
     cdef bint indices
-    if classes.dtype is _I64:
+    if _is_dtype(classes.dtype, _I64):
         PyObject_GetBuffer(classes, &view, PyBUF_STRIDES)
         try:
             values = <const long long *> view.buf
@@ -722,7 +736,7 @@ cdef dict _members(cache, classes_):
 
 cdef object _c_array(a, dtype):
     """``a`` as a C-contiguous array of ``dtype`` (itself when it is one)."""
-    if type(a) is _ndarray and a.dtype is dtype and a.flags.c_contiguous:
+    if type(a) is _ndarray and _is_dtype(a.dtype, dtype) and a.flags.c_contiguous:
         return a
     return _ascontiguousarray(a, dtype=dtype)
 
