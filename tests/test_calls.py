@@ -105,6 +105,31 @@ def test_csr_check_refuses_other_dtypes():
         _calls.csr_is_canonical(data.astype(np.float16), indptr[:1], indptr, 2)
 
 
+def test_an_equal_dtype_that_is_another_object_is_the_kernels_dtype():
+    """numpy 1.x makes dtypes equal to float64 (or int64) that are other
+    objects than numpy's own (the values of a scipy 1.9 CSR matrix built
+    from a dense array); a dtype with metadata is one with numpy 2 too.  The
+    cheap branch takes such a batch, the row view lends its arrays, and its
+    labels are encoded as those of the plain dtype."""
+    float64 = np.dtype(np.float64, metadata={"origin": "another object"})
+    int64 = np.dtype(np.int64, metadata={"origin": "another object"})
+    data = np.array([1.5, 2.0, -1.0]).view(float64)
+    X = sp.csr_matrix(
+        (data, np.array([1, 0, 2], np.int32), np.array([0, 1, 3], np.int32)),
+        shape=(2, 3),
+    )
+    assert X.data.dtype == np.float64 and X.data.dtype is not np.dtype(np.float64)
+    assert _calls.lean_rows(X, 3) is X
+    view = _calls.RowView(X)
+    assert view.data is X.data and view.indices is X.indices
+    dense = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]]).view(float64)
+    assert _calls.lean_rows(dense, 3) is dense
+    classes = np.arange(3).view(int64)
+    y = np.array([2, 0]).view(int64)
+    labels, _ = _calls.encode_labels(classes, y)
+    assert_array_equal(labels, _calls.encode_labels(np.arange(3), np.array([2, 0]))[0])
+
+
 @settings(max_examples=200, deadline=None)
 @given(_csr_parts())
 def test_lean_rows_takes_canonical_finite_rows_only(parts):
