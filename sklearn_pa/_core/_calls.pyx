@@ -267,8 +267,9 @@ cdef class RowView:
 
 cdef bint _accepted_dtype(dtype, dtypes):
     """Whether ``dtype`` is one of ``dtypes`` (NumPy scalar types or
-    dtypes); the kernels' own dtypes found by identity, without the
-    conversion of each scalar type that ``dtype in dtypes`` makes."""
+    dtypes); the kernels' own dtypes found by identity first (then by
+    equality, :func:`_one_of`), without the conversion of each scalar type
+    that ``dtype in dtypes`` makes."""
     if dtypes is _KERNEL_DTYPES:
         return _one_of(dtype, _F64, _F32)
     return dtype in dtypes

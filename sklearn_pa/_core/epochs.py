@@ -164,67 +164,66 @@ class _LinearEpochs(_EpochAveraging, EpochAdapter):
             # with what stays the same between passes bound once
             kernel = _first_order.epoch
             pass_, made = self._first_order_pass()
-            if not made and n_jobs == 1:
-                # (a pass bound before, in this thread: its run, without
-                # the keywords)
-                result = bound_first_order_run(
-                    pass_, self, order, t, avg_start, loss, 0, n_columns, writes
-                )
-                if writes is not None:
-                    check_writes(est, writes)
-                return self._stats(result, loss, t_end)
             bound = {"bound": pass_, "write_log": writes}
         else:
             kernel = est._kernel_epoch
 
-        def run(c0, c1):
-            if not made:
-                # (a pass bound before, in threads over columns)
-                return bound_first_order_run(
-                    pass_, self, order, t, avg_start, loss, c0, c1, writes
-                )
-            return kernel(
-                self.rows,
-                order,
-                self.W,
-                self.b,
-                self.U_,
-                self.bu_,
-                params=self.params,
-                labels=self.labels,
-                targets=self.targets,
-                sample_weight=self.sample_weight,
-                weight_pos=self.weight_pos,
-                weight_neg=self.weight_neg,
-                margins=self.margins,
-                active=self.active,
-                intercept_sq=self.intercept_sq,
-                t0=t,
-                average_start=avg_start,
-                loss_out=loss,
-                col_start=c0,
-                col_stop=c1,
-                scores_out=self.scores_out,
-                **self.label_arrays,
-                **bound,
+        if not made and n_jobs == 1:
+            # (a pass bound before, in this thread: its run, without the
+            # keywords, and without the closure the general case needs)
+            result = bound_first_order_run(
+                pass_, self, order, t, avg_start, loss, 0, n_columns, writes
             )
+        else:
 
-        if n_jobs > 1:
-            bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
-            results = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
-            )
-            return self._stats(
-                (
-                    -1,
-                    sum(r[1] for r in results),
-                    max(r[2] for r in results),
-                    any(r[3] for r in results),
-                ),
-                loss,
-                t_end,
-            )
-        result = run(0, n_columns)
+            def run(c0, c1):
+                if not made:
+                    # (a pass bound before, in threads over columns)
+                    return bound_first_order_run(
+                        pass_, self, order, t, avg_start, loss, c0, c1, writes
+                    )
+                return kernel(
+                    self.rows,
+                    order,
+                    self.W,
+                    self.b,
+                    self.U_,
+                    self.bu_,
+                    params=self.params,
+                    labels=self.labels,
+                    targets=self.targets,
+                    sample_weight=self.sample_weight,
+                    weight_pos=self.weight_pos,
+                    weight_neg=self.weight_neg,
+                    margins=self.margins,
+                    active=self.active,
+                    intercept_sq=self.intercept_sq,
+                    t0=t,
+                    average_start=avg_start,
+                    loss_out=loss,
+                    col_start=c0,
+                    col_stop=c1,
+                    scores_out=self.scores_out,
+                    **self.label_arrays,
+                    **bound,
+                )
+
+            if n_jobs > 1:
+                bounds = np.linspace(0, n_columns, n_jobs + 1).astype(int)
+                results = Parallel(n_jobs=n_jobs, prefer="threads")(
+                    delayed(run)(bounds[j], bounds[j + 1]) for j in range(n_jobs)
+                )
+                return self._stats(
+                    (
+                        -1,
+                        sum(r[1] for r in results),
+                        max(r[2] for r in results),
+                        any(r[3] for r in results),
+                    ),
+                    loss,
+                    t_end,
+                )
+            result = run(0, n_columns)
         if writes is not None:
             check_writes(est, writes)
         return self._stats(result, loss, t_end)

@@ -169,52 +169,30 @@ class _CallFloorLearner(_SklearnLearner):
         est = self.estimator
         est.partial_fit(X, y, classes=classes)
         W, b = est._state_arrays()
-        adapter = _LinearEpochs(est, X, y, np.ones(X.shape[0]), W, b, None, None, None)
-        self.bound = adapter._first_order_pass()[0]
-        self.arrays = (W, b, adapter.U_, adapter.bu_)
+        self.adapter = _LinearEpochs(
+            est, X, y, np.ones(X.shape[0]), W, b, None, None, None
+        )
+        self.bound = self.adapter._first_order_pass()[0]
 
     def learn(self, batch):
-        from .._core._calls import (
-            RowView,
-            check_batch,
-            check_writes,
-            encode_labels,
-            touched_rows,
-        )
+        from .._core._calls import RowView, check_batch, check_writes, encode_labels
+        from .._core._passes import bound_first_order_run
         from .._core.batch import atomic_update
-        from .._core.epochs import LOGGED_VALUES_MAX
 
-        est = self.estimator
-        W, b, U, bu = self.arrays
+        est, adapter = self.estimator, self.adapter
         with atomic_update(est) as journal:
             checked = check_batch(est, *batch, None, None, False)
-            rows = RowView(checked.X)
-            labels, targets = encode_labels(est.classes_, checked.y)
-            if rows.n_values() <= LOGGED_VALUES_MAX:
-                writes = journal.save_writes(est, W, b, U, bu)
-            else:
-                writes = None
-                journal.save_weights(est, touched_rows(rows), W, b, U, bu)
             n, t = checked.X.shape[0], int(est.t_)
+            order = np.arange(n, dtype=np.int64)
+            adapter.rows = RowView(checked.X)
+            adapter.labels, adapter.targets = encode_labels(est.classes_, checked.y)
+            adapter.sample_weight = checked.sample_weight
+            # (the adapter's own choice of a write log or the touched rows)
+            adapter.journal(journal, order)
+            writes, adapter._writes = adapter._writes, None
             loss = np.zeros(1)
-            self.bound.run(
-                rows,
-                np.arange(n, dtype=np.int64),
-                U,
-                bu,
-                labels,
-                targets,
-                checked.sample_weight,
-                t,
-                0,
-                loss,
-                0,
-                W.shape[1],
-                None,
-                None,
-                None,
-                False,
-                writes,
+            bound_first_order_run(
+                self.bound, adapter, order, t, 0, loss, 0, adapter.n_columns, writes
             )
             if writes is not None:
                 check_writes(est, writes)
