@@ -227,6 +227,10 @@ def _assert_same(a, b, path="est"):
         assert type(b) is type(a) and _float_bits(a) == _float_bits(b), path
     elif isinstance(a, np.generic):
         assert type(a) is type(b) and a.tobytes() == b.tobytes(), path
+    elif type(a).__module__.startswith("sklearn_pa.") and hasattr(a, "__dict__"):
+        # a helper object of the package (a tagger's feature vocabulary)
+        assert type(a) is type(b), path
+        _assert_same(vars(a), vars(b), path)
     else:
         assert type(a) is type(b), path
         if not callable(a):

@@ -223,6 +223,18 @@ class OnlineBayesPointClassifier(
     (10, 10, 64)
     """
 
+    #: the copies saved (see ``_core/pickled_state.py``): their weights side
+    #: by side (``w`` columns), ``m`` copies; the Bayes point when published
+    _state_shapes = {
+        "_W": ("d", "w"),
+        "_b": ("w",),
+        "_class_weight": ("c",),
+        "copy_weights_": ("m",),
+        "n_mistakes_": ("m",),
+        "coef_": ("k", "d"),
+        "intercept_": ("k",),
+    }
+
     # Checks of scikit-learn's suite that cannot apply, with the reason
     # (read by the package's common tests).
     _expected_failed_checks = {

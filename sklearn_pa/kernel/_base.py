@@ -311,6 +311,16 @@ class _BaseKernelPA(
 ):
     """Shared machinery: kernel parameters, the block loop, the support set."""
 
+    #: the support set saved (see ``_core/pickled_state.py``): ``s``
+    #: support vectors, ``k`` rows of dual coefficients
+    _state_shapes = {
+        "support_vectors_": ("s", "d"),
+        "dual_coef_": ("k", "s"),
+        "_sv_kdiag": ("s",),
+        "_sv_stamp": ("s",),
+        "_expanded_class_weight": ("c",),
+    }
+
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, np.inf, closed="right")],
         "kernel": [StrOptions(set(KERNEL_PARAMS)), callable],

@@ -69,7 +69,7 @@ from .._core.driver import (
 from .._core.epochs import _LinearEpochs
 from .._core.estimator import ClassifierPartialFitMixin, PublicFitMixin
 from .._core.growth import GrowingClassesMixin
-from .._core.pickled_state import CheckedStateMixin
+from .._core.pickled_state import CheckedStateMixin, Items
 from .._core.publication import AveragedPublicationMixin
 from .._core.session import (
     LeanCallsMixin,
@@ -629,6 +629,20 @@ class OnlineLinearClassifierMixin(
     multilabel indicator ``y`` lists :class:`~._targets.MultilabelTargets` in
     ``_target_kinds``.
     """
+
+    #: the arrays a classifier saves (see ``_core/pickled_state.py``): ``k``
+    #: rows of weights, one for two classes
+    _state_shapes = {
+        "coef_": ("k", "d"),
+        "intercept_": ("k",),
+        "_standard_coef": ("k", "d"),
+        "_standard_intercept": ("k",),
+        "_average_accum": ("d", "k"),
+        "_average_intercept_accum": ("k",),
+        "_published_average": Items((("k", "d"), ("k",))),
+        "_expanded_class_weight": ("c",),
+        "_cost_margins": ("c", "c"),
+    }
 
     # the strategy families this estimator accepts, besides single-label y
     _target_kinds = ()

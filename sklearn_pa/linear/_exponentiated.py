@@ -36,6 +36,9 @@ class _SplitWeightsMixin:
     determine it.
     """
 
+    #: the split weights saved (see ``_core/pickled_state.py``)
+    _state_shapes = {"_split_coef": ("d", 2), "_split_intercept": (2,)}
+
     def _multiplicative(self):
         return True
 

@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._compiled._rules import Rule
 from .._core.batch import fitted_rows, locked_read
 from .._core.docs import fill_doc
+from .._core.pickled_state import Items, OneOf, Sparse
 from .._core.rules import linear_params
 from ._base import BaseOnlineLinear
 
@@ -109,6 +110,18 @@ class _OnlineRegressorMixin(RegressorMixin):
     square-loss ones and the confidence-weighted ones
     (``second_order/_regression.py``, whose ``coef_`` ``sparsify``
     may make sparse); ``fit`` and ``partial_fit`` are the base class's."""
+
+    #: the arrays a regressor saves (see ``_core/pickled_state.py``);
+    #: ``sparsify`` makes ``coef_`` a one-row sparse matrix
+    _state_shapes = {
+        "coef_": OneOf((("d",), Sparse((1, "d")))),
+        "intercept_": OneOf(((1,), ())),
+        "_standard_coef": ("d",),
+        "_standard_intercept": (1,),
+        "_average_accum": ("d", 1),
+        "_average_intercept_accum": (1,),
+        "_published_average": Items((("d",), OneOf(((1,), ())))),
+    }
 
     def _prepare_targets(self, y, *, classes, first_call, fitting):
         pass

@@ -26,6 +26,7 @@ from .._compiled._rules import Rule
 from .._core.batch import call_values, current_journal
 from .._core.docs import fill_doc
 from .._core.epochs import _LinearEpochs, _RowView
+from .._core.pickled_state import Items
 from .._core.publication import _same_values
 from .._core.rules import scaled_params
 from .._core.session import _NO_ACCUMULATORS, lean_rows, session_of
@@ -62,6 +63,13 @@ class _ScaledEpochs(_LinearEpochs):
 class _ScaledClassifier(_MarginClassifier):
     """Shared state of ROMMA and ALMA: no averaging (the rules define none),
     the update count ``n_updates_`` (ALMA's ``k - 1``), the scaled kernel."""
+
+    #: the scaled weights saved (see ``_core/pickled_state.py``)
+    _state_shapes = {
+        "_scale_pending": Items((("d", "k"), ("k",))),
+        "_scale_state": (4,),
+        "_scale_published": Items((("k", "d"), ("k",))),
+    }
 
     #: the weights a partial_fit call left as a scale times a vector
     #: (folded before an average is formed)

@@ -467,6 +467,16 @@ class PassiveAggressiveOneClass(
     array([ 1, -1])
     """
 
+    #: the centre saved (see ``_core/pickled_state.py``), published or as a
+    #: scale times a vector
+    _state_shapes = {
+        "center_": ("d",),
+        "_scale_pending": ("d",),
+        "_scale_state": (4,),
+        "_scale_published": ("d",),
+        "_extra": (1,),
+    }
+
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, np.inf, closed="right")],
         "loss": [StrOptions({"hinge", "squared_hinge"})],

@@ -44,6 +44,7 @@ from .._core.batch import (
 from .._core.driver import run_epochs, validation_scorer
 from .._core.epochs import _RowView
 from .._core.growth import grow_second_order_state, refuse_growing_proba
+from .._core.pickled_state import OneOf
 from .._core.rules import second_order_kernel_params, spec
 from .._core.session import partial_fit_context, session_of
 from .._core.state import SecondOrderState
@@ -86,6 +87,10 @@ class _GaussianWeightsMixin:
     limit), its part in the state protocol and the epochs of the compiled
     kernel (``_second_order.pyx``) that move it with the mean.  Listed
     before the other bases."""
+
+    #: the covariance saved (see ``_core/pickled_state.py``): its diagonal,
+    #: one column per weight vector, or its full matrices, one per vector
+    _state_shapes = {"_sigma": OneOf((("d+1", "g"), ("g", "d+1", "d+1")))}
 
     # ------------------------------------------------------------ blocks
     def _n_groups(self, rule, n_classes=None):

@@ -194,6 +194,20 @@ class _BaseSequenceTagger(
     ``n_classes`` is START, column ``n_classes`` is END).
     """
 
+    #: the arrays a tagger saves (see ``_core/pickled_state.py``): ``c``
+    #: labels; the kernel's transition arrays have a row and a column more
+    #: (the start and end of a sentence)
+    _state_shapes = {
+        "coef_": ("c", "d"),
+        "transitions_": ("c", "c"),
+        "start_transitions_": ("c",),
+        "end_transitions_": ("c",),
+        "_W": ("d", "c"),
+        "_U": ("d", "c"),
+        "_Tr": ("c+1", "c+1"),
+        "_UT": ("c+1", "c+1"),
+    }
+
     #: the public weights a partial_fit call left to be published when read
     _publishes_when_read = (
         ("_publication_pending", PUBLIC_WEIGHTS, "_publish_pending"),

@@ -30,6 +30,23 @@ class FeatureDictMapper:
         Feature name to column index, in order of first appearance.
     """
 
+    def __setstate__(self, state):
+        """A saved vocabulary, checked: feature names to the column indices
+        ``0, 1, ...`` in order (a damaged or edited file is refused)."""
+        vocabulary = state.get("vocabulary_", {}) if isinstance(state, dict) else None
+        if (
+            not isinstance(vocabulary, dict)
+            or not all(isinstance(key, str) for key in vocabulary)
+            or [type(v) for v in vocabulary.values()].count(int) != len(vocabulary)
+            or sorted(vocabulary.values()) != list(range(len(vocabulary)))
+        ):
+            raise ValueError(
+                "The saved feature vocabulary of a tagger is not a dict from "
+                "feature names to the column indices 0, 1, ...: the file was "
+                "damaged or edited. Load another copy, or fit the model again."
+            )
+        self.__dict__.update(state)
+
     def fit_transform(self, tokens):
         self.vocabulary_ = {}
         return self._transform(tokens, grow=True)
