@@ -45,6 +45,7 @@ PROTOCOLS = {
     "stream-file": "stream-file",
     "20newsgroups-dtype": "input-dtype",
     "stream-4m-dtype": "input-dtype",
+    "20newsgroups-persistence": "persistence",
 }
 
 _TABLE = {"estimators", "epochs", "params", "random_state", "output", "plot"}
@@ -64,6 +65,7 @@ OPTIONS = {
     "stream-dask": _TABLE | {"rows", "nnz", "workers", "scheduler", "threads"},
     "stream-file": _TABLE | {"rows"},
     "input-dtype": _TABLE | {"data_home", "rows", "nnz"},
+    "persistence": {"estimators", "output", "data_home", "repeats"},
 }
 
 #: Data sets that read no data folder.
@@ -468,7 +470,7 @@ def _check(parser, args, protocol):
             parser.error(message)
     try:
         params = parse_params(args.params)
-        if protocol in ("stream-memory", "stream-latency"):
+        if protocol in ("stream-memory", "stream-latency", "persistence"):
             return params
         names = args.estimators or _default_estimators(args.dataset)
         check_estimator_names(names, TASKS[protocol])
@@ -651,6 +653,18 @@ def _run(parser, args, protocol, params):
             return run_stream_latency(
                 load_dataset("20newsgroups", args.data_home),
                 args.estimators,
+                verbose=verbose,
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
+    if protocol == "persistence":
+        from ._persistence import run_persistence
+
+        try:
+            return run_persistence(
+                load_dataset("20newsgroups", args.data_home),
+                args.estimators,
+                repeats=_or(args.repeats, 5),
                 verbose=verbose,
             )
         except ValueError as exc:

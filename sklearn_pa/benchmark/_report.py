@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ._input_dtype import input_dtype_cells, input_dtype_title
+from ._persistence import persistence_cells, persistence_title
 from ._registry import PUBLISHED_SOURCE, REGISTRY
 from ._stream_latency import plot_latency, stream_latency_cells
 
@@ -125,6 +126,8 @@ def _title(rows):
             f"Streaming {first['n_rows']:,} sparse rows (2^18 features, 20 "
             f"non-zeros) in batches of {first['batch_size']:,}"
         )
+    if task == "persistence":
+        return persistence_title(rows)
     if task == "stream-latency":
         return (
             f"{first['dataset']} ({first['n_samples']} x {first['n_features']}) "
@@ -368,6 +371,7 @@ _CELLS = {
     "stream-dask": _stream_dask_cells,
     "stream-file": _stream_file_cells,
     "input-dtype": input_dtype_cells,
+    "persistence": persistence_cells,
 }
 
 
