@@ -12,7 +12,6 @@ from sklearn.datasets import load_iris, make_regression
 pytest.importorskip("skl2onnx")
 rt = pytest.importorskip("onnxruntime")
 
-from sklearn_pa import PassiveAggressiveClassifier  # noqa: E402
 from sklearn_pa.onnx import CLASSIFIERS, REGRESSORS, to_onnx  # noqa: E402
 
 
@@ -66,14 +65,6 @@ def test_regressor_predictions(Estimator):
     names, (pred,) = run(model, X)
     assert names == ["variable"] and pred.shape == (150, 1)
     assert_allclose(pred.ravel(), model.predict(X), rtol=1e-12, atol=1e-12)
-
-
-def test_multilabel_model_is_refused():
-    X, y = load_iris(return_X_y=True)
-    Y = np.column_stack([y == 0, y == 1, y >= 1]).astype(int)
-    model = PassiveAggressiveClassifier(random_state=0).fit(X, Y)
-    with pytest.raises(NotImplementedError, match="multilabel"):
-        to_onnx(model, X[:1])
 
 
 SPARSIFY_CASES = [(E, kind) for E in CLASSIFIERS for kind in ("binary", "multiclass")]
