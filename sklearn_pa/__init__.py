@@ -6,6 +6,7 @@ Every estimator is importable from the top of the package::
 """
 
 from .bayes_point import OnlineBayesPointClassifier
+from .calibration import OnlineCalibratedClassifier
 from .kernel import (
     KernelPassiveAggressiveClassifier,
     KernelPassiveAggressiveRegressor,
@@ -57,6 +58,7 @@ __all__ = [
     "NHERDClassifier",
     "SOPClassifier",
     "OnlineBayesPointClassifier",
+    "OnlineCalibratedClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveOneClass",
     "PassiveAggressiveRegressor",

@@ -52,7 +52,8 @@ def _name(cls):
 def trusted_types():
     """The types a saved model of this package holds, for ``skops.io.load``.
 
-    Every public estimator of the package (sequence taggers included), the
+    Every public estimator of the package (sequence taggers and
+    meta-estimators included), the
     few helper objects their state holds, and scipy's CSR matrix (a
     ``coef_`` after ``sparsify()``).  None of them runs code as it
     loads: each is rebuilt from plain arrays, numbers and strings, and
@@ -85,7 +86,9 @@ def trusted_types():
     >>> sio.dump(clf, "model.skops")  # doctest: +SKIP
     >>> loaded = sio.load("model.skops", trusted=trusted_types())  # doctest: +SKIP
     """
-    estimators = [cls for _, cls in all_estimators(type_filter="all")]
+    estimators = [
+        cls for _, cls in all_estimators(type_filter=["all", "meta_estimator"])
+    ]
     # scipy's CSR matrix: a coef_ after sparsify()
     csr = type(sp.csr_matrix((1, 1)))
     return sorted({_name(cls) for cls in (*estimators, *_HELPERS, csr)})

@@ -9,6 +9,9 @@ from sklearn_pa.utils import all_estimators, expected_failed_checks
 def _instances():
     for _, Estimator in all_estimators():
         yield Estimator()
+    # the meta-estimators, around the classifier they take by default
+    for _, Estimator in all_estimators("meta_estimator"):
+        yield Estimator()
 
 
 def test_all_estimators_found():

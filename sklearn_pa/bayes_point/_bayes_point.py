@@ -692,7 +692,7 @@ class OnlineBayesPointClassifier(
         self._class_weight = np.ones(max(2, classes.shape[0]))
         self._publish()
 
-    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
+    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None, *, then=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values of the Bayes point on each sample just
         before the copies learned from it (unlabeled samples included).
@@ -709,8 +709,10 @@ class OnlineBayesPointClassifier(
             scores = self._partial_fit_batch(
                 X, y, classes, sample_weight, record_scores=True
             )
-        if scores.shape[1] == 1:
-            return scores[:, 0]
+            if scores.shape[1] == 1:
+                scores = scores[:, 0]
+            if then is not None:
+                then(scores)
         return scores
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -46,6 +46,8 @@ PROTOCOLS = {
     "20newsgroups-dtype": "input-dtype",
     "stream-4m-dtype": "input-dtype",
     "20newsgroups-persistence": "persistence",
+    "20newsgroups-calibration": "calibration",
+    "usps-calibration": "calibration",
 }
 
 _TABLE = {"estimators", "epochs", "params", "random_state", "output", "plot"}
@@ -66,7 +68,11 @@ OPTIONS = {
     "stream-file": _TABLE | {"rows"},
     "input-dtype": _TABLE | {"data_home", "rows", "nnz"},
     "persistence": {"estimators", "output", "data_home", "repeats"},
+    "calibration": {"estimators", "output", "plot", "data_home", "random_state"},
 }
+
+#: Protocols whose learners are their own (not the registry's estimators).
+_OWN_LEARNERS = ("stream-memory", "stream-latency", "persistence", "calibration")
 
 #: Data sets that read no data folder.
 _NO_DATA = {
@@ -470,7 +476,12 @@ def _check(parser, args, protocol):
             parser.error(message)
     try:
         params = parse_params(args.params)
-        if protocol in ("stream-memory", "stream-latency", "persistence"):
+        if protocol in (
+            "stream-memory",
+            "stream-latency",
+            "persistence",
+            "calibration",
+        ):
             return params
         names = args.estimators or _default_estimators(args.dataset)
         check_estimator_names(names, TASKS[protocol])
@@ -654,6 +665,20 @@ def _run(parser, args, protocol, params):
                 load_dataset("20newsgroups", args.data_home),
                 args.estimators,
                 verbose=verbose,
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
+    if protocol == "calibration":
+        from ._calibration import run_calibration, usps_held_out
+
+        if args.dataset == "usps-calibration":
+            data = usps_held_out(load_dataset("usps", args.data_home), random_state)
+        else:
+            data = load_dataset("20newsgroups", args.data_home)
+        data.name = args.dataset
+        try:
+            return run_calibration(
+                data, args.estimators, random_state=random_state, verbose=verbose
             )
         except ValueError as exc:
             parser.error(str(exc))

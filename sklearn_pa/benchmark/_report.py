@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._calibration import calibration_cells, calibration_title, plot_reliability
 from ._input_dtype import input_dtype_cells, input_dtype_title
 from ._persistence import persistence_cells, persistence_title
 from ._registry import PUBLISHED_SOURCE, REGISTRY
@@ -128,6 +129,8 @@ def _title(rows):
         )
     if task == "persistence":
         return persistence_title(rows)
+    if task == "calibration":
+        return calibration_title(rows)
     if task == "stream-latency":
         return (
             f"{first['dataset']} ({first['n_samples']} x {first['n_features']}) "
@@ -372,6 +375,7 @@ _CELLS = {
     "stream-file": _stream_file_cells,
     "input-dtype": input_dtype_cells,
     "persistence": persistence_cells,
+    "calibration": calibration_cells,
 }
 
 
@@ -730,6 +734,9 @@ def plot_results(rows, path):
         return
     if _task(rows) == "stream-latency":
         plot_latency(rows, path, Figure, _title(rows))
+        return
+    if _task(rows) == "calibration":
+        plot_reliability(rows, path, Figure, _title(rows))
         return
     labels, values, errors, markers, marker_label, xlabel, notes = _plot_values(rows)
     values = np.asarray(values, dtype=float)

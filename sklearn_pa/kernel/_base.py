@@ -739,7 +739,7 @@ class _BaseKernelPA(
             X, y, classes, sample_weight, record_scores=record_scores
         )
 
-    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
+    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None, *, then=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values (``predict`` for the regressor) each
         sample got just before the model learned from it.
@@ -758,8 +758,10 @@ class _BaseKernelPA(
             scores = self._partial_fit_batch(
                 X, y, *args, sample_weight, record_scores=True
             )
-        if scores.shape[1] == 1:
-            return scores[:, 0]
+            if scores.shape[1] == 1:
+                scores = scores[:, 0]
+            if then is not None:
+                then(scores)
         return scores
 
     def _effective_sample_weight(self, y, sample_weight):

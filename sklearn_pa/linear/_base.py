@@ -554,7 +554,7 @@ class BaseOnlineLinear(
             X, y, classes, sample_weight, record_scores=record_scores
         )
 
-    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
+    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None, *, then=None):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values each sample got just before the model
         learned from it.
@@ -579,7 +579,11 @@ class BaseOnlineLinear(
         - optionally takes a keyword ``predict_proba`` and then returns
           ``(scores, proba)``, the class probabilities of each row before its
           update as well (the confidence-weighted family,
-          ``second_order/_base.py``).
+          ``second_order/_base.py``);
+        - takes a keyword ``then``: a function called with the scores inside
+          the call's atomic block, after the pass (an online calibration
+          learns from them there: if it raises, the model is left as it was,
+          and a call that returns has done both).
 
         With ``average`` the kernel records the averaged model's scores (the
         model ``predict`` uses), computed before each update from the lazy
@@ -590,8 +594,10 @@ class BaseOnlineLinear(
             scores = self._partial_fit_batch(
                 X, y, *args, sample_weight, record_scores=True
             )
-        if scores.shape[1] == 1:
-            return scores[:, 0]
+            if scores.shape[1] == 1:
+                scores = scores[:, 0]
+            if then is not None:
+                then(scores)
         return scores
 
     def _check_fitted_weights(self):

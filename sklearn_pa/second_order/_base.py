@@ -432,7 +432,7 @@ class _BaseSecondOrder(
             return self
 
     def _partial_fit_scores(
-        self, X, y, classes=None, sample_weight=None, *, predict_proba=False
+        self, X, y, classes=None, sample_weight=None, *, predict_proba=False, then=None
     ):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values each sample got just before the model
@@ -462,8 +462,10 @@ class _BaseSecondOrder(
             call.pop("record_variances", None)
             var = call.pop("recorded_variances", None)
             self._record_pass_margins(margins)
-        if scores.shape[1] == 1:
-            scores = scores[:, 0]
+            if scores.shape[1] == 1:
+                scores = scores[:, 0]
+            if then is not None:
+                then(scores)
         if not predict_proba:
             return scores
         var = np.nan_to_num(_row_variances(var, scores))

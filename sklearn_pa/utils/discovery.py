@@ -10,7 +10,7 @@ from sklearn.base import (
     TransformerMixin,
 )
 
-__all__ = ["all_estimators"]
+__all__ = ["all_estimators", "is_meta_estimator", "is_sequence_tagger"]
 
 _TYPES = {
     "classifier": ClassifierMixin,
@@ -27,6 +27,13 @@ def is_sequence_tagger(estimator):
     return bool(getattr(estimator, "_sequence_tagger", False))
 
 
+def is_meta_estimator(estimator):
+    """Whether ``estimator`` (a class or an instance) learns through another
+    estimator of the package it is given (its class sets
+    ``_meta_estimator = True``)."""
+    return bool(getattr(estimator, "_meta_estimator", False))
+
+
 def all_estimators(type_filter=None):
     """List the public estimators of ``sklearn_pa``.
 
@@ -37,16 +44,20 @@ def all_estimators(type_filter=None):
     Sequence taggers (``X`` a list of sequences, ``y`` a list of label
     sequences) do not fit scikit-learn's tabular estimator checks; they are
     listed only when asked for with ``type_filter="sequence_tagger"`` (or
-    ``"all"``).
+    ``"all"``).  Meta-estimators (a learner of the package wrapped, such as
+    :class:`~sklearn_pa.calibration.OnlineCalibratedClassifier`) are not
+    learners of their own: they are listed only when asked for with
+    ``type_filter="meta_estimator"``, and their tests run them around every
+    learner they take.
 
     Parameters
     ----------
     type_filter : {"classifier", "regressor", "outlier_detector", \
-            "transformer", "sequence_tagger", "all"} or list of those, \
-            default=None
+            "transformer", "sequence_tagger", "meta_estimator", "all"} or \
+            list of those, default=None
         Keep only estimators of these kinds.  ``None`` keeps every tabular
-        estimator (everything but the sequence taggers); ``"all"`` keeps
-        everything.
+        learner (everything but the sequence taggers and the
+        meta-estimators); ``"all"`` keeps every learner.
 
     Returns
     -------
@@ -65,7 +76,7 @@ def all_estimators(type_filter=None):
     if isinstance(type_filter, str):
         type_filter = [type_filter]
     if type_filter is not None:
-        choices = set(_TYPES) | {"sequence_tagger", "all"}
+        choices = set(_TYPES) | {"sequence_tagger", "meta_estimator", "all"}
         unknown = set(type_filter) - choices
         if unknown:
             raise ValueError(
@@ -78,13 +89,19 @@ def all_estimators(type_filter=None):
             continue
         if inspect.isabstract(obj):
             continue
+        if is_meta_estimator(obj):
+            if type_filter is not None and "meta_estimator" in type_filter:
+                found.append((name, obj))
+            continue
         if type_filter is None:
             if is_sequence_tagger(obj):
                 continue
         elif "all" not in type_filter and not any(
             is_sequence_tagger(obj)
             if kind == "sequence_tagger"
-            else issubclass(obj, _TYPES[kind]) and not is_sequence_tagger(obj)
+            else kind in _TYPES
+            and issubclass(obj, _TYPES[kind])
+            and not is_sequence_tagger(obj)
             for kind in type_filter
         ):
             continue
