@@ -13,7 +13,9 @@ A release writes the folder of its version, once::
     python tests/saved_models.py
 
 which refuses to replace a folder that exists: files saved by a version are
-what that version saved, and are never made again.
+what that version saved, and are never made again.  A new estimator of the
+version in development adds its own files (``python tests/saved_models.py
+--missing`` writes only those of estimators the folder does not hold).
 """
 
 import pickle
@@ -73,14 +75,31 @@ def models():
             warnings.simplefilter("ignore")
             est, X, _ = _trained(name, Estimator, variant)
         yield name, est, X[:N_ROWS]
+    # the meta-estimators, around the classifier they take by default
+    from sklearn.datasets import make_classification
+
+    from sklearn_pa.utils import all_estimators
+
+    X, y = make_classification(
+        n_samples=80, n_features=6, n_informative=4, n_classes=3, random_state=0
+    )
+    for name, Meta in all_estimators("meta_estimator"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = Meta().partial_fit(X, y, classes=np.unique(y))
+        yield name, est, X[:N_ROWS]
 
 
-def write(folder):
-    """Save every model, its rows and its outputs in ``folder`` (new)."""
+def write(folder, missing_only=False):
+    """Save every model, its rows and its outputs in ``folder`` (new); with
+    ``missing_only``, those of the estimators ``folder`` does not hold yet
+    (a file there is never replaced)."""
     import skops.io as sio
 
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=missing_only)
     for name, est, X in models():
+        if missing_only and any(folder.glob(f"{name}.*")):
+            continue
         with open(folder / f"{name}.pkl", "wb") as file:
             pickle.dump(est, file, protocol=4)
         sio.dump(est, folder / f"{name}.skops", compression=zipfile.ZIP_DEFLATED)
@@ -95,10 +114,12 @@ if __name__ == "__main__":
     import sklearn_pa
 
     target = ROOT / sklearn_pa.__version__
-    if target.exists():
+    missing_only = sys.argv[1:] == ["--missing"]
+    if target.exists() and not missing_only:
         sys.exit(
             f"{target} exists: the models saved by version "
-            f"{sklearn_pa.__version__} are kept as they were saved."
+            f"{sklearn_pa.__version__} are kept as they were saved (--missing "
+            "adds those of estimators it does not hold yet)."
         )
-    write(target)
-    print(f"wrote {len(list(target.glob('*.pkl')))} models in {target}")
+    write(target, missing_only=missing_only)
+    print(f"{len(list(target.glob('*.pkl')))} models in {target}")

@@ -359,12 +359,8 @@ def test_a_saved_window_that_disagrees_with_its_classifier_is_refused():
     for edit, message in [
         ({"classes_": np.array([0, 1, 5])}, "classes_ that are not those"),
         ({"_window_labels": np.full(120, 7)}, "window labels outside"),
-        (
-            {
-                "_window_scores": np.zeros((120, 1)),
-            },
-            "score columns",
-        ),
+        ({"_window_scores": np.zeros((120, 1))}, "score columns"),
+        ({"calibration_": np.zeros((2, 2))}, "a map of shape"),
     ]:
         loaded = OnlineCalibratedClassifier.__new__(OnlineCalibratedClassifier)
         with pytest.raises(ValueError, match=f"{message}.*damaged or edited"):

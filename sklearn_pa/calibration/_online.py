@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._core.batch import ReadsUnderLockMixin, estimator_lock
-from .._core.pickled_state import CheckedStateMixin
+from .._core.pickled_state import CheckedStateMixin, OneOf
 from .._core.publication import PublishedWhenReadMixin
 
 __all__ = ["OnlineCalibratedClassifier"]
@@ -237,9 +237,10 @@ class OnlineCalibratedClassifier(
         ("_calibration_pending", ("calibration_",), "_fit_calibration"),
     )
 
-    #: the window saved (see ``_core/pickled_state.py``): ``m`` rows of
-    #: ``g`` score columns
+    #: the map and the window saved (see ``_core/pickled_state.py``): ``m``
+    #: rows of ``g`` score columns
     _state_shapes = {
+        "calibration_": OneOf(((1,), ("n", 2), ("n", 2, "knots"))),
         "_window_scores": ("m", "g"),
         "_window_labels": ("m",),
         "_window_weights": ("m",),
@@ -502,19 +503,18 @@ class OnlineCalibratedClassifier(
 
     # ------------------------------------------------------------ state
     def __getstate__(self):
-        """The saved state: the window as three arrays (the map is fitted
-        again from it when read)."""
-        state = super().__getstate__()
+        """The saved state: the map (formed first if a call left it to be
+        formed) and the window as three arrays."""
+        with estimator_lock(self):
+            if "estimator_" in self.__dict__:
+                self.calibration_  # noqa: B018 (forms a pending map)
+            state = super().__getstate__()
         blocks = state.pop("_window_blocks", None)
-        state.pop("calibration_", None)
         if blocks is not None:
-            window = tuple(np.concatenate(part) for part in zip(*blocks))
-            (
-                state["_window_scores"],
-                state["_window_labels"],
-                state["_window_weights"],
-            ) = window
-            state["_calibration_pending"] = True
+            scores, labels, weights = (np.concatenate(p) for p in zip(*blocks))
+            state["_window_scores"] = scores
+            state["_window_labels"] = labels
+            state["_window_weights"] = weights
         return state
 
     def __setstate__(self, state):
@@ -565,6 +565,12 @@ def _inconsistent(values):
     labels = values["_window_labels"]
     if labels.size and (labels.min() < 0 or labels.max() >= classes.shape[0]):
         return "window labels outside its classes"
+    calibration = values.get("calibration_")
+    if calibration is not None:
+        maps = 1 if values.get("method") == "temperature" else columns
+        shape = (1,) if values.get("method") == "temperature" else (maps, 2)
+        if calibration.shape[: len(shape)] != shape:
+            return f"a map of shape {calibration.shape} for {columns} score columns"
     return None
 
 
