@@ -45,7 +45,7 @@ def all_estimators(type_filter=None):
     sequences) do not fit scikit-learn's tabular estimator checks; they are
     listed only when asked for with ``type_filter="sequence_tagger"`` (or
     ``"all"``).  Meta-estimators (a learner of the package wrapped, such as
-    :class:`~sklearn_pa.calibration.OnlineCalibratedClassifier`) are not
+    :class:`~sklearn_pa.OnlineCalibratedClassifier`) are not
     learners of their own: they are listed only when asked for with
     ``type_filter="meta_estimator"``, and their tests run them around every
     learner they take.
