@@ -24,6 +24,7 @@ from .linear import (
 )
 from .one_class import PassiveAggressiveOneClass
 from .second_order import (
+    AdaGradClassifier,
     AROWClassifier,
     AROWRegressor,
     ConfidenceWeightedClassifier,
@@ -56,6 +57,7 @@ __all__ = [
     "NAROWClassifier",
     "NHERDClassifier",
     "SOPClassifier",
+    "AdaGradClassifier",
     "OnlineBayesPointClassifier",
     "PassiveAggressiveClassifier",
     "PassiveAggressiveOneClass",
