@@ -147,8 +147,9 @@ cdef inline void adagrad_step(
     other rules' covariance), so that the mean's step is ``alpha Sigma x``
     with ``alpha = eta w / delta``; ``grad2 = (w / delta)^2`` is what
     :func:`peer_precondition` adds to ``(sqrt(G_r) / delta)^2`` per unit
-    ``x_r^2`` before that step."""
-    if not (m < 1.0) or not w > 0.0:
+    ``x_r^2`` before that step.  No step without a positive ``delta`` (the
+    estimator refuses one)."""
+    if not (m < 1.0) or not w > 0.0 or not delta > 0.0:
         return
     s.alpha = eta * w / delta
     s.grad2 = (w / delta) * (w / delta)

@@ -589,6 +589,11 @@ class AdaGradClassifier(_PeerSecondOrder):
     delta : float, default=10.0
         :math:`\delta`, added to :math:`\sqrt{G_r}`: larger values make the
         first steps smaller (SOL's ``delta``).
+    covariance : {"diagonal"}, default="diagonal"
+        The layout of the step sizes: one per feature and weight vector,
+        touching only a row's non-zeros.  AdaGrad has no full form here: the
+        registry of rules declares the diagonal layout only, and
+        ``"full"`` is refused with a ``ValueError``.
     %(common)s
 
     %(attributes)s
@@ -638,19 +643,13 @@ class AdaGradClassifier(_PeerSecondOrder):
     True
     """
 
+    # (covariance="full" passes these and is refused by the registry,
+    # which declares AdaGrad's diagonal layout only, before any pass)
     _parameter_constraints: dict = {
-        **{
-            key: value
-            for key, value in _BaseSecondOrder._parameter_constraints.items()
-            if key != "covariance"
-        },
+        **_BaseSecondOrder._parameter_constraints,
         "eta": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, None, closed="neither")],
     }
-
-    #: the layout of its step sizes: one per feature (and weight vector);
-    #: AdaGrad has no full form here, so it is not a parameter
-    covariance = "diagonal"
 
     # its diagonal holds step sizes, not a posterior covariance: parameter
     # mixing averages the partitions' models by default
@@ -661,6 +660,7 @@ class AdaGradClassifier(_PeerSecondOrder):
         *,
         eta=1.0,
         delta=10.0,
+        covariance="diagonal",
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -678,6 +678,7 @@ class AdaGradClassifier(_PeerSecondOrder):
     ):
         self.eta = eta
         self.delta = delta
+        self.covariance = covariance
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
