@@ -25,6 +25,7 @@ from .linear import (
 )
 from .one_class import PassiveAggressiveOneClass
 from .second_order import (
+    AdaGradClassifier,
     AROWClassifier,
     AROWRegressor,
     ConfidenceWeightedClassifier,
@@ -57,6 +58,7 @@ __all__ = [
     "NAROWClassifier",
     "NHERDClassifier",
     "SOPClassifier",
+    "AdaGradClassifier",
     "OnlineBayesPointClassifier",
     "OnlineCalibratedClassifier",
     "PassiveAggressiveClassifier",

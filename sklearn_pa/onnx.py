@@ -43,6 +43,7 @@ from .linear import (
 )
 from .one_class import PassiveAggressiveOneClass
 from .second_order import (
+    AdaGradClassifier,
     AROWClassifier,
     AROWRegressor,
     ConfidenceWeightedClassifier,
@@ -83,6 +84,7 @@ CLASSIFIERS = (
     IELLIPClassifier,
     NHERDClassifier,
     NAROWClassifier,
+    AdaGradClassifier,
     OnlineBayesPointClassifier,
 )
 

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sklearn_pa import (
+    AdaGradClassifier,
     ALMAClassifier,
     AROWClassifier,
     AROWRegressor,
@@ -241,6 +242,9 @@ CASES = {
         )
         for task, cov in (("binary", "diagonal"), ("multiclass", "full"))
     },
+    # diagonal AdaGrad (SOL), diagonal only
+    "adagrad_binary": ("binary", lambda: AdaGradClassifier(**EPOCHS)),
+    "adagrad_multiclass": ("multiclass", lambda: AdaGradClassifier(**EPOCHS)),
     **{
         f"nherd_{rule}_multiclass": (
             "multiclass",

@@ -81,6 +81,7 @@ def regression_epoch(step, X, y, mu, sigma, *, epsilon, param, weights=None):
             "param": 0.0 if step == R.STEP_CW_REGRESSION else float(param),
             "epsilon": float(epsilon),
             "shrinkage": 0.0,
+            "delta": 0.0,
         },
         labels=np.zeros(0, dtype=np.int32),
         sample_weight=np.ones(n) if weights is None else np.asarray(weights, float),

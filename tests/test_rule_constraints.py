@@ -125,7 +125,7 @@ def _kernel_call(rule, step, covariance, **overrides):
         S_diag, S_full = np.ones((d + 1, G)), np.zeros((0, 1, 1))
     W, b = np.zeros((d, K)), np.zeros(K)
     params = second_order_kernel_params(
-        rule.member, step.member, phi=1.0, param=1.0, shrinkage=0.5
+        rule.member, step.member, phi=1.0, param=1.0, shrinkage=0.5, delta=1.0
     )
     kwargs = dict(
         params=params,
@@ -184,11 +184,16 @@ def test_the_one_check_agrees_with_the_declarations(combination):
             "second_order", values, covariance=covariance, owner="Est"
         ) == (rule, step)
         return
-    with pytest.raises(ValueError, match=r"^Est cannot run (y|multiclass)=") as info:
+    with pytest.raises(
+        ValueError, match=r"^Est cannot run (y|multiclass|covariance)="
+    ) as info:
         check_combination("second_order", values, covariance=covariance, owner="Est")
     # the refusal names the constraint and the values the step accepts
     field = str(info.value).split()[3].split("=")[0]
-    accepted = sorted(step.multiclass) if field == "multiclass" else [step.y]
+    accepted = {
+        "multiclass": sorted(step.multiclass),
+        "covariance": sorted(step.covariances),
+    }.get(field, [step.y])
     assert f"in {accepted}" in str(info.value)
 
 
@@ -256,9 +261,18 @@ def _data(estimator, n_classes):
     )
 
 
+def _layouts(estimator):
+    """The covariance layouts the estimator's step declares."""
+    X, y = _data(estimator, 2)
+    model = estimator(max_iter=1, tol=None).fit(X, y)
+    step = spec(model._kernel_params()["step"], SecondOrderRule)
+    return [c for c in COVARIANCE_LAYOUTS if c in step.covariances]
+
+
 def _options(estimator):
-    """Each value of the parameters that choose the rule or the layout."""
-    grid = {"covariance": list(COVARIANCE_LAYOUTS)}
+    """Each value of the parameters that choose the rule or the layout (the
+    layouts its step declares)."""
+    grid = {"covariance": _layouts(estimator)}
     if "multiclass" in estimator().get_params():
         grid["multiclass"] = sorted(
             m for m in second_order_rules(SecondOrderRule.STEP_CW) if m != "binary"

@@ -1,7 +1,8 @@
-# The second-order rules that peer libraries (LIBOL, Jubatus) ship besides
-# CW / AROW / SCW, used by ``_second_order.pyx``: the second-order perceptron
-# (SOP), online learning by the ellipsoid method (IELLIP), normal herding
-# (NHERD) and narrow adaptive regularisation (NAROW).
+# The second-order rules that peer libraries (LIBOL, Jubatus, SOL) ship
+# besides CW / AROW / SCW, used by ``_second_order.pyx``: the second-order
+# perceptron (SOP), online learning by the ellipsoid method (IELLIP), normal
+# herding (NHERD), narrow adaptive regularisation (NAROW) and diagonal
+# AdaGrad on the hinge loss (SOL's ``ada-fobos`` without L1).
 #
 # Each rule sees, like the rules of ``_cw_rules.pxd``, the margin ``m`` and
 # the variance ``v = x^T Sigma x`` of one constraint (binary: ``m = y mu.x``;
@@ -14,8 +15,11 @@
 #     Sigma <- scale * (Sigma - beta (Sigma x)(Sigma x)^T)
 #
 # except for two of NHERD's diagonal covariance rules ("project": ``kappa``,
-# "exact": ``herd_c``; see ``peer_cov_block``).  ``tests/test_oracle_second_order_peers.py``
-# checks every rule against the paper's problem or an independent transcription.
+# "exact": ``herd_c``; see ``peer_cov_block``) and AdaGrad's diagonal
+# (``grad2``; see ``peer_precondition``, which the kernel calls before the
+# mean's step).  ``tests/test_oracle_second_order_peers.py`` and
+# ``tests/test_oracle_adagrad.py`` check every rule against the paper's
+# problem or an independent transcription.
 
 from libc.math cimport pow, sqrt, INFINITY
 from scipy.linalg.cython_blas cimport dsyr
@@ -27,12 +31,14 @@ from ._rules_second_order cimport (
 
 
 cdef inline bint is_peer_step(int step) noexcept nogil:
-    """Whether ``step`` is one of this file's rules (SecondOrderRule 50-54, 58)."""
+    """Whether ``step`` is one of this file's rules (SecondOrderRule 50-54,
+    58, 59)."""
     return (step == SecondOrderRule.STEP_SOP or step == SecondOrderRule.STEP_IELLIP
             or step == SecondOrderRule.STEP_NHERD
             or step == SecondOrderRule.STEP_NAROW
             or step == SecondOrderRule.STEP_NHERD_EXACT
-            or step == SecondOrderRule.STEP_NHERD_DROP)
+            or step == SecondOrderRule.STEP_NHERD_DROP
+            or step == SecondOrderRule.STEP_ADAGRAD)
 
 
 cdef inline void sop_step(
@@ -126,14 +132,74 @@ cdef inline void narow_step(
     s.alpha = (1.0 - m) * s.beta
 
 
+cdef inline void adagrad_step(
+    double m, double eta, double delta, double w, SecondOrderStep *s,
+) noexcept nogil:
+    """Diagonal AdaGrad on the hinge loss (Duchi, Hazan & Singer 2011; SOL
+    ``src/sol/model/olm/ada_fobos.cc``, ``AdaFOBOS::Update``): when the
+    hinge ``1 - m`` is positive the gradient is ``-w y x`` (the sample
+    weight ``w`` scales it), and for every coordinate r
+
+        H_r = delta + sqrt(G_r),   G_r += (w x_r)^2,   then
+        mu_r += eta w y x_r / H_r           (with the new H_r).
+
+    The kernel keeps ``Sigma_rr = delta / H_r`` (1 at the start, like the
+    other rules' covariance), so that the mean's step is ``alpha Sigma x``
+    with ``alpha = eta w / delta``; ``grad2 = (w / delta)^2`` is what
+    :func:`peer_precondition` adds to ``(sqrt(G_r) / delta)^2`` per unit
+    ``x_r^2`` before that step.  No step without a positive ``delta`` (the
+    estimator refuses one)."""
+    if not (m < 1.0) or not w > 0.0 or not delta > 0.0:
+        return
+    s.alpha = eta * w / delta
+    s.grad2 = (w / delta) * (w / delta)
+
+
+cdef inline double adagrad_diagonal(double S, double q) noexcept nogil:
+    """AdaGrad's ``delta / H_r`` after the squared gradient ``q = (g_r /
+    delta)^2``: with ``S = delta / H_r``, ``sqrt(G_r) / delta = 1 / S - 1``,
+    so ``delta / H_r' = 1 / (1 + sqrt((1 / S - 1)^2 + q))``."""
+    cdef double r = 1.0 / S - 1.0
+    return 1.0 / (1.0 + sqrt(r * r + q))
+
+
+cdef inline void peer_precondition(
+    const SecondOrderStep *s, double *Sd, Py_ssize_t g, Py_ssize_t G, double *sx,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    Py_ssize_t n_features, double intercept,
+) noexcept nogil:
+    """AdaGrad's diagonal (``grad2 > 0``; nothing otherwise), taken before
+    the mean's step as SOL takes it: block ``g`` of the diagonal ``Sd``
+    takes the row's squared gradient (:func:`adagrad_diagonal`, the
+    intercept's constant ``a`` included) and ``sx = Sigma_g x~`` is filled
+    again with the new diagonal (aligned with the row's non-zeros, then the
+    intercept's entry, as ``_sigma_x`` fills it).  A zero entry of a dense
+    row leaves its coordinate as it is, as CSR does."""
+    cdef Py_ssize_t p, j
+    cdef double xr
+    if not s.grad2 > 0.0:
+        return
+    for p in range(nnz):
+        xr = row_data[p]
+        j = row_ind[p] * G + g
+        if xr != 0.0:
+            Sd[j] = adagrad_diagonal(Sd[j], s.grad2 * xr * xr)
+        sx[p] = Sd[j] * xr
+    if intercept != 0.0:
+        j = n_features * G + g
+        Sd[j] = adagrad_diagonal(Sd[j], s.grad2 * intercept * intercept)
+        sx[nnz] = Sd[j] * intercept
+
+
 cdef inline void peer_pair_step(
     const SecondOrderParams *p, double m, double v, double w, long long t,
     SecondOrderStep *s,
 ) noexcept nogil:
     """The step ``p.step`` on one constraint (binary, k = 1, each pair of
     k = inf), into ``s`` (every field set).  ``p.param`` is SOP's ``a``,
-    IELLIP's ``b``, NHERD's ``C`` or NAROW's ``b``; ``p.shrinkage`` is
-    IELLIP's ``c``; ``t`` the round (1-based).
+    IELLIP's ``b``, NHERD's ``C``, NAROW's ``b`` or AdaGrad's ``eta``;
+    ``p.shrinkage`` is IELLIP's ``c``, ``p.delta`` AdaGrad's ``delta``;
+    ``t`` the round (1-based).
     The three NHERD steps differ only in their diagonal covariance.  A step
     with no branch here (refused at the kernel's entry) takes no step."""
     cdef int step = p.step
@@ -144,6 +210,8 @@ cdef inline void peer_pair_step(
         iellip_step(m, v, p.shrinkage, p.param, w, t, s)
     elif step == SecondOrderRule.STEP_NAROW:
         narow_step(m, v, p.param, w, s)
+    elif step == SecondOrderRule.STEP_ADAGRAD:
+        adagrad_step(m, p.param, p.delta, w, s)
     elif (step == SecondOrderRule.STEP_NHERD
           or step == SecondOrderRule.STEP_NHERD_EXACT
           or step == SecondOrderRule.STEP_NHERD_DROP):
@@ -152,12 +220,13 @@ cdef inline void peer_pair_step(
 
 cdef inline double peer_loss(int step, double m) noexcept nogil:
     """The online loss of a rule as LIBOL reports it: the mistake (0-1) for
-    SOP and IELLIP, the hinge ``max(0, 1 - m)`` for NHERD and NAROW."""
+    SOP and IELLIP, the hinge ``max(0, 1 - m)`` for NHERD, NAROW and AdaGrad."""
     if step == SecondOrderRule.STEP_SOP or step == SecondOrderRule.STEP_IELLIP:
         return 1.0 if m <= 0.0 else 0.0
     if (step == SecondOrderRule.STEP_NHERD or step == SecondOrderRule.STEP_NAROW
             or step == SecondOrderRule.STEP_NHERD_EXACT
-            or step == SecondOrderRule.STEP_NHERD_DROP):
+            or step == SecondOrderRule.STEP_NHERD_DROP
+            or step == SecondOrderRule.STEP_ADAGRAD):
         return 1.0 - m if m < 1.0 else 0.0
     return 0.0
 

@@ -1,7 +1,7 @@
 # The rules of the second-order kernel (``_second_order.pyx``): which
 # constraints a row imposes (40-44) and which step solves them (45-48; the
 # regression steps 55-57, ``_cw_regression_rules.pxd``; the peer-library
-# steps 50-54 and 58, ``_peer_rules.pxd``).
+# steps 50-54, 58 and 59, ``_peer_rules.pxd``).
 # What the package knows of each is its entry in ``sklearn_pa/_core/rules.py``;
 # the kernel refuses a rule or a step that has none.
 
@@ -29,6 +29,7 @@ cpdef enum SecondOrderRule:
     STEP_NAROW = 53     # narrow adaptive regularisation, param = b
     STEP_NHERD_EXACT = 54  # NHERD, the diagonal "exact" rule (as 52 when full)
     STEP_NHERD_DROP = 58   # NHERD, the diagonal "drop" rule (as 52 when full)
+    STEP_ADAGRAD = 59      # diagonal AdaGrad on the hinge (SOL), param = eta, delta
 
 # The parameters of a second-order rule, as an estimator's ``_kernel_params()``
 # states them (``sklearn_pa._core.rules.second_order_kernel_params``, which
@@ -41,6 +42,7 @@ cdef struct SecondOrderParams:
     double param   # r (AROW), C (SCW, NHERD), a (SOP) or b (IELLIP, NAROW)
     double epsilon # the insensitive width of the regression steps (0 otherwise)
     double shrinkage  # IELLIP's c, the first covariance shrinkage (0 otherwise)
+    double delta   # AdaGrad's delta, H = delta + sqrt(G) (0 otherwise)
 
 
 # What a step rule gives for one constraint (binary, k = 1, each pair of
@@ -60,6 +62,7 @@ cdef struct SecondOrderStep:
     double kappa   # > 0: NHERD's "project" diagonal, precision_rr += kappa x_r^2
     double herd_c  # > 0: NHERD's "exact" diagonal, S_rr /= (1 + herd_c x_r^2 S_rr)^2
     double scale   # the factor of the whole covariance after the step (IELLIP)
+    double grad2   # > 0: AdaGrad, G_rr += grad2 delta^2 x_r^2 before the mean's step
 
 
 cdef inline void init_step(SecondOrderStep *s) noexcept nogil:
@@ -70,6 +73,7 @@ cdef inline void init_step(SecondOrderStep *s) noexcept nogil:
     s.kappa = 0.0
     s.herd_c = 0.0
     s.scale = 1.0
+    s.grad2 = 0.0
 
 
 cdef inline tuple second_order_param_names():

@@ -49,7 +49,8 @@ from ._write_log cimport (
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
 from ._second_order_blocks cimport _avg, _clear_x, _cov, _fill_x, _mean, _sigma_x
 from ._peer_rules cimport (
-    is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_scale_all,
+    is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_precondition,
+    peer_scale_all,
 )
 from ._cw_regression_rules cimport (
     diagonal_in_precision, regression_loss, regression_step,
@@ -516,6 +517,10 @@ cdef tuple _epoch(
                         break  # (log.failed: nothing of this row written)
                     stepped = True
                     avg_coef = _avg(averaging, t, average_start)
+                    if peer:
+                        # (AdaGrad: the diagonal first, sx_a with it)
+                        peer_precondition(&st, Sd, 0, G, sx_a, row_data, row_ind,
+                                          nnz, n_features, intercept)
                     overflow |= _mean(full, W0, U0, &b[0], &bu[0] if averaging else NULL,
                                       K, 0, ysign * alpha, avg_coef, sx_a,
                                       row_ind, nnz, n_features, intercept)
@@ -826,6 +831,12 @@ cdef inline bint cw_sequential_steps(
         if not stepped:
             avg_coef = _avg(c.averaging, t, c.average_start)
         stepped = True
+        if peer:
+            # (AdaGrad: each block's diagonal first, its Sigma x with it)
+            peer_precondition(&ps, Sd, y, G, sx_a, row_data, row_ind, nnz,
+                              n_features, intercept)
+            peer_precondition(&ps, Sd, r, G, sx_b, row_data, row_ind, nnz,
+                              n_features, intercept)
         overflow[0] |= _mean(full, W0, U0, b, bu, K, y, alpha, avg_coef,
                              sx_a, row_ind, nnz, n_features, intercept)
         overflow[0] |= _mean(full, W0, U0, b, bu, K, r, -alpha, avg_coef,

@@ -282,6 +282,16 @@ RULE_SPECS = (
         )
         for member in map(SecondOrderRule.__getitem__, members)
     ),
+    # AdaGrad (_peer_rules.pxd): its diagonal is the preconditioner
+    # delta / (delta + sqrt(G)), of which there is no full form; SOL's
+    # multiclass rule is the top-scoring wrong class only
+    RuleSpec(
+        SecondOrderRule.STEP_ADAGRAD,
+        ("second_order",),
+        key="step",
+        multiclass=("binary", "single"),
+        covariances=("diagonal",),
+    ),
     # --- sequences (SequenceUpdate, SequenceLoss, _rules_sequence.pxd) -------
     RuleSpec(
         SequenceUpdate.UPDATE_STANDARD, ("sequence_perceptron",), key="update", y=None

@@ -35,6 +35,7 @@ from ..second_order._confidence_weighted import (
     SCWClassifier,
 )
 from ..second_order._peers import (
+    AdaGradClassifier,
     IELLIPClassifier,
     NAROWClassifier,
     NHERDClassifier,
@@ -452,6 +453,11 @@ REGISTRY = {
         _ours(NHERDClassifier, covariance="full"), _CLF, "normal herding, full"
     ),
     "NAROW": Entry(_ours(NAROWClassifier), _CLF, "narrow AROW, diagonal"),
+    "AdaGrad": Entry(
+        _ours(AdaGradClassifier),
+        _CLF,
+        "diagonal AdaGrad, hinge loss (SOL), eta=1, delta=10",
+    ),
     "NAROW-full": Entry(
         _ours(NAROWClassifier, covariance="full"), _CLF, "narrow AROW, full"
     ),
@@ -632,6 +638,7 @@ EVERY_CLASSIFIER = [
     "IELLIP",
     "NHERD",
     "NAROW",
+    "AdaGrad",
     "OBPM-PA",
     "OBPM-SPA",
     "KernelPA-I-rbf-budget500",

@@ -1,9 +1,11 @@
 """The second-order online classifiers of the peer libraries (LIBOL,
-Jubatus): the second-order perceptron (SOP), the ellipsoid method (IELLIP),
-normal herding (NHERD) and narrow adaptive regularisation (NAROW).
+Jubatus, SOL): the second-order perceptron (SOP), the ellipsoid method
+(IELLIP), normal herding (NHERD), narrow adaptive regularisation (NAROW)
+and diagonal AdaGrad (AdaGrad).
 
-They keep a mean and a covariance like CW / AROW / SCW, and share their
-machinery (``sklearn_pa/second_order/_base.py``) and compiled kernel
+They keep a mean and a covariance like CW / AROW / SCW (AdaGrad: its
+per-feature step sizes, in the covariance's diagonal layout), and share
+their machinery (``sklearn_pa/second_order/_base.py``) and compiled kernel
 (``_compiled/_second_order.pyx``); their step rules are in
 ``_compiled/_peer_rules.pxd``.  With more than two classes each example
 updates the pair (true class, highest-scoring wrong class), one covariance
@@ -21,6 +23,7 @@ from ._base import _BaseSecondOrder
 from ._confidence_weighted import _doc
 
 __all__ = [
+    "AdaGradClassifier",
     "IELLIPClassifier",
     "NAROWClassifier",
     "NHERDClassifier",
@@ -554,6 +557,155 @@ class NAROWClassifier(_PeerSecondOrder):
         return self._second_order_params(R.STEP_NAROW, param=1.0 / self.variance_floor)
 
 
-for _cls in (SOPClassifier, IELLIPClassifier, NHERDClassifier, NAROWClassifier):
+class AdaGradClassifier(_PeerSecondOrder):
+    r"""Diagonal AdaGrad on the hinge loss (AdaGrad).
+
+    Online (sub)gradient descent on the hinge loss with one step size per
+    feature, which shrinks as the squared gradients of that feature add up
+    (Duchi, Hazan and Singer 2011), as SOL implements it.  With labels
+    :math:`\pm 1`, a positive hinge loss :math:`[1 - y \, w \cdot x]_+`
+    gives the gradient :math:`g = -y x`, and for every feature :math:`r`
+
+    .. math::
+
+        G_r \leftarrow G_r + g_r^2, \qquad
+        H_r = \delta + \sqrt{G_r}, \qquad
+        w_r \leftarrow w_r - \eta \, \frac{g_r}{H_r},
+
+    :math:`H_r` taken after the gradient is added; nothing moves when the
+    margin is at least 1.  Rarely seen features keep large steps, frequent
+    ones settle, as with the covariance of AROW.
+
+    With more than two classes the model keeps one weight vector and one
+    :math:`G` per class, and the loss is SOL's max-score hinge
+    :math:`[1 - (w_y - w_r) \cdot x]_+` against the highest-scoring wrong
+    class :math:`r`: its gradient is :math:`-x` for :math:`w_y` and
+    :math:`+x` for :math:`w_r`, each stepping with its own :math:`H`.
+
+    Parameters
+    ----------
+    eta : float, default=1.0
+        The learning rate :math:`\eta` (SOL's ``eta``).
+    delta : float, default=10.0
+        :math:`\delta`, added to :math:`\sqrt{G_r}`: larger values make the
+        first steps smaller (SOL's ``delta``).
+    covariance : {"diagonal"}, default="diagonal"
+        The layout of the step sizes: one per feature and weight vector,
+        touching only a row's non-zeros.  AdaGrad has no full form here: the
+        registry of rules declares the diagonal layout only, and
+        ``"full"`` is refused with a ``ValueError``.
+    %(common)s
+
+    %(attributes)s
+
+    See Also
+    --------
+    OnlineGradientDescentClassifier : One step size for every feature,
+        decaying as ``eta / sqrt(t)``.
+    AROWClassifier : A per-feature variance that shrinks with the squared
+        features.
+
+    Notes
+    -----
+    The package keeps :math:`\delta / H_r` in the covariance's place
+    (``covariance_``, one block per weight vector, the intercept's last),
+    so that it starts at 1 like the covariance of the other second-order
+    learners; ``predict_proba`` reads it as one.
+
+    The intercept is the weight of the constant feature
+    ``intercept_scaling`` :math:`a`, with its own :math:`G` (which adds
+    :math:`a^2` per step).  SOL learns its bias the same way, as a feature
+    of value 1 whose rate is ``bias_eta`` times :math:`\eta`
+    (``bias_eta=0`` by default, no bias): ``fit_intercept=False`` is SOL's
+    default, ``intercept_scaling=1`` its ``bias_eta=1``.
+
+    A sample weight :math:`s` multiplies the gradient: :math:`G_r` adds
+    :math:`(s x_r)^2` and the step is :math:`\eta \, s \, y x_r / H_r`.
+
+    References
+    ----------
+    .. [1] J. Duchi, E. Hazan and Y. Singer, "Adaptive Subgradient Methods
+       for Online Learning and Stochastic Optimization", JMLR 12, 2011,
+       pp. 2121-2159.
+    .. [2] Y. Wu, S. C. H. Hoi, C. Liu, J. Lu, D. Sahoo and N. Yu, "SOL: A
+       Library for Scalable Online Learning Algorithms", Neurocomputing 260,
+       2017, pp. 9-12 (``ada-fobos``, ``src/sol/model/olm/ada_fobos.cc``).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_pa import AdaGradClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = AdaGradClassifier(max_iter=5, tol=None, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.95
+    True
+    """
+
+    # (covariance="full" passes these and is refused by the registry,
+    # which declares AdaGrad's diagonal layout only, before any pass)
+    _parameter_constraints: dict = {
+        **_BaseSecondOrder._parameter_constraints,
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    # its diagonal holds step sizes, not a posterior covariance: parameter
+    # mixing averages the partitions' models by default
+    _mixes_as_gaussian = False
+
+    def __init__(
+        self,
+        *,
+        eta=1.0,
+        delta=10.0,
+        covariance="diagonal",
+        fit_intercept=True,
+        intercept_scaling="auto",
+        max_iter=1000,
+        tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        shuffle=True,
+        verbose=0,
+        random_state=None,
+        warm_start=False,
+        class_weight=None,
+        average=False,
+        new_classes="error",
+    ):
+        self.eta = eta
+        self.delta = delta
+        self.covariance = covariance
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.average = average
+        self.new_classes = new_classes
+
+    def _kernel_params(self):
+        return self._second_order_params(
+            R.STEP_ADAGRAD, param=self.eta, delta=self.delta
+        )
+
+
+for _cls in (
+    SOPClassifier,
+    IELLIPClassifier,
+    NHERDClassifier,
+    NAROWClassifier,
+    AdaGradClassifier,
+):
     _cls.__doc__ = _doc(_cls.__doc__, covariance=_COVARIANCE_DOC)
 del _cls
