@@ -294,11 +294,9 @@ def _state_format(name, state):
         )
     found = int(found)
     if found > STATE_FORMAT:
-        from .. import __version__
-
         raise ValueError(
             f"The saved {name} has state format {found}, newer than the "
-            f"format {STATE_FORMAT} sklearn_pa {__version__} reads: it was "
+            f"format {STATE_FORMAT} this version of sklearn_pa reads: it was "
             "saved by a later version of sklearn_pa. Upgrade sklearn_pa "
             '(pip install -U "sklearn_pa") to load it, or fit the model '
             "again with this version."
