@@ -165,6 +165,7 @@ def second_order_epoch(
     loss_out,
     *,
     shrinkage=0.0,
+    floor=0.0,
 ):
     """``_second_order.epoch`` on these arrays and rule scalars."""
     return _second_order.epoch(
@@ -177,6 +178,7 @@ def second_order_epoch(
             "param": float(param),
             "epsilon": 0.0,
             "shrinkage": float(shrinkage),
+            "floor": float(floor),
         },
         labels=labels,
         sample_weight=sample_weight,
