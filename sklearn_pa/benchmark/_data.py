@@ -48,6 +48,7 @@ DATASETS = {
     "20newsgroups-dtype": "20 Newsgroups, fit time and memory of float32 input",
     "stream-4m-dtype": "stream-2m's rows (4M), fit time and memory of float32",
     "20newsgroups-persistence": "20 Newsgroups, a model saved and loaded per format",
+    "drift": "a rotating hyperplane (abrupt and gradual changes), prequential",
 }
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")
