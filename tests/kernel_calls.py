@@ -166,6 +166,7 @@ def second_order_epoch(
     *,
     shrinkage=0.0,
     delta=0.0,
+    floor=0.0,
 ):
     """``_second_order.epoch`` on these arrays and rule scalars."""
     return _second_order.epoch(
@@ -179,6 +180,7 @@ def second_order_epoch(
             "epsilon": 0.0,
             "shrinkage": float(shrinkage),
             "delta": float(delta),
+            "floor": float(floor),
         },
         labels=labels,
         sample_weight=sample_weight,

@@ -45,7 +45,16 @@ from sklearn_pa.sequence import _structured
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "sklearn_pa"
 RULE_KEYS = {"rule", "slack", "C", "epsilon", "margin", "learning_rate", "total_weight"}
-SECOND_ORDER_KEYS = {"rule", "step", "phi", "param", "epsilon", "shrinkage", "delta"}
+SECOND_ORDER_KEYS = {
+    "rule",
+    "step",
+    "phi",
+    "param",
+    "epsilon",
+    "shrinkage",
+    "delta",
+    "floor",
+}
 
 
 def _binary_epoch(view, order, labels, params):
@@ -137,6 +146,7 @@ def test_second_order_kernel_refuses_a_missing_parameter():
                 "epsilon": 0.0,
                 "shrinkage": 0.0,
                 "delta": 0.0,
+                "floor": 0.0,
             },
             labels=np.ones(1, dtype=np.int32),
             sample_weight=np.ones(1),
@@ -488,6 +498,7 @@ def _second_order_epoch_arrays(seed, n_features=12, n_classes=3):
             "epsilon": 0.0,
             "shrinkage": 0.0,
             "delta": 0.0,
+            "floor": 0.0,
         },
         labels=y,
         sample_weight=np.ones(X.shape[0]),

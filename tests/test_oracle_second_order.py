@@ -613,11 +613,12 @@ def test_sample_weight_scales_the_multiplier():
 
 
 # ------------------------------------------- k = inf through the estimator
-def _sequential_cw_reference(X, y, K, eta, covariance):
+def _sequential_cw_reference(X, y, K, eta, covariance, floor=None):
     """Multiclass CW k = inf in plain NumPy: for each row, the single-constraint
     CW step on every wrong class in turn (highest initial score first), each
     on the mean and covariance the previous step left; diagonal covariance
-    keeps the diagonal of the rank-one update (Crammer, Dredze and Pereira)."""
+    keeps the diagonal of the rank-one update (Crammer, Dredze and Pereira),
+    then, with ``floor``, the floor of both blocks (:func:`floored`)."""
     d = X.shape[1]
     phi = ndtri(eta)
     psi, zeta = 1.0 + phi**2 / 2.0, 1.0 + phi**2
@@ -647,7 +648,7 @@ def _sequential_cw_reference(X, y, K, eta, covariance):
             mu[r] -= a * sr
             for k, s in ((label, sy), (r, sr)):
                 if covariance == "diagonal":
-                    S[k] = S[k] - beta * s * s
+                    S[k] = floored(S[k] - beta * s * s, x, floor)
                 else:
                     S[k] = S[k] - beta * np.outer(s, s)
     return mu, S
@@ -700,3 +701,225 @@ def test_sequential_estimator_matches_numpy_reference(
             assert_allclose(sigma[:d, k], S[k], atol=1e-10)
         else:
             assert_allclose(np.triu(sigma[k]), np.triu(S[k]), atol=1e-10)
+
+
+# ---------------------------------------- the covariance floor (ARCOR), k = 1
+def floored(S, x, floor):
+    """ARCOR's projection of a diagonal covariance onto the matrices whose
+    eigenvalues (its entries) are at least ``floor``, as the kernel applies
+    it after a step: the variances of the row's non-zero features (the
+    others are at least ``floor`` already, the covariance starting at the
+    identity)."""
+    if floor is None:
+        return S
+    return np.where(x != 0, np.maximum(S, floor), S)
+
+
+def _arow_diagonal_reference(X, y, K, r, a, floor):
+    """AROW with a diagonal covariance in plain NumPy, row by row: binary
+    (labels +-1, one block) or k = 1 (the true class against the
+    highest-scoring wrong class, the lowest index among ties, one block per
+    class); the intercept is the weight of the constant feature ``a``; after
+    each step the floor.  Returns the means and variances ``(G, d + 1)``."""
+    d = X.shape[1]
+    G = 1 if K == 2 else K
+    mu, S = np.zeros((G, d + 1)), np.ones((G, d + 1))
+    for x, label in zip(X, y):
+        xt = np.append(x, a)
+        if K == 2:
+            pairs = [(0, 1.0 if label == 1 else -1.0)]
+        else:
+            scores = mu @ xt
+            rival = min(
+                (k for k in range(K) if k != label), key=lambda k: (-scores[k], k)
+            )
+            pairs = [(label, 1.0), (rival, -1.0)]
+        m = sum(sign * mu[g] @ xt for g, sign in pairs)
+        sx = [S[g] * xt for g, _ in pairs]
+        v = sum(xt @ s for s in sx)
+        if not (v > 0.0 and m < 1.0):
+            continue
+        beta = 1.0 / (v + r)
+        alpha = (1.0 - m) * beta
+        for (g, sign), s in zip(pairs, sx):
+            mu[g] += sign * alpha * s
+            S[g] = floored(S[g] - beta * s * s, xt, floor)
+    return mu, S
+
+
+def _stream(seed, n, d, K):
+    """Rows with zeros (so that sparse rows leave features out) and labels."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.6)
+    X[np.abs(X).sum(axis=1) == 0, 0] = 1.0
+    return X, rng.integers(K, size=n)
+
+
+def _row_by_row(est, X, y, sparse_input, **kwargs):
+    """``partial_fit`` on one row at a time, dense or CSR."""
+    import scipy.sparse as sp
+
+    for i in range(X.shape[0]):
+        row = sp.csr_matrix(X[i : i + 1]) if sparse_input else X[i : i + 1]
+        est.partial_fit(row, y[i : i + 1], **kwargs)
+    return est
+
+
+@pytest.mark.parametrize("sparse_input", [False, True])
+@pytest.mark.parametrize("K", [2, 3])
+@settings(max_examples=20, deadline=None, phases=NO_SHRINK)
+@given(
+    seed=seeds,
+    floor=st.floats(0.02, 1.0),
+    r=st.floats(0.1, 10.0),
+    a=st.sampled_from([0.0, 1.0, 0.5]),
+)
+def test_arow_floor_is_the_rule_then_the_projection(sparse_input, K, seed, floor, r, a):
+    """AROW with ``covariance_floor``, learned by ``partial_fit`` one row at
+    a time (dense and CSR rows alike), is AROW's step in NumPy followed by
+    the floor of the variances of the row's features and the intercept."""
+    from sklearn_pa import AROWClassifier
+
+    X, y = _stream(seed, 12, 4, K)
+    clf = AROWClassifier(
+        regularization=r,
+        covariance_floor=floor,
+        fit_intercept=a != 0.0,
+        intercept_scaling=a if a != 0.0 else "auto",
+    )
+    _row_by_row(clf, X, y, sparse_input, classes=np.arange(K))
+    mu, S = _arow_diagonal_reference(X, y, K, r, a, floor)
+    d = X.shape[1]
+    assert_allclose(clf.coef_, mu[:, :d], rtol=1e-9, atol=1e-12)
+    assert_allclose(clf.intercept_, a * mu[:, d], rtol=1e-9, atol=1e-12)
+    assert_allclose(clf._sigma[:d].T, S[:, :d], rtol=1e-9, atol=1e-12)
+    if a != 0.0:
+        assert_allclose(clf._sigma[d], S[:, d], rtol=1e-9, atol=1e-12)
+    # every variance is at least the floor (untouched ones are 1)
+    assert clf._sigma.min() >= floor
+
+
+@pytest.mark.parametrize("sparse_input", [False, True])
+@settings(max_examples=15, deadline=None, phases=NO_SHRINK)
+@given(seed=seeds, eta=etas, K=st.integers(3, 5), floor=st.floats(0.02, 1.0))
+def test_sequential_cw_floor_is_the_rule_then_the_projection(
+    sparse_input, seed, eta, K, floor
+):
+    """Multiclass CW k = inf with ``covariance_floor``: each pair step of
+    the NumPy reference followed by the floor of both blocks, each pair
+    seeing the floored covariance the previous one left."""
+    from sklearn_pa import ConfidenceWeightedClassifier
+
+    X, y = _stream(seed, 8, 4, K)
+    clf = ConfidenceWeightedClassifier(
+        eta=eta,
+        multiclass="sequential",
+        covariance_floor=floor,
+        fit_intercept=False,
+    )
+    _row_by_row(clf, X, y, sparse_input, classes=np.arange(K))
+    mu, S = _sequential_cw_reference(X, y, K, eta, "diagonal", floor=floor)
+    assert_allclose(clf.coef_, mu, rtol=1e-9, atol=1e-12)
+    for k in range(K):
+        assert_allclose(clf._sigma[: X.shape[1], k], S[k], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda f: __import__("sklearn_pa").AROWClassifier(covariance_floor=f),
+        lambda f: __import__("sklearn_pa").SCWClassifier(covariance_floor=f),
+        lambda f: __import__("sklearn_pa").ConfidenceWeightedClassifier(
+            covariance_floor=f
+        ),
+        lambda f: __import__("sklearn_pa").ConfidenceWeightedClassifier(
+            multiclass="single", covariance_floor=f
+        ),
+    ],
+)
+@pytest.mark.parametrize("K", [2, 4])
+def test_an_inactive_floor_is_bit_identical_to_none(make, K):
+    """A floor below every variance the stream reaches writes nothing: the
+    model is the one without a floor, to the bit (``covariance_floor=None``
+    is itself the model of the kernel before the floor existed: the golden
+    streams, ``tests/test_golden*.py``)."""
+    X, y = _stream(7, 40, 6, K)
+    none = _row_by_row(make(None), X, y, False, classes=np.arange(K))
+    tiny = _row_by_row(make(1e-300), X, y, False, classes=np.arange(K))
+    np.testing.assert_array_equal(none.coef_, tiny.coef_)
+    np.testing.assert_array_equal(none.intercept_, tiny.intercept_)
+    np.testing.assert_array_equal(none._sigma, tiny._sigma)
+
+
+def test_sccw_support_floor_is_the_step_then_the_projection():
+    """The support-class rule (SCCW, one shared block): one row with the
+    floor is the row without it, then the projection of the variances the
+    row touches; the mean is the same."""
+    X, y = _stream(3, 30, 5, 4)
+    from sklearn_pa import ConfidenceWeightedClassifier
+
+    for i in range(1, X.shape[0]):
+        kw = dict(multiclass="support", fit_intercept=False, shuffle=False)
+        floor = 0.3
+        clf = ConfidenceWeightedClassifier(covariance_floor=floor, **kw)
+        clf.partial_fit(X[:i], y[:i], classes=np.arange(4))
+        plain = ConfidenceWeightedClassifier(**kw)
+        plain.partial_fit(X[:1], y[:1], classes=np.arange(4))
+        # the state before row i, without the floor's parameter
+        plain._sigma[...] = clf._sigma
+        plain.coef_[...] = clf.coef_
+        plain.intercept_[...] = clf.intercept_
+        plain.partial_fit(X[i : i + 1], y[i : i + 1])
+        clf.partial_fit(X[i : i + 1], y[i : i + 1])
+        np.testing.assert_array_equal(clf.coef_, plain.coef_)
+        np.testing.assert_array_equal(
+            clf._sigma[:, 0], floored(plain._sigma[:, 0], np.append(X[i], 0.0), floor)
+        )
+
+
+@pytest.mark.parametrize(
+    "bad, match", [(0.0, "covariance_floor"), (1.5, "covariance_floor")]
+)
+def test_floor_out_of_range_is_refused(bad, match):
+    from sklearn_pa import AROWClassifier
+
+    with pytest.raises(ValueError, match=match):
+        AROWClassifier(covariance_floor=bad).fit([[0.0], [1.0]], [0, 1])
+
+
+def test_floor_with_a_full_covariance_is_refused():
+    """The floor of a full covariance bounds its eigenvalues: an
+    eigendecomposition at every step, refused (the kernel refuses it too)."""
+    from sklearn_pa import AROWClassifier, AROWRegressor
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0]])
+    for est, y in ((AROWClassifier, [0, 1]), (AROWRegressor, [0.0, 1.0])):
+        with pytest.raises(ValueError, match="covariance='full'"):
+            est(covariance="full", covariance_floor=0.1).fit(X, y)
+    with pytest.raises(ValueError, match="diagonal covariance"):
+        second_order_epoch(
+            X.ravel(),
+            np.arange(2, dtype=np.int32),
+            np.zeros(1, dtype=np.int32),
+            True,
+            2,
+            np.arange(2, dtype=np.int64),
+            np.array([0, 1], dtype=np.int32),
+            np.ones(2),
+            np.zeros((2, 1)),
+            np.zeros(1),
+            np.zeros((0, 1)),
+            np.eye(2)[None].copy(),
+            np.zeros((0, 1)),
+            np.zeros(0),
+            np.ones(2),
+            int(R.SO_BINARY),
+            int(R.STEP_AROW),
+            1.0,
+            1.0,
+            0.0,
+            0,
+            0,
+            np.zeros(1),
+            floor=0.1,
+        )

@@ -240,7 +240,7 @@ def narow_libol(X, y, b, epochs):
     return w, Sigma
 
 
-def pair_reference(X, y, K, name, p, covariance, epochs, sequential=False):
+def pair_reference(X, y, K, name, p, covariance, epochs, sequential=False, floor=None):
     """Every rule on the pair (y, r), r the highest-scoring wrong class (the
     lowest index among ties; binary: the one weight vector, labels +-1),
     with one covariance block per class, full or diagonal.  NHERD's diagonal
@@ -250,7 +250,9 @@ def pair_reference(X, y, K, name, p, covariance, epochs, sequential=False):
     (``nherd_drop``), the diagonal of the full step, which the other
     diagonal rules keep too.  With
     ``sequential`` every wrong class in turn (highest score first), each
-    pair on the state the previous one left (k = inf)."""
+    pair on the state the previous one left (k = inf).  With ``floor``
+    (diagonal), ARCOR's projection after each pair step (after IELLIP's
+    scale): the variances of the row's non-zero features raised to it."""
     n, d = X.shape
     binary = K == 2
     G = 1 if binary else K
@@ -297,6 +299,9 @@ def pair_reference(X, y, K, name, p, covariance, epochs, sequential=False):
             else:
                 S[g] -= beta * s * s
         S *= scale
+        if floor is not None and covariance == "diagonal":
+            for g, _ in pairs:
+                S[g] = np.where(x != 0, np.maximum(S[g], floor), S[g])
 
     for _ in range(epochs):
         for x, yt in zip(X, y):
@@ -499,3 +504,27 @@ def test_support_rule_is_refused():
             0,
             np.zeros(1),
         )
+
+
+@pytest.mark.parametrize("sparse_input", [False, True])
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@settings(max_examples=8, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1), K=st.sampled_from([2, 3]), floor=st.floats(0.02, 1)
+)
+def test_floor_is_the_rule_then_the_projection(name, sparse_input, seed, K, floor):
+    """Every peer rule with ``covariance_floor`` (diagonal), learned by
+    ``partial_fit`` one row at a time from dense or CSR rows, is the
+    reference's pair step followed by the floor of the variances of the
+    row's features.  NAROW's own ``variance_floor`` (a bound on the
+    variance along the example, which decides whether it steps) is kept:
+    the two combine."""
+    X, y = _data(seed, 14, 4, K)
+    cls, kwargs = ESTIMATORS[name]
+    clf = cls(**kwargs(PARAMS[name]), covariance_floor=floor, fit_intercept=False)
+    for i in range(X.shape[0]):
+        row = sp.csr_matrix(X[i : i + 1]) if sparse_input else X[i : i + 1]
+        clf.partial_fit(row, y[i : i + 1], classes=np.arange(K))
+    W, S = pair_reference(X, y, K, name, PARAMS[name], "diagonal", 1, floor=floor)
+    assert_allclose(clf.coef_, W, rtol=1e-9, atol=1e-12)
+    assert_allclose(_sigma_blocks(clf, X.shape[1]), S, rtol=1e-9, atol=1e-12)

@@ -22,12 +22,15 @@ the NumPy transcription of Jubatus in ``test_second_order_regression.py``.
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
+import scipy.sparse as sp
 from hypothesis import Phase, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 
+from sklearn_pa import AROWRegressor, ConfidenceWeightedRegressor, NHERDRegressor
 from sklearn_pa._compiled import _second_order
 from sklearn_pa._compiled._rules import SecondOrderRule as R
 
@@ -82,6 +85,7 @@ def regression_epoch(step, X, y, mu, sigma, *, epsilon, param, weights=None):
             "epsilon": float(epsilon),
             "shrinkage": 0.0,
             "delta": 0.0,
+            "floor": 0.0,
         },
         labels=np.zeros(0, dtype=np.int32),
         sample_weight=np.ones(n) if weights is None else np.asarray(weights, float),
@@ -283,3 +287,92 @@ def test_nherd_full_is_the_herding_update(x, mu0, seed, y, epsilon, C):
     S_ref = A @ S0 @ A.T
     assert_allclose(mu, mu_ref, rtol=1e-10, atol=1e-12 * (1 + np.abs(mu_ref).max()))
     assert_allclose(S, S_ref, rtol=1e-10, atol=1e-12 * np.abs(S0).max())
+
+
+# ---------------------------------------------- the covariance floor (ARCOR)
+def diagonal_reference(kind, X, y, *, epsilon, param, a, floor):
+    """The diagonal regression rules in plain NumPy, row by row, with the
+    intercept the weight of the constant feature ``a``: AROW keeps the
+    diagonal of the Sherman-Morrison update, CW and NHERD add ``d x_j^2``
+    to each precision (Jubatus); after each step ARCOR's projection (Vaits
+    and Crammer 2011; Moroshko, Vaits and Crammer 2015), the variances of
+    the row's non-zero features and the intercept raised to ``floor``.
+    Returns the mean and the variances ``(d + 1,)``."""
+    d = X.shape[1]
+    mu, S = np.zeros(d + 1), np.ones(d + 1)
+    for x, target in zip(X, y):
+        xt = np.append(x, a)
+        e = target - mu @ xt
+        v = xt @ (S * xt)
+        if not v > 0.0:
+            continue
+        if kind == "arow":
+            if not abs(e) - epsilon > 0.0:
+                continue
+            alpha = np.sign(e) * (abs(e) - epsilon) / (v + param)
+            mu += alpha * S * xt
+            S = S - (S * xt) ** 2 / (v + param)
+        else:
+            if kind == "cw":
+                phi, q = param, abs(e)
+                if not q > epsilon:
+                    continue
+                b = 1.0 - 2.0 * phi * q
+                g = (np.sqrt(b * b + 8.0 * phi * (q + phi * v)) - b) / (4.0 * phi * v)
+                alpha, prec = np.sign(e) * g, 2.0 * g * phi
+            else:
+                if not abs(e) - epsilon > 0.0:
+                    continue
+                alpha = np.sign(e) * (abs(e) - epsilon) / (v + 1.0 / param)
+                prec = 2.0 * param + param * param * v
+            mu += alpha * S * xt
+            S = S / (1.0 + prec * S * xt * xt)
+        S = np.where(xt != 0, np.maximum(S, floor), S)
+    return mu, S
+
+
+REGRESSORS = {
+    "arow": lambda p, **kw: AROWRegressor(regularization=p, **kw),
+    "cw": lambda p, **kw: ConfidenceWeightedRegressor(confidence=p, **kw),
+    "nherd": lambda p, **kw: NHERDRegressor(C=p, **kw),
+}
+
+
+@pytest.mark.parametrize("sparse_input", [False, True])
+@pytest.mark.parametrize("kind", sorted(REGRESSORS))
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=seeds,
+    floor=st.floats(0.02, 1.0),
+    param=st.floats(0.2, 5.0),
+    epsilon=st.floats(0.0, 0.5),
+    a=st.sampled_from([0.0, 1.0]),
+)
+def test_floor_is_the_rule_then_the_projection(
+    kind, sparse_input, seed, floor, param, epsilon, a
+):
+    """``partial_fit`` one row at a time with ``covariance_floor``, dense and
+    CSR rows alike, is the NumPy transcription of the rule followed by the
+    floor."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(14, 4)) * (rng.random((14, 4)) < 0.6)
+    y = X @ rng.normal(size=4) + rng.normal(scale=0.3, size=14)
+    reg = REGRESSORS[kind](
+        param,
+        epsilon=epsilon,
+        covariance_floor=floor,
+        fit_intercept=a != 0.0,
+        intercept_scaling=a if a != 0.0 else "auto",
+    )
+    for i in range(X.shape[0]):
+        row = sp.csr_matrix(X[i : i + 1]) if sparse_input else X[i : i + 1]
+        reg.partial_fit(row, y[i : i + 1])
+    mu, S = diagonal_reference(
+        kind, X, y, epsilon=epsilon, param=param, a=a, floor=floor
+    )
+    assert_allclose(reg.coef_, mu[:4], rtol=1e-9, atol=1e-12)
+    assert_allclose(reg.intercept_, [a * mu[4]], rtol=1e-9, atol=1e-12)
+    var = reg.covariance_[0]
+    assert_allclose(var[:4], S[:4], rtol=1e-9, atol=1e-12)
+    if a != 0.0:
+        assert_allclose(var[4], S[4], rtol=1e-9, atol=1e-12)

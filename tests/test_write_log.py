@@ -377,15 +377,18 @@ def test_every_second_order_learner_is_in_the_undo_test():
     dense=st.booleans(),
     t0=st.integers(0, 4),
     seed=st.integers(0, 2**31 - 1),
+    floor=st.sampled_from([0.0, 0.3, 1.0]),
 )
 def test_undoing_a_second_order_log_puts_every_entry_back(
-    case, n_rows, averaged, dense, t0, seed
+    case, n_rows, averaged, dense, t0, seed, floor
 ):
     """Each second-order learner's pass (its rule, step and parameters as
     its estimator sends them) with a write log writes what it writes
     without one, bit for bit; undoing the log gives back the mean, its
     averages, the intercepts and the diagonal covariance as they were (a
-    step that scales the whole covariance, IELLIP's, logs all of it)."""
+    step that scales the whole covariance, IELLIP's, logs all of it).  With
+    a covariance floor (``covariance_floor``) too: the floor writes only
+    variances its step logged."""
     name, recorded = case
     rng = np.random.RandomState(seed)
     n_features, K = recorded["W"].shape
@@ -399,7 +402,7 @@ def test_undoing_a_second_order_log_puts_every_entry_back(
         "bu": rng.normal(size=K) if averaged else np.zeros(0),
     }
     fixed = dict(
-        params=recorded["params"],
+        params={**recorded["params"], "floor": floor},
         labels=rng.randint(2 if K == 1 else K, size=n_rows).astype(np.int32),
         targets=None if recorded["targets"] is None else rng.normal(size=n_rows),
         sample_weight=rng.uniform(0.5, 2.0, size=n_rows),

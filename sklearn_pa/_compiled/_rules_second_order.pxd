@@ -43,6 +43,8 @@ cdef struct SecondOrderParams:
     double epsilon # the insensitive width of the regression steps (0 otherwise)
     double shrinkage  # IELLIP's c, the first covariance shrinkage (0 otherwise)
     double delta   # AdaGrad's delta, H = delta + sqrt(G) (0 otherwise)
+    double floor   # every rule: the covariance floor (ARCOR's eigenvalue bound,
+                   # ``_second_order_blocks._floor_cov``); 0: none
 
 
 # What a step rule gives for one constraint (binary, k = 1, each pair of

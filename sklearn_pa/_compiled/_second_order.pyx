@@ -47,7 +47,9 @@ from ._write_log cimport (
     WriteBuffer, WriteLog, log_write, reads_nonfinite, reserve_writes,
 )
 from ._cw_rules cimport Cand, cw_loss, cw_pair_step, sccw_support_step, sort_pairs
-from ._second_order_blocks cimport _avg, _clear_x, _cov, _fill_x, _mean, _sigma_x
+from ._second_order_blocks cimport (
+    _avg, _clear_x, _cov, _fill_x, _floor_cov, _mean, _sigma_x,
+)
 from ._peer_rules cimport (
     is_peer_step, peer_cov_block, peer_loss, peer_pair_step, peer_precondition,
     peer_scale_all,
@@ -100,7 +102,10 @@ def epoch(
         multiclass mode and the covariance layout of ``S_diag`` / ``S_full``
         (``check_combination``; e.g. ``SO_REGRESSION`` runs the
         ``STEP_*_REGRESSION`` steps and no other rule does, the peer steps
-        have no ``SO_SUPPORT`` form).
+        have no ``SO_SUPPORT`` form).  ``floor`` (every rule; 0: none) is
+        the covariance floor, applied after each step to the variances of
+        the row's non-zero features (``_second_order_blocks._floor_cov``;
+        diagonal covariance only, in [0, 1]).
     labels : class index per row (SO_BINARY: 0 / 1); not read by a rule
         whose row carries a value (``SO_REGRESSION``; may be empty).
     sample_weight : per row; scales the step (0 skips the row).
@@ -185,6 +190,13 @@ cdef class SecondOrderPass:
         self.objects = (W, b, S_diag, S_full, params, class_weight)
         cdef bint full = self.S_full.shape[0] > 0
         self.full = full
+        # the covariance floor (``_floor_cov``): a variance, at most the
+        # prior's 1, on the diagonal covariance only (the projection of a
+        # full one needs its eigenvalues, O(D^3) a row)
+        if not (0.0 <= self.prm.floor <= 1.0):
+            raise ValueError(f"floor must lie in [0, 1], got {self.prm.floor!r}")
+        if full and self.prm.floor > 0.0:
+            raise ValueError("a covariance floor needs the diagonal covariance")
         # the rule and the step have a branch each in the loop and in the
         # step files, and what the registry declares of them agrees (what a
         # row carries, the multiclass mode, the covariance layout): any
@@ -532,6 +544,9 @@ cdef tuple _epoch(
                     else:
                         _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
                              row_ind, nnz, n_features, intercept)
+                    if not full:
+                        _floor_cov(Sd, 0, G, prm.floor, row_data, row_ind, nnz,
+                                   n_features, intercept)
 
             elif rule == SecondOrderRule.SO_SUPPORT:
                 n_cand = 0
@@ -572,6 +587,9 @@ cdef tuple _epoch(
                                               row_ind, nnz, n_features, intercept)
                     _cov(full, Sf, Sd, 0, G, blk, n_blas, uplo, beta, sx_a,
                          row_ind, nnz, n_features, intercept)
+                    if not full:
+                        _floor_cov(Sd, 0, G, prm.floor, row_data, row_ind, nnz,
+                                   n_features, intercept)
 
             elif rule == SecondOrderRule.SO_SINGLE or rule == SecondOrderRule.SO_SEQUENTIAL:
                 # pairs (y, r): SO_SINGLE takes the top-scoring wrong class,
@@ -852,6 +870,11 @@ cdef inline bint cw_sequential_steps(
                  row_ind, nnz, n_features, intercept)
             _cov(full, Sf, Sd, r, G, blk, n_blas, uplo, beta, sx_b,
                  row_ind, nnz, n_features, intercept)
+        if not full:
+            _floor_cov(Sd, y, G, c.prm.floor, row_data, row_ind, nnz, n_features,
+                       intercept)
+            _floor_cov(Sd, r, G, c.prm.floor, row_data, row_ind, nnz, n_features,
+                       intercept)
         if j + 1 < n_cand:
             # the next pair sees the mean and covariance this one left
             scores[y] += alpha * vy
@@ -931,6 +954,9 @@ cdef inline bint _regression_row(
                 j = c.n_features * G
                 xj = c.intercept
                 Sd[j] = Sd[j] / (1.0 + prec * Sd[j] * xj * xj)
+        if not full:
+            _floor_cov(Sd, 0, G, c.prm.floor, row_data, row_ind, nnz, c.n_features,
+                       c.intercept)
     if full and not rows.dense:
         _clear_x(c.xbuf, row_ind, nnz)
     return stepped

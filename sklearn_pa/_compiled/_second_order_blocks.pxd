@@ -1,8 +1,8 @@
 # The building blocks of the second-order kernel (``_second_order.pyx``): the
 # dense row ``x~ = [x, a]`` of the full covariance, ``Sigma x~`` and
 # ``x~^T Sigma x~``, the mean step ``mu += coef Sigma x~`` with its lazy
-# average, and the rank-one covariance step.  Each reads a row's values as
-# doubles (``const value_t *``).
+# average, the rank-one covariance step and the covariance floor.  Each
+# reads a row's values as doubles (``const value_t *``).
 
 from libc.math cimport isfinite
 from libc.string cimport memcpy
@@ -124,3 +124,36 @@ cdef inline void _cov(
         Sd[row_ind[p] * G + g] -= beta * sx[p] * sx[p]
     if intercept != 0.0:
         Sd[n_features * G + g] -= beta * sx[nnz] * sx[nnz]
+
+
+cdef inline void _floor_cov(
+    double *Sd, Py_ssize_t g, Py_ssize_t G, double floor,
+    const value_t *row_data, const index_t *row_ind, Py_ssize_t nnz,
+    Py_ssize_t n_features, double intercept,
+) noexcept nogil:
+    """The covariance floor of a diagonal block ``g``: ``Sigma_jj <-
+    max(Sigma_jj, floor)`` for the features of the row (its non-zero
+    entries, dense or sparse alike) and the intercept's entry, after the
+    rule's step wrote them.
+
+    This is the projection of ARCOR (Vaits and Crammer 2011; Moroshko,
+    Vaits and Crammer 2015), which keeps every eigenvalue of the covariance
+    at or above a bound: the eigenvalues of a diagonal covariance are its
+    entries.  The covariance starts at the identity (``floor <= 1``) and a
+    step writes only the variances of its row's features, so floored there
+    it stays floored everywhere: the projection of the whole matrix at
+    O(nnz) per row.  Nothing with ``floor`` 0 (not a single write: the
+    models without a floor are those of the kernel without one).  The
+    entries are among those ``_log_step`` journals for the block's step."""
+    cdef Py_ssize_t p
+    cdef double *s
+    if not floor > 0.0:
+        return
+    for p in range(nnz):
+        s = Sd + row_ind[p] * G + g
+        if s[0] < floor and row_data[p] != 0:
+            s[0] = floor
+    if intercept != 0.0:
+        s = Sd + n_features * G + g
+        if s[0] < floor:
+            s[0] = floor

@@ -173,6 +173,21 @@ covariance : {"diagonal", "full"}, default="diagonal"
     ``"diagonal"`` keeps one variance per feature (per block);
     ``"full"`` the whole matrix (refused when it would not fit in
     memory), updated with BLAS.""",
+    "covariance_floor": """\
+covariance_floor : float in (0, 1] or None, default=None
+    Forgetting, for data that drift: a lower bound on the variances of
+    the diagonal covariance.  After each update the variances of the
+    sample's non-zero features (and of the intercept) are raised to it,
+    ``Sigma_jj = max(Sigma_jj, covariance_floor)``: the projection of the
+    covariance onto the matrices whose eigenvalues are at least the bound
+    (ARCOR: Vaits and Crammer, ALT 2011; Moroshko, Vaits and Crammer, JMLR
+    2015), at the cost of the sample's non-zeros.  Without it the
+    covariance shrinks for ever and, after a change in the data, the model
+    barely moves; with it every feature keeps a step of at least that
+    variance and a model recovers after a change, at the price of a noisier
+    model when the data do not drift.  ``None``: no floor (the rule alone,
+    to the bit).  The prior variance is 1; refused with
+    ``covariance="full"``.  See the user guide, "Learning under drift".""",
     "tagger_max_iter": """\
 max_iter : int, default=10
     Passes over the training sequences in :meth:`fit` (at most, with

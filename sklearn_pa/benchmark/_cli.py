@@ -48,6 +48,7 @@ PROTOCOLS = {
     "20newsgroups-persistence": "persistence",
     "20newsgroups-calibration": "calibration",
     "usps-calibration": "calibration",
+    "drift": "drift",
 }
 
 _TABLE = {"estimators", "epochs", "params", "random_state", "output", "plot"}
@@ -69,10 +70,17 @@ OPTIONS = {
     "input-dtype": _TABLE | {"data_home", "rows", "nnz"},
     "persistence": {"estimators", "output", "data_home", "repeats"},
     "calibration": {"estimators", "output", "plot", "data_home", "random_state"},
+    "drift": {"estimators", "rows", "nnz", "random_state", "output", "plot"},
 }
 
 #: Protocols whose learners are their own (not the registry's estimators).
-_OWN_LEARNERS = ("stream-memory", "stream-latency", "persistence", "calibration")
+_OWN_LEARNERS = (
+    "stream-memory",
+    "stream-latency",
+    "persistence",
+    "calibration",
+    "drift",
+)
 
 #: Data sets that read no data folder.
 _NO_DATA = {
@@ -82,6 +90,7 @@ _NO_DATA = {
     "stream-2m",
     "stream-file",
     "stream-4m-dtype",
+    "drift",
 }
 
 #: protocol -> the task of the estimators it runs.
@@ -106,6 +115,11 @@ def _flag(dest):
 def _default_estimators(dataset):
     if dataset == "stream-memory":
         return ["every public estimator with partial_fit and sparse input"]
+    if dataset == "drift":
+        return [
+            "PA PA-averaged AROW AROW-floor SCW SCW-floor CW CW-floor (and "
+            "river-PA, river-HAT where river is installed)"
+        ]
     if dataset == "stream-latency":
         return [
             "PA-default PA-unaveraged AROW CW PA-regressor SGD-pa1 (and river,"
@@ -147,7 +161,8 @@ def build_parser():
             "preference-synthetic), memory on a long stream (stream-memory), "
             "parameter mixing on Dask (stream-2m), a svmlight file streamed "
             "against loaded (stream-file) and fit time and memory of float32 "
-            "against float64 input (20newsgroups-dtype, stream-4m-dtype). An "
+            "against float64 input (20newsgroups-dtype, stream-4m-dtype), "
+            "windowed accuracy on a drifting stream (drift). An "
             "option that does not "
             "apply to the protocol is refused."
         ),
@@ -295,20 +310,22 @@ def build_parser():
         help="use only the first sentences (default: all 8936)",
     )
     group = parser.add_argument_group(
-        "stream-memory, stream-2m, stream-file, stream-4m-dtype"
+        "stream-memory, stream-2m, stream-file, stream-4m-dtype, drift"
     )
     group.add_argument(
         "--rows",
         type=int,
         default=None,
         help="rows of the stream (default: 1000000 for stream-memory and "
-        "stream-file, 2000000 for stream-2m, 4000000 for stream-4m-dtype)",
+        "stream-file, 2000000 for stream-2m, 4000000 for stream-4m-dtype, "
+        "30000 for drift)",
     )
     group.add_argument(
         "--nnz",
         type=int,
         default=None,
-        help="non-zeros per row (stream-2m, stream-4m-dtype; default: 20)",
+        help="non-zeros per row (stream-2m, stream-4m-dtype; default: 20); "
+        "drift: sparse rows with that many non-zeros (default: dense rows)",
     )
     group.add_argument(
         "--workers",
@@ -476,12 +493,7 @@ def _check(parser, args, protocol):
             parser.error(message)
     try:
         params = parse_params(args.params)
-        if protocol in (
-            "stream-memory",
-            "stream-latency",
-            "persistence",
-            "calibration",
-        ):
+        if protocol in _OWN_LEARNERS:
             return params
         names = args.estimators or _default_estimators(args.dataset)
         check_estimator_names(names, TASKS[protocol])
@@ -690,6 +702,19 @@ def _run(parser, args, protocol, params):
                 load_dataset("20newsgroups", args.data_home),
                 args.estimators,
                 repeats=_or(args.repeats, 5),
+                verbose=verbose,
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
+    if protocol == "drift":
+        from ._drift import run_drift
+
+        try:
+            return run_drift(
+                args.estimators,
+                _or(args.rows, 30000),
+                nnz=args.nnz,
+                random_state=random_state,
                 verbose=verbose,
             )
         except ValueError as exc:

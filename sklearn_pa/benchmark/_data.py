@@ -50,6 +50,7 @@ DATASETS = {
     "20newsgroups-persistence": "20 Newsgroups, a model saved and loaded per format",
     "20newsgroups-calibration": "20 Newsgroups streamed, calibrated probabilities",
     "usps-calibration": "USPS streamed (a fifth held out), calibrated probabilities",
+    "drift": "a rotating hyperplane (abrupt and gradual changes), prequential",
 }
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")

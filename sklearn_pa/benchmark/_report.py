@@ -18,9 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from ._calibration import calibration_cells, calibration_title, plot_reliability
+from ._drift import drift_cells, drift_title, plot_drift
 from ._input_dtype import input_dtype_cells, input_dtype_title
 from ._persistence import persistence_cells, persistence_title
 from ._registry import PUBLISHED_SOURCE, REGISTRY
+from ._stream_dask import n_worker_counts, plot_scaling
 from ._stream_latency import plot_latency, stream_latency_cells
 
 __all__ = ["format_markdown", "format_table", "plot_results", "write_output"]
@@ -131,6 +133,8 @@ def _title(rows):
         return persistence_title(rows)
     if task == "calibration":
         return calibration_title(rows)
+    if task == "drift":
+        return drift_title(rows)
     if task == "stream-latency":
         return (
             f"{first['dataset']} ({first['n_samples']} x {first['n_features']}) "
@@ -376,6 +380,7 @@ _CELLS = {
     "input-dtype": input_dtype_cells,
     "persistence": persistence_cells,
     "calibration": calibration_cells,
+    "drift": drift_cells,
 }
 
 
@@ -729,14 +734,16 @@ def plot_results(rows, path):
         raise ImportError(
             "--plot needs matplotlib: pip install matplotlib (or the 'benchmark' extra)"
         ) from exc
-    if _task(rows) == "stream-dask" and _n_worker_counts(rows) > 1:
-        _plot_scaling(rows, path, Figure)
+    if _task(rows) == "stream-dask" and n_worker_counts(rows) > 1:
+        plot_scaling(rows, path, Figure, _title(rows))
         return
-    if _task(rows) == "stream-latency":
-        plot_latency(rows, path, Figure, _title(rows))
-        return
-    if _task(rows) == "calibration":
-        plot_reliability(rows, path, Figure, _title(rows))
+    own = {
+        "stream-latency": plot_latency,
+        "drift": plot_drift,
+        "calibration": plot_reliability,
+    }.get(_task(rows))
+    if own is not None:
+        own(rows, path, Figure, _title(rows))
         return
     labels, values, errors, markers, marker_label, xlabel, notes = _plot_values(rows)
     values = np.asarray(values, dtype=float)
@@ -771,38 +778,6 @@ def plot_results(rows, path):
         ax.text(value + e + 0.05 * span, pos, note, va="center", fontsize=8)
     ax.set_yticks(positions, labels)
     ax.set_xlabel(xlabel)
-    ax.set_title(_title(rows), fontsize=8, wrap=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-
-
-def _n_worker_counts(rows):
-    return len({row["workers"] for row in rows if row["training"] != "serial fit"})
-
-
-def _plot_scaling(rows, path, Figure):
-    """The scaling curve of a stream-dask run over several numbers of
-    workers: the speed-up over the serial fit of each way of mixing, and
-    the ideal linear speed-up."""
-    fig = Figure(figsize=(6, 4.5))
-    ax = fig.subplots()
-    mixed = [row for row in rows if row["training"] != "serial fit"]
-    workers = sorted({row["workers"] for row in mixed})
-    ax.plot(workers, workers, color="0.6", linestyle="--", label="linear")
-    for name in dict.fromkeys(row["estimator"] for row in mixed):
-        for how in dict.fromkeys(row["training"] for row in mixed):
-            points = sorted(
-                (row["workers"], row["speedup"])
-                for row in mixed
-                if row["estimator"] == name and row["training"] == how
-            )
-            if points:
-                x, y = zip(*points)
-                ax.plot(x, y, marker="o", label=f"{name} {how}")
-    ax.set_xlabel("workers (partitions)")
-    ax.set_ylabel("speed-up over the serial fit")
-    ax.set_xticks(workers)
-    ax.legend(loc="best", fontsize=8)
     ax.set_title(_title(rows), fontsize=8, wrap=True)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

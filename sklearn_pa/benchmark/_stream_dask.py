@@ -306,3 +306,36 @@ def _run_workers(client, n_workers, names, settings, test, row, progress):
         )
     del Xd, yd
     return rows
+
+
+def n_worker_counts(rows):
+    """The numbers of workers the parameter mixing of a run used."""
+    return len({row["workers"] for row in rows if row["training"] != "serial fit"})
+
+
+def plot_scaling(rows, path, Figure, title):
+    """The scaling curve of a stream-dask run over several numbers of
+    workers: the speed-up over the serial fit of each way of mixing, and
+    the ideal linear speed-up."""
+    fig = Figure(figsize=(6, 4.5))
+    ax = fig.subplots()
+    mixed = [row for row in rows if row["training"] != "serial fit"]
+    workers = sorted({row["workers"] for row in mixed})
+    ax.plot(workers, workers, color="0.6", linestyle="--", label="linear")
+    for name in dict.fromkeys(row["estimator"] for row in mixed):
+        for how in dict.fromkeys(row["training"] for row in mixed):
+            points = sorted(
+                (row["workers"], row["speedup"])
+                for row in mixed
+                if row["estimator"] == name and row["training"] == how
+            )
+            if points:
+                x, y = zip(*points)
+                ax.plot(x, y, marker="o", label=f"{name} {how}")
+    ax.set_xlabel("workers (partitions)")
+    ax.set_ylabel("speed-up over the serial fit")
+    ax.set_xticks(workers)
+    ax.legend(loc="best", fontsize=8)
+    ax.set_title(title, fontsize=8, wrap=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)

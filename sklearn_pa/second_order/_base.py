@@ -19,12 +19,13 @@ estimators ``ConfidenceWeightedClassifier``, ``AROWClassifier`` and
 
 import os
 import warnings
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
@@ -72,10 +73,15 @@ def _physical_memory():
         return 8 * 2**30
 
 
+#: ``covariance_floor``: None, or a variance in (0, 1] (the prior's is 1)
+COVARIANCE_FLOOR_CONSTRAINT = [Interval(Real, 0, 1, closed="right"), None]
+
+
 def _base_constraints():
     return BaseOnlineLinear._constraints(
         "C",
         covariance=[StrOptions({"diagonal", "full"})],
+        covariance_floor=COVARIANCE_FLOOR_CONSTRAINT,
         class_weight=[StrOptions({"balanced"}), dict, None],
         new_classes=[StrOptions({"error", "add"})],
     )
@@ -103,6 +109,13 @@ class _GaussianWeightsMixin:
         return 1
 
     # ------------------------------------------------------- covariance
+    def _covariance_floor(self):
+        """The kernel's ``floor`` (``SecondOrderParams``): ``covariance_floor``,
+        0 for None (no floor: the kernel writes nothing more).  The floor
+        of a full covariance is refused by :func:`batch_arrays`."""
+        floor = getattr(self, "covariance_floor", None)
+        return 0.0 if floor is None else float(floor)
+
     def _sigma_shape(self, n_features, n_groups):
         if self.covariance == "full":
             d = n_features + (1 if self.fit_intercept else 0)
@@ -327,9 +340,12 @@ class _BaseSecondOrder(
         and the fields ``values`` the step reads
         (:func:`~sklearn_pa._core.rules.second_order_kernel_params`: ``phi``
         = Phi^-1(eta) of CW and SCW, ``param``, r of AROW or C of SCW,
-        ``shrinkage``, IELLIP's c, ...)."""
+        ``shrinkage``, IELLIP's c, ...), with the covariance floor that
+        every rule reads (``covariance_floor``)."""
         rule = R.SO_BINARY if self.classes_.shape[0] <= 2 else self._rule()
-        return second_order_kernel_params(rule, step, **values)
+        return second_order_kernel_params(
+            rule, step, floor=self._covariance_floor(), **values
+        )
 
     def _grow_extra_state(self, growth):
         """Grow the covariance (:func:`._growth.grow_second_order_state`)."""

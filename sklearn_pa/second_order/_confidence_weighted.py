@@ -33,6 +33,7 @@ _MULTICLASS_RULES = {
 
 
 _COMMON_DOC = """
+    %(covariance_floor)s
     fit_intercept : bool, default=True
         Whether to learn an intercept, as the weight of a constant feature
         ``intercept_scaling`` appended to every sample (with its own
@@ -176,6 +177,9 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
        Confidence-Weighted Learning", NIPS 2008.
     .. [3] K. Crammer, M. Dredze and A. Kulesza, "Multi-Class Confidence
        Weighted Algorithms", EMNLP 2009.
+    .. [4] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -203,6 +207,7 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
         eta="auto",
         covariance="diagonal",
         multiclass="support",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -221,6 +226,7 @@ class ConfidenceWeightedClassifier(_BaseSecondOrder):
         self.eta = eta
         self.covariance = covariance
         self.multiclass = multiclass
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -288,6 +294,9 @@ class AROWClassifier(_BaseSecondOrder):
     ----------
     .. [1] K. Crammer, A. Kulesza and M. Dredze, "Adaptive Regularization of
        Weight Vectors", NIPS 2009.
+    .. [2] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -313,6 +322,7 @@ class AROWClassifier(_BaseSecondOrder):
         *,
         regularization=1.0,
         covariance="diagonal",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -330,6 +340,7 @@ class AROWClassifier(_BaseSecondOrder):
     ):
         self.regularization = regularization
         self.covariance = covariance
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -391,6 +402,9 @@ class SCWClassifier(_BaseSecondOrder):
     ----------
     .. [1] J. Wang, P. Zhao and S. C. H. Hoi, "Exact Soft Confidence-Weighted
        Learning", ICML 2012.
+    .. [2] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -418,6 +432,7 @@ class SCWClassifier(_BaseSecondOrder):
         eta=0.95,
         variant=1,
         covariance="diagonal",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -437,6 +452,7 @@ class SCWClassifier(_BaseSecondOrder):
         self.eta = eta
         self.variant = variant
         self.covariance = covariance
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter

@@ -336,7 +336,8 @@ def batch_arrays(estimator, X, y):
     against what the registry declares of them
     (:func:`~sklearn_pa._core.rules.check_combination`) before any compiled
     call: a refusal names the estimator's parameter and its accepted
-    values."""
+    values; so is a ``covariance_floor`` with ``covariance="full"``
+    (refused)."""
     labels, targets = estimator._targets(y)
     params = estimator._kernel_params()
     rule_spec, _ = check_combination(
@@ -345,6 +346,15 @@ def batch_arrays(estimator, X, y):
         covariance=estimator.covariance,
         owner=type(estimator).__name__,
     )
+    if params["floor"] > 0.0 and estimator.covariance == "full":
+        raise ValueError(
+            f"{type(estimator).__name__} cannot run covariance_floor="
+            f"{estimator.covariance_floor!r} with covariance='full': the floor is "
+            "a lower bound on the eigenvalues of the covariance, which for a full "
+            "covariance needs an eigendecomposition (O(D^3)) at every update. "
+            "Use covariance='diagonal' (whose eigenvalues are its entries, "
+            "floored at O(non-zeros) per row), or covariance_floor=None."
+        )
     if rule_spec.y != "values":
         targets = None
     return _RowView(X), labels, targets, params

@@ -117,6 +117,9 @@ class SOPClassifier(_PeerSecondOrder):
        Perceptron Algorithm", SIAM Journal on Computing 34(3), 2005.
     .. [2] S. C. H. Hoi, J. Wang and P. Zhao, "LIBOL: A Library for Online
        Learning Algorithms", JMLR 15, 2014 (``SOP.m``).
+    .. [3] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -149,6 +152,7 @@ class SOPClassifier(_PeerSecondOrder):
         *,
         regularization=1.0,
         covariance="diagonal",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -166,6 +170,7 @@ class SOPClassifier(_PeerSecondOrder):
     ):
         self.regularization = regularization
         self.covariance = covariance
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -239,6 +244,9 @@ class IELLIPClassifier(_PeerSecondOrder):
        Method", ICML 2009.
     .. [2] S. C. H. Hoi, J. Wang and P. Zhao, "LIBOL: A Library for Online
        Learning Algorithms", JMLR 15, 2014 (``IELLIP.m``).
+    .. [3] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -268,6 +276,7 @@ class IELLIPClassifier(_PeerSecondOrder):
         shrinkage=0.1,
         shrinkage_decay=0.3,
         covariance="diagonal",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -286,6 +295,7 @@ class IELLIPClassifier(_PeerSecondOrder):
         self.shrinkage = shrinkage
         self.shrinkage_decay = shrinkage_decay
         self.covariance = covariance
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -375,6 +385,9 @@ class NHERDClassifier(_PeerSecondOrder):
        NIPS 2010.
     .. [2] S. C. H. Hoi, J. Wang and P. Zhao, "LIBOL: A Library for Online
        Learning Algorithms", JMLR 15, 2014 (``NHERD.m``).
+    .. [3] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -410,6 +423,7 @@ class NHERDClassifier(_PeerSecondOrder):
         C=1.0,
         covariance="diagonal",
         diagonal_rule="project",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -428,6 +442,7 @@ class NHERDClassifier(_PeerSecondOrder):
         self.C = C
         self.covariance = covariance
         self.diagonal_rule = diagonal_rule
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -476,7 +491,11 @@ class NAROWClassifier(_PeerSecondOrder):
     ----------
     variance_floor : float, default=1.0
         :math:`1 / b`, the paper's :math:`b` inverted: the variance along an
-        example below which it makes no step.
+        example below which it makes no step.  A bound on the variance
+        :math:`x^\top \Sigma x` along each example, which decides whether
+        it steps; ``covariance_floor`` is another thing, a bound on each
+        variance :math:`\Sigma_{jj}` of the covariance, which keeps the
+        steps from vanishing (the two can be combined).
     %(covariance)s
     %(common)s
 
@@ -498,6 +517,9 @@ class NAROWClassifier(_PeerSecondOrder):
        Classification", NIPS 2010.
     .. [2] S. C. H. Hoi, J. Wang and P. Zhao, "LIBOL: A Library for Online
        Learning Algorithms", JMLR 15, 2014 (``NAROW.m``).
+    .. [3] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -521,6 +543,7 @@ class NAROWClassifier(_PeerSecondOrder):
         *,
         variance_floor=1.0,
         covariance="diagonal",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -538,6 +561,7 @@ class NAROWClassifier(_PeerSecondOrder):
     ):
         self.variance_floor = variance_floor
         self.covariance = covariance
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -645,8 +669,14 @@ class AdaGradClassifier(_PeerSecondOrder):
 
     # (covariance="full" passes these and is refused by the registry,
     # which declares AdaGrad's diagonal layout only, before any pass)
+    # (no covariance_floor: its diagonal holds step sizes, not a covariance
+    # that shrinks toward certainty; the floor's paper is about the latter)
     _parameter_constraints: dict = {
-        **_BaseSecondOrder._parameter_constraints,
+        **{
+            key: value
+            for key, value in _BaseSecondOrder._parameter_constraints.items()
+            if key != "covariance_floor"
+        },
         "eta": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, None, closed="neither")],
     }

@@ -23,7 +23,7 @@ from .._core.docs import fill_text
 from .._core.rules import second_order_kernel_params
 from ..linear._base import BaseOnlineLinear
 from ..linear._regression import OneColumnSparseCoefMixin, _OnlineRegressorMixin
-from ._base import _GaussianWeightsMixin
+from ._base import COVARIANCE_FLOOR_CONSTRAINT, _GaussianWeightsMixin
 
 __all__ = ["AROWRegressor", "ConfidenceWeightedRegressor", "NHERDRegressor"]
 
@@ -52,6 +52,7 @@ class _BaseSecondOrderRegressor(
     _parameter_constraints: dict = BaseOnlineLinear._constraints(
         "C",
         covariance=[StrOptions({"diagonal", "full"})],
+        covariance_floor=COVARIANCE_FLOOR_CONSTRAINT,
         epsilon=[Interval(Real, 0, None, closed="left")],
     )
 
@@ -118,6 +119,7 @@ _COMMON_DOC = """
         ``"diagonal"`` keeps one variance per feature, as Jubatus and
         Hivemall do; ``"full"`` the whole matrix (refused when it would not
         fit in memory), updated with BLAS.
+    %(covariance_floor)s
     fit_intercept : bool, default=True
         Whether to learn an intercept, as the weight of a constant feature
         ``intercept_scaling`` appended to every sample (with its own
@@ -228,6 +230,9 @@ class AROWRegressor(_BaseSecondOrderRegressor):
        (``arow::train``, ``arow::update``).
     .. [4] Apache Hivemall, ``core/src/main/java/hivemall/regression/
        AROWRegressionUDTF.java`` (``train_arow_regr``, ``train_arowe_regr``).
+    .. [5] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -250,6 +255,7 @@ class AROWRegressor(_BaseSecondOrderRegressor):
         regularization=1.0,
         epsilon=0.1,
         covariance="diagonal",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -266,6 +272,7 @@ class AROWRegressor(_BaseSecondOrderRegressor):
         self.regularization = regularization
         self.epsilon = epsilon
         self.covariance = covariance
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -285,6 +292,7 @@ class AROWRegressor(_BaseSecondOrderRegressor):
             R.STEP_AROW_REGRESSION,
             param=self.regularization,
             epsilon=self.epsilon,
+            floor=self._covariance_floor(),
         )
 
 
@@ -341,6 +349,9 @@ class ConfidenceWeightedRegressor(_BaseSecondOrderRegressor):
        Classification", ICML 2008 (the variance form).
     .. [2] Jubatus, ``jubatus_core/jubatus/core/regression/
        confidence_weighted.cpp`` (``confidence_weighted::train``, ``update``).
+    .. [3] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -363,6 +374,7 @@ class ConfidenceWeightedRegressor(_BaseSecondOrderRegressor):
         confidence=1.0,
         epsilon=0.1,
         covariance="diagonal",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -379,6 +391,7 @@ class ConfidenceWeightedRegressor(_BaseSecondOrderRegressor):
         self.confidence = confidence
         self.epsilon = epsilon
         self.covariance = covariance
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -398,6 +411,7 @@ class ConfidenceWeightedRegressor(_BaseSecondOrderRegressor):
             R.STEP_CW_REGRESSION,
             phi=self.confidence,
             epsilon=self.epsilon,
+            floor=self._covariance_floor(),
         )
 
 
@@ -447,6 +461,9 @@ class NHERDRegressor(_BaseSecondOrderRegressor):
        NIPS 2010.
     .. [2] Jubatus, ``jubatus_core/jubatus/core/regression/normal_herd.cpp``
        (``normal_herd::train``, ``normal_herd::update``).
+    .. [3] E. Moroshko, N. Vaits and K. Crammer, "Second-Order
+       Non-Stationary Online Learning for Regression", JMLR 16, 2015
+       (ARCOR's covariance projection: ``covariance_floor``).
 
     Examples
     --------
@@ -469,6 +486,7 @@ class NHERDRegressor(_BaseSecondOrderRegressor):
         C=1.0,
         epsilon=0.1,
         covariance="diagonal",
+        covariance_floor=None,
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
@@ -485,6 +503,7 @@ class NHERDRegressor(_BaseSecondOrderRegressor):
         self.C = C
         self.epsilon = epsilon
         self.covariance = covariance
+        self.covariance_floor = covariance_floor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
@@ -500,7 +519,11 @@ class NHERDRegressor(_BaseSecondOrderRegressor):
 
     def _kernel_params(self):
         return second_order_kernel_params(
-            R.SO_REGRESSION, R.STEP_NHERD_REGRESSION, param=self.C, epsilon=self.epsilon
+            R.SO_REGRESSION,
+            R.STEP_NHERD_REGRESSION,
+            param=self.C,
+            epsilon=self.epsilon,
+            floor=self._covariance_floor(),
         )
 
 
