@@ -54,7 +54,10 @@ def test_every_public_estimator_has_a_case():
         "StructuredPassiveAggressive",
         "StructuredPerceptron",
     }
-    assert covered == set(sklearn_pa.__all__)
+    # every learner exported; a meta-estimator learns through them (its
+    # outputs: tests/test_calibration.py, tests/test_saved_models.py)
+    meta = {name for name, _ in all_estimators("meta_estimator")}
+    assert covered == set(sklearn_pa.__all__) - meta
 
 
 def test_recording_a_case_keeps_every_other_stored_array(tmp_path, monkeypatch, capsys):
