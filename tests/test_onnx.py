@@ -102,14 +102,16 @@ def assert_close(got, expected, dtype):
 
 
 def assert_same_labels(label, expected, margins, dtype):
-    """The labels are ``predict``'s, on every row in float64; in float32 on
-    the rows whose decision is clear of float32 rounding (``margins``: the
-    distance of each row's scores from a change of label), at least 90% of
-    them."""
-    clear = np.ones(len(expected), dtype=bool)
-    if dtype == np.float32:
-        clear = margins > 1e-4 * max(np.abs(margins).max(), 1.0)
-        assert clear.mean() > 0.9
+    """The labels are ``predict``'s on the rows whose decision is clear of
+    the rounding of the dtype (``margins``: the distance of each row's scores
+    from a change of label; ten times the tolerance of the scores,
+    :func:`assert_close`), at least 90% of them.  A row on the boundary
+    itself (a one-class learner's radius is learned to pass through a
+    sample) takes either label by the order of a sum: numpy's and
+    onnxruntime's differ there from one build to the next."""
+    tolerance = 1e-4 if dtype == np.float32 else 1e-9
+    clear = margins > tolerance * max(np.abs(margins).max(), 1.0)
+    assert clear.mean() > 0.9
     assert_array_equal(label[clear], expected[clear])
 
 
