@@ -311,7 +311,7 @@ class OnlineCalibratedClassifier(
         values = self.__dict__
         estimator = None if fresh else values.get("estimator_")
         if estimator is None:
-            base = self.estimator if self.estimator is not None else None
+            base = self.estimator
             estimator = clone(base) if base is not None else _default_estimator()
             if not callable(getattr(estimator, "_partial_fit_scores", None)):
                 raise TypeError(
@@ -349,21 +349,23 @@ class OnlineCalibratedClassifier(
             if kept and kept[0][0].shape[1] != block[0].shape[1]:
                 kept = ()  # a class was added: the window starts again
             new_blocks = _trimmed((*kept, block), window)
-            self.__dict__.update(
-                estimator_=estimator,
-                classes_=estimator.classes_,
-                n_features_in_=estimator.n_features_in_,
-                _window_blocks=new_blocks,
-                _calibration_pending=True,
-                **(
-                    {"feature_names_in_": estimator.feature_names_in_}
-                    if hasattr(estimator, "feature_names_in_")
-                    else {}
-                ),
-            )
-            self.__dict__.pop("calibration_", None)
-            if not hasattr(estimator, "feature_names_in_"):
-                self.__dict__.pop("feature_names_in_", None)
+            published = {
+                "estimator_": estimator,
+                "classes_": estimator.classes_,
+                "n_features_in_": estimator.n_features_in_,
+                "_window_blocks": new_blocks,
+                "_calibration_pending": True,
+            }
+            if hasattr(estimator, "feature_names_in_"):
+                published["feature_names_in_"] = estimator.feature_names_in_
+            # what the new state no longer has goes first, the map marked to
+            # be formed again (from the old window, if the call stops here);
+            # the one update is the last step: nothing can fail after it
+            values["_calibration_pending"] = True
+            values.pop("calibration_", None)
+            if "feature_names_in_" not in published:
+                values.pop("feature_names_in_", None)
+            values.update(published)
 
         estimator._partial_fit_scores(X, y, classes, sample_weight, then=record)
         return self
