@@ -113,7 +113,13 @@ def _outputs(est, X):
         for method in ("decision_function", "score_samples"):
             if hasattr(est, method):
                 out.append(getattr(est, method)(X))
-    for name in ("coef_", "intercept_"):
+    # every name a call may leave to be formed when read (``coef_``,
+    # ``center_``, a tagger's weights, ...), so that a model whose reader
+    # formed one and a model nobody read compare alike
+    published = {"coef_", "intercept_"}
+    for _, names, _ in getattr(type(est), "_pending_publications", ()):
+        published.update(names)
+    for name in sorted(published):
         getattr(est, name, None)  # (publishes what a call left pending)
     for name in sorted(vars(est)):
         value = vars(est)[name]
