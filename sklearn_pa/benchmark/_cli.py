@@ -49,6 +49,7 @@ PROTOCOLS = {
     "20newsgroups-calibration": "calibration",
     "usps-calibration": "calibration",
     "drift": "drift",
+    "20newsgroups-drift": "drift",
 }
 
 _TABLE = {"estimators", "epochs", "params", "random_state", "output", "plot"}
@@ -70,7 +71,15 @@ OPTIONS = {
     "input-dtype": _TABLE | {"data_home", "rows", "nnz"},
     "persistence": {"estimators", "output", "data_home", "repeats"},
     "calibration": {"estimators", "output", "plot", "data_home", "random_state"},
-    "drift": {"estimators", "rows", "nnz", "random_state", "output", "plot"},
+    "drift": {
+        "estimators",
+        "rows",
+        "nnz",
+        "random_state",
+        "output",
+        "plot",
+        "data_home",
+    },
 }
 
 #: Protocols whose learners are their own (not the registry's estimators).
@@ -120,6 +129,11 @@ def _default_estimators(dataset):
             "PA PA-averaged AROW AROW-floor SCW SCW-floor CW CW-floor (and "
             "river-PA, river-HAT where river is installed)"
         ]
+    if dataset == "20newsgroups-drift":
+        return [
+            "PA PA-averaged AROW AROW-floor SCW SCW-floor CW CW-floor (and "
+            "river-PA where river is installed)"
+        ]
     if dataset == "stream-latency":
         return [
             "PA-default PA-unaveraged AROW CW PA-regressor SGD-pa1 (and river,"
@@ -162,7 +176,8 @@ def build_parser():
             "parameter mixing on Dask (stream-2m), a svmlight file streamed "
             "against loaded (stream-file) and fit time and memory of float32 "
             "against float64 input (20newsgroups-dtype, stream-4m-dtype), "
-            "windowed accuracy on a drifting stream (drift). An "
+            "windowed accuracy on a drifting stream (drift, "
+            "20newsgroups-drift). An "
             "option that does not "
             "apply to the protocol is refused."
         ),
@@ -318,14 +333,15 @@ def build_parser():
         default=None,
         help="rows of the stream (default: 1000000 for stream-memory and "
         "stream-file, 2000000 for stream-2m, 4000000 for stream-4m-dtype, "
-        "30000 for drift)",
+        "30000 for drift, all 18846 documents for 20newsgroups-drift)",
     )
     group.add_argument(
         "--nnz",
         type=int,
         default=None,
         help="non-zeros per row (stream-2m, stream-4m-dtype; default: 20); "
-        "drift: sparse rows with that many non-zeros (default: dense rows)",
+        "drift: sparse rows with that many non-zeros (default: dense rows; "
+        "not for 20newsgroups-drift)",
     )
     group.add_argument(
         "--workers",
@@ -709,13 +725,22 @@ def _run(parser, args, protocol, params):
     if protocol == "drift":
         from ._drift import run_drift
 
+        data, rows = None, _or(args.rows, 30000)
+        if args.dataset == "20newsgroups-drift":
+            if _given(args, "nnz"):
+                parser.error(
+                    "--nnz applies to --dataset drift only (20newsgroups-drift "
+                    "streams the documents as they are)"
+                )
+            data, rows = load_dataset("20newsgroups", args.data_home), args.rows
         try:
             return run_drift(
                 args.estimators,
-                _or(args.rows, 30000),
+                rows,
                 nnz=args.nnz,
                 random_state=random_state,
                 verbose=verbose,
+                data=data,
             )
         except ValueError as exc:
             parser.error(str(exc))

@@ -51,6 +51,7 @@ DATASETS = {
     "20newsgroups-calibration": "20 Newsgroups streamed, calibrated probabilities",
     "usps-calibration": "USPS streamed (a fifth held out), calibrated probabilities",
     "drift": "a rotating hyperplane (abrupt and gradual changes), prequential",
+    "20newsgroups-drift": "20 Newsgroups streamed, classes swapped (abrupt, gradual)",
 }
 
 _USPS_FILES = ("usps/usps_esl.bz2", "usps/usps_esl.t.bz2")
