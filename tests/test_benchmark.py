@@ -823,8 +823,8 @@ def test_drift_covariance_floor_recovers_after_a_change(random_state):
     """The drift protocol on a small stream (6000 rows; abrupt change at row
     2000, gradual from 4000 to 5000), on seeds other than the one its floor
     was chosen on: AROW with ``covariance_floor`` is at least 10 points more
-    accurate than AROW over the 500 rows after each change (measured: 13 to
-    19 points after the abrupt one, over 20 after the gradual one), and it
+    accurate than AROW over the 500 rows after each change (measured: 14 to
+    18 points after the abrupt one, over 20 after the gradual one), and it
     still learns the stationary segment (at least 80 % before the change)."""
     from sklearn_pa.benchmark._drift import run_drift
 
@@ -885,7 +885,7 @@ def test_swapped_classes_stream(n_classes):
 @needs_data
 def test_swapped_20newsgroups_stream_documents_what_the_floor_does_on_text():
     """What the docs say of the 20 Newsgroups drift stream: PA and AROW
-    reach over 75 % before the swap and fall under 15 % over the 500
+    reach over 70 % before the swap and fall under 15 % over the 500
     documents after it, and AROW's floor of 0.01 changes its accuracy over
     the stream by less than a point, since it never binds before the
     change (AROW's smallest variance there is above it: measured 0.014)."""
@@ -898,8 +898,12 @@ def test_swapped_20newsgroups_stream_documents_what_the_floor_does_on_text():
     by_name = {row["estimator"]: row for row in rows}
     for row in rows:
         assert row["n_rows"] == 18846 and row["n_classes"] == 20
-        assert row["before_change"] > 0.75 and row["after_abrupt"] < 0.15
+        assert row["before_change"] > 0.70 and row["after_abrupt"] < 0.15
     assert abs(by_name["AROW-floor"]["accuracy"] - by_name["AROW"]["accuracy"]) < 0.01
+    # (before the change, the same model: the same windowed accuracy)
+    plain, floor = by_name["AROW"], by_name["AROW-floor"]
+    before = sum(row <= plain["changes"][0][0] for row in plain["curve_rows"])
+    assert plain["curve"][:before] == floor["curve"][:before]
     X = sp.vstack([data.X, data.X_test]).tocsr()
     X, y, [(abrupt, _), _] = swap_classes_stream(
         X, np.concatenate([data.y, data.y_test]), random_state=0
@@ -908,6 +912,15 @@ def test_swapped_20newsgroups_stream_documents_what_the_floor_does_on_text():
     for lo in range(0, abrupt, 10):
         arow.partial_fit(X[lo : lo + 10], y[lo : lo + 10], classes=np.unique(y))
     assert arow.covariance_.min() > FLOOR
+
+
+def test_drift_run_is_reproduced():
+    """A batch's rows are shuffled as a partial_fit call shuffles them: the
+    protocol seeds its learners, so that a run gives the same table."""
+    from sklearn_pa.benchmark._drift import run_drift
+
+    first, again = (run_drift(["PA", "AROW-floor"], 1500) for _ in range(2))
+    assert [row["curve"] for row in first] == [row["curve"] for row in again]
 
 
 def test_drift_stream_is_seeded_and_sparse_on_request():

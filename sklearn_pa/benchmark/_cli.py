@@ -71,15 +71,7 @@ OPTIONS = {
     "input-dtype": _TABLE | {"data_home", "rows", "nnz"},
     "persistence": {"estimators", "output", "data_home", "repeats"},
     "calibration": {"estimators", "output", "plot", "data_home", "random_state"},
-    "drift": {
-        "estimators",
-        "rows",
-        "nnz",
-        "random_state",
-        "output",
-        "plot",
-        "data_home",
-    },
+    "drift": _TABLE - {"epochs", "params"} | {"rows", "nnz", "data_home"},
 }
 
 #: Protocols whose learners are their own (not the registry's estimators).

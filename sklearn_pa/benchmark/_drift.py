@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import shuffle
 
 __all__ = ["DRIFT_LEARNERS", "make_drift_stream", "run_drift", "swap_classes_stream"]
 
@@ -32,7 +33,7 @@ FLOOR = 0.01
 WINDOW = 500
 
 
-def _learner(name, n_classes=2):
+def _learner(name, n_classes=2, random_state=0):
     from sklearn_pa import (
         AROWClassifier,
         ConfidenceWeightedClassifier,
@@ -44,15 +45,20 @@ def _learner(name, n_classes=2):
         # (a river model through the same predict / partial_fit calls)
         return _RiverLearner(make)
 
+    # (a batch's rows are shuffled as scikit-learn's partial_fit shuffles
+    # them: seeded, so that a run is reproduced)
+    seed = {"random_state": random_state}
     learners = {
-        "PA": lambda: PassiveAggressiveClassifier(average=False),
-        "PA-averaged": lambda: PassiveAggressiveClassifier(),
-        "AROW": lambda: AROWClassifier(),
-        "AROW-floor": lambda: AROWClassifier(covariance_floor=FLOOR),
-        "SCW": lambda: SCWClassifier(),
-        "SCW-floor": lambda: SCWClassifier(covariance_floor=FLOOR),
-        "CW": lambda: ConfidenceWeightedClassifier(),
-        "CW-floor": lambda: ConfidenceWeightedClassifier(covariance_floor=FLOOR),
+        "PA": lambda: PassiveAggressiveClassifier(average=False, **seed),
+        "PA-averaged": lambda: PassiveAggressiveClassifier(**seed),
+        "AROW": lambda: AROWClassifier(**seed),
+        "AROW-floor": lambda: AROWClassifier(covariance_floor=FLOOR, **seed),
+        "SCW": lambda: SCWClassifier(**seed),
+        "SCW-floor": lambda: SCWClassifier(covariance_floor=FLOOR, **seed),
+        "CW": lambda: ConfidenceWeightedClassifier(**seed),
+        "CW-floor": lambda: ConfidenceWeightedClassifier(
+            covariance_floor=FLOOR, **seed
+        ),
         "river-PA": lambda: river(
             lambda m: (
                 m.linear_model.PAClassifier(C=1.0, mode=1)
@@ -199,7 +205,7 @@ def _pairing(rng, classes):
     """A random pairing of ``classes`` (an array of k >= 2 labels) as a
     map: each label to its partner's (the last three rotate when k is
     odd), so that no class keeps its label."""
-    order = rng.permutation(classes)
+    order = rng.choice(classes, classes.shape[0], replace=False)
     k = order.shape[0]
     partner = {}
     end = k - 3 if k % 2 else k
@@ -248,9 +254,7 @@ def swap_classes_stream(X, y, *, random_state=0):
         raise ValueError(
             f"Swapping classes needs at least 3 of them; y holds {classes.shape[0]}."
         )
-    order = rng.permutation(y.shape[0])
-    X = X[order] if not sp.issparse(X) else sp.csr_matrix(X)[order]
-    y = y[order]
+    X, y = shuffle(X if not sp.issparse(X) else sp.csr_matrix(X), y, random_state=rng)
     n = y.shape[0]
     first = _pairing(rng, classes)
     for _ in range(1000):
@@ -333,16 +337,18 @@ def run_drift(
         X_all, y_all = data.X, data.y
         if data.X_test is not None:
             stack = sp.vstack if sp.issparse(X_all) else np.vstack
-            X_all = stack([X_all, data.X_test]).tocsr() if sp.issparse(
-                X_all
-            ) else stack([X_all, data.X_test])
+            X_all = (
+                stack([X_all, data.X_test]).tocsr()
+                if sp.issparse(X_all)
+                else stack([X_all, data.X_test])
+            )
             y_all = np.concatenate([y_all, data.y_test])
         if n_rows is not None and n_rows < y_all.shape[0]:
             # (a random subset of that size, then its stream)
             keep = np.sort(
-                np.random.RandomState(random_state).permutation(y_all.shape[0])[
-                    :n_rows
-                ]
+                np.random.RandomState(random_state).choice(
+                    y_all.shape[0], n_rows, replace=False
+                )
             )
             X_all, y_all = X_all[keep], y_all[keep]
         X, y, changes = swap_classes_stream(X_all, y_all, random_state=random_state)
@@ -352,7 +358,7 @@ def run_drift(
     step = max(WINDOW // 5, 1)
     rows = []
     for name in names:
-        learner = _learner(name, n_classes)
+        learner = _learner(name, n_classes, random_state)
         tic = time.perf_counter()
         correct = prequential(learner, X, y, batch_size)
         seconds = time.perf_counter() - tic
