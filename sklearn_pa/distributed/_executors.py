@@ -25,6 +25,7 @@ came from a graph the scheduler still holds) and names those it cannot,
 which the driver sends again from the blocks it holds.
 """
 
+import contextlib
 import os
 import sys
 import threading
@@ -33,6 +34,57 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 from ._partitions import _prepare_partition, cut_rows
+
+# the BLAS libraries loaded in this process (scipy's, which the kernels call,
+# and numpy's), found once (a search costs milliseconds, a limit
+# microseconds), and the maps running under the limit of one thread
+_blas = {"controller": None, "limiter": None, "users": 0}
+_blas_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _one_blas_thread():
+    """A context in which every BLAS library of this process runs on one
+    thread, as it does in a Dask worker (whose nanny sets
+    ``OPENBLAS_NUM_THREADS=1`` and the like).
+
+    A BLAS that splits a product between its threads sums the parts in
+    another order than on one thread, so the last bits of the full
+    covariance's ``dsymv`` (second-order kernels) may depend on the thread
+    count: OpenBLAS before 0.3.22 (the 0.3.18 of scipy 1.9's wheels among
+    them) splits a ``dsymv`` of any size, even a 9 x 9 one, and with two
+    partitions' kernels calling it from two threads at once a partition's
+    state could differ in its last bits from the same epoch run alone (a
+    mixed AROW state about 1e-14 away).  With one BLAS thread, threads,
+    one thread and a Dask cluster give the same model to the last bit.
+
+    The limit is the process's (a BLAS library has no other): it is taken
+    around a whole map by the calling thread, never by the partitions'
+    threads, and counted, so that the first of overlapping maps (two fits
+    on threads of their own) sets it and the last restores the previous
+    thread counts.  threadpoolctl is a dependency of scikit-learn
+    (``threadpoolctl>=3.1``); without it the context does nothing.
+    """
+    with _blas_lock:
+        if _blas["users"] == 0:
+            if _blas["controller"] is None:
+                try:
+                    from threadpoolctl import ThreadpoolController
+                except ImportError:  # pragma: no cover - scikit-learn needs it
+                    _blas["controller"] = False
+                else:
+                    _blas["controller"] = ThreadpoolController()
+            if _blas["controller"]:
+                _blas["limiter"] = _blas["controller"].limit(limits=1, user_api="blas")
+        _blas["users"] += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas["users"] -= 1
+            if _blas["users"] == 0 and _blas["limiter"] is not None:
+                _blas["limiter"].restore_original_limits()
+                _blas["limiter"] = None
 
 
 def _is_delayed(block):
@@ -77,12 +129,15 @@ class ThreadExecutor:
         self._pool = None
 
     def _map(self, func, items):
+        # the partitions' work on one BLAS thread, as on a Dask worker (see
+        # _one_blas_thread), on one thread of ours or several alike
         items = list(items)
-        if self.n_workers == 1 or len(items) <= 1:
-            return [func(*item) for item in items]
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self.n_workers)
-        return list(self._pool.map(lambda item: func(*item), items))
+        with _one_blas_thread():
+            if self.n_workers == 1 or len(items) <= 1:
+                return [func(*item) for item in items]
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.n_workers)
+            return list(self._pool.map(lambda item: func(*item), items))
 
     def persist(self, x_blocks, y_blocks, indices=None):
         if indices is None:
