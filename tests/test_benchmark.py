@@ -914,6 +914,22 @@ def test_swapped_20newsgroups_stream_documents_what_the_floor_does_on_text():
     assert arow.covariance_.min() > FLOOR
 
 
+def test_capymoa_peer_reads_any_labels():
+    """MOA's learners take a class index: the peer maps labels that are not
+    0..k-1 both ways (where CapyMOA is installed)."""
+    pytest.importorskip("capymoa")
+    from sklearn_pa.benchmark._drift import _learner
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(600, 4))
+    y = np.array([10, 20, 30])[(X[:, 0] > 0) + (X[:, 1] > 0)]
+    peer = _learner("capymoa-HAT", 3)
+    peer.partial_fit(X[:500], y[:500], classes=np.array([10, 20, 30]))
+    predicted = peer.predict(X[500:])
+    assert set(predicted) <= {10, 20, 30}
+    assert (predicted == y[500:]).mean() > 0.6
+
+
 def test_drift_run_is_reproduced():
     """A batch's rows are shuffled as a partial_fit call shuffles them: the
     protocol seeds its learners, so that a run gives the same table."""

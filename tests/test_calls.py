@@ -270,7 +270,7 @@ def test_a_batch_records_each_rows_margins_before_its_own_update():
     b = AROWClassifier(shuffle=False).partial_fit(X[:20], y[:20], classes=[0, 1, 2])
     # (the first call records nothing: no model scored its rows)
     assert getattr(a, "_calibration", None) is None
-    progressive = b._partial_fit_scores(X[20:80], y[20:80])
+    progressive = b.__sklearn_pa_prequential__(X[20:80], y[20:80])
     a.partial_fit(X[20:80], y[20:80])
     assert_allclose(a._calibration[0], progressive, rtol=1e-12, atol=1e-14)
     assert_array_equal(a._calibration[2], y[20:80])

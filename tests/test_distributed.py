@@ -670,3 +670,39 @@ def test_iellip_mixes_to_a_working_model_every_round(client):
             S.IELLIPClassifier(random_state=0), Xd, yd, n_epochs=n_epochs, client=client
         )
         assert mixed.score(X, y) > 0.6, n_epochs
+
+
+def test_threaded_partitions_run_the_blas_on_one_thread():
+    """The threaded executor runs its map with every BLAS library on one
+    thread (as a Dask worker does: the full covariance's ``dsymv`` then
+    gives the same bits whichever executor runs it), overlapping maps
+    included, and gives the previous thread counts back after the last."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from sklearn_pa.distributed._executors import ThreadExecutor
+
+    def blas_threads():
+        return sorted(
+            {
+                info["num_threads"]
+                for info in threadpoolctl.threadpool_info()
+                if info["user_api"] == "blas"
+            }
+        )
+
+    before = blas_threads()
+    if not before:
+        pytest.skip("no BLAS library found by threadpoolctl")
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        expected = blas_threads()
+        seen = []
+
+        def work(i):
+            if i == 0:  # (a map inside a map, as two fits on threads overlap)
+                ThreadExecutor(2)._map(lambda j: seen.append(blas_threads()), [(0,)])
+            seen.append(blas_threads())
+            return i
+
+        assert ThreadExecutor(2)._map(work, [(0,), (1,), (2,)]) == [0, 1, 2]
+        assert seen == [[1]] * 4
+        assert blas_threads() == expected
+    assert blas_threads() == before

@@ -252,11 +252,11 @@ def test_rows_before_a_class_do_not_see_it(Estimator, params):
     est = Estimator(**params, new_classes="add", shuffle=False)
     before = clone(est).partial_fit(X[:k], y[:k], classes=INITIAL)
     whole = clone(est)
-    scores = whole._partial_fit_scores(X[: k + 10], y[: k + 10], classes=INITIAL)
+    scores = whole.__sklearn_pa_prequential__(X[: k + 10], y[: k + 10], classes=INITIAL)
     # the scores of the rows before k are those of the binary model, in
     # the columns of the final classes (-inf for the class not met yet)
     binary = clone(est).set_params(new_classes="error")
-    binary_scores = binary._partial_fit_scores(X[:k], y[:k], classes=[0, 2])
+    binary_scores = binary.__sklearn_pa_prequential__(X[:k], y[:k], classes=[0, 2])
     split = _split(est)
     np.testing.assert_allclose(scores[:k, 0], -split * binary_scores, atol=1e-12)
     np.testing.assert_allclose(scores[:k, 2], split * binary_scores, atol=1e-12)
@@ -452,7 +452,7 @@ def test_progressive_scores_never_know_a_class_before_its_row():
     predicted at all; and the batches do not matter."""
     X, y = _stream()
     est = PassiveAggressiveClassifier(new_classes="add", shuffle=False)
-    scores = clone(est)._partial_fit_scores(X, y)
+    scores = clone(est).__sklearn_pa_prequential__(X, y)
     assert np.all(np.isnan(scores[0]))
     labels, first = np.unique(y, return_index=True)
     for label, row in zip(labels, first):
@@ -461,7 +461,7 @@ def test_progressive_scores_never_know_a_class_before_its_row():
             assert np.argmax(scores[row]) != label
     for batches in (BATCHINGS["uneven"], BATCHINGS["rows"]):
         model = clone(est)
-        parts = [model._partial_fit_scores(X[s], y[s]) for s in batches]
+        parts = [model.__sklearn_pa_prequential__(X[s], y[s]) for s in batches]
         # (each batch's scores are in the columns of the model after it)
         final = model.classes_
         mapped = []
@@ -631,7 +631,7 @@ def test_announced_classes_are_known_at_the_first_row():
     X, y = _stream()
     est = PassiveAggressiveClassifier(new_classes="add", shuffle=False)
     est.partial_fit(X[:30], y[:30], classes=INITIAL)
-    scores = est._partial_fit_scores(X[30:40], y[30:40], classes=[0, 1, 2])
+    scores = est.__sklearn_pa_prequential__(X[30:40], y[30:40], classes=[0, 1, 2])
     assert np.all(np.isfinite(scores))
-    scores = clone(est)._partial_fit_scores(X[30:40], y[30:40])
+    scores = clone(est).__sklearn_pa_prequential__(X[30:40], y[30:40])
     assert np.all(np.isnan(scores[0]))  # a first call knows no class

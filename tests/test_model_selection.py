@@ -17,13 +17,14 @@ from sklearn_pa import (
     PassiveAggressiveRegressor,
 )
 from sklearn_pa.model_selection import progressive_val_predict, progressive_val_score
+from sklearn_pa.utils import all_estimators
 
 
 def _loop(estimator, X, y, method, classes=None):
     """The definition: predict sample i with the model of samples < i.
 
     The package's estimators predict the first sample with their initial
-    model; one call to ``_partial_fit_scores`` on that sample alone gives it
+    model; one call to ``__sklearn_pa_prequential__`` on that sample alone gives it
     (its own equivalence to ``predict`` is checked from the second sample on).
     A classifier learns ``classes`` (default: the labels of ``y``).
     """
@@ -31,7 +32,7 @@ def _loop(estimator, X, y, method, classes=None):
     if classes is None:
         classes = np.unique(y)
     kwargs = {"classes": classes} if is_classifier(est) else {}
-    out = [est._partial_fit_scores(X[:1], y[:1], **kwargs)[0]]
+    out = [est.__sklearn_pa_prequential__(X[:1], y[:1], **kwargs)[0]]
     for i in range(1, X.shape[0]):
         out.append(getattr(est, method)(X[i : i + 1])[0])
         est.partial_fit(X[i : i + 1], y[i : i + 1], **kwargs)
@@ -214,10 +215,45 @@ def test_partial_fit_scores_is_atomic_on_bad_input():
     bad = X.copy()
     bad[-1, 0] = np.nan
     with pytest.raises(ValueError):
-        est._partial_fit_scores(bad, y)
+        est.__sklearn_pa_prequential__(bad, y)
     assert_array_equal(est.coef_, coef)
     avg = PassiveAggressiveRegressor(average=True).partial_fit(X, y)
     coef = avg.coef_.copy()
     with pytest.raises(ValueError):
-        avg._partial_fit_scores(bad, y)
+        avg.__sklearn_pa_prequential__(bad, y)
     assert_array_equal(avg.coef_, coef)
+
+
+@pytest.mark.parametrize(
+    "Estimator",
+    [E for _, E in all_estimators() if hasattr(E, "__sklearn_pa_prequential__")],
+    ids=lambda E: E.__name__,
+)
+def test_the_prequential_protocol_hands_its_scores_to_then(Estimator):
+    """Every learner with the prequential protocol (discovered) takes
+    ``then`` and calls it once, inside the call, with the scores it returns;
+    a ``then`` that raises leaves the model as it was."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30, 4))
+    est = Estimator()
+    y = rng.randint(3, size=30) if is_classifier(est) else rng.normal(size=30)
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    kwargs = {"classes": np.unique(y)} if is_classifier(est) else {}
+    est.partial_fit(X[:10], y[:10], **kwargs)
+    seen = []
+    try:
+        scores = est.__sklearn_pa_prequential__(X[10:20], y[10:20], then=seen.append)
+    except NotImplementedError:
+        assert seen == []
+        pytest.skip(f"{Estimator.__name__} records no scores in this configuration")
+    assert len(seen) == 1
+    assert_array_equal(seen[0], scores)
+    before = est.predict(X[20:])
+
+    def fail(scores):
+        raise RuntimeError("then failed")
+
+    with pytest.raises(RuntimeError, match="then failed"):
+        est.__sklearn_pa_prequential__(X[20:], y[20:], then=fail)
+    assert_array_equal(est.predict(X[20:]), before)

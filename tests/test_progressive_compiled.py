@@ -176,7 +176,7 @@ def test_compiled_pass_leaves_the_model_of_partial_fit(name, sparse):
     kwargs = {"classes": np.unique(y[y != -1])} if is_classifier(estimator) else {}
     compiled, reference = clone(estimator), clone(estimator)
     for part in (slice(0, 50), slice(50, 80)):
-        scores = compiled._partial_fit_scores(Xs[part], y[part], **kwargs)
+        scores = compiled.__sklearn_pa_prequential__(Xs[part], y[part], **kwargs)
         reference.partial_fit(Xs[part], y[part], **kwargs)
         assert scores.shape[0] == part.stop - part.start
     _assert_same_model(compiled, reference)
@@ -200,7 +200,7 @@ def test_compiled_pass_is_atomic_on_bad_input(name):
     bad = X[20:].copy()
     bad[-1, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        est._partial_fit_scores(bad, y[20:], **kwargs)
+        est.__sklearn_pa_prequential__(bad, y[20:], **kwargs)
     after = _arrays(est)
     assert before.keys() == after.keys()
     for key, value in before.items():

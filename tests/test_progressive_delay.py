@@ -221,7 +221,7 @@ def test_growing_probabilities_take_the_loop():
     X, y = _data(n=40)
     est = ConfidenceWeightedClassifier(new_classes="add")
     with pytest.raises(NotImplementedError):
-        clone(est)._partial_fit_scores(X, y, predict_proba=True)
+        clone(est).__sklearn_pa_prequential__(X, y, predict_proba=True)
     proba, predicted = progressive_val_predict(
         est, X, y, method="predict_proba", batch_size=1
     )

@@ -30,7 +30,7 @@ def _online_learners(compiled_only):
         if not hasattr(Estimator, "partial_fit"):
             continue
         est = Estimator()
-        if compiled_only and not hasattr(est, "_partial_fit_scores"):
+        if compiled_only and not hasattr(est, "__sklearn_pa_prequential__"):
             continue
         if "random_state" in est.get_params():
             est.set_params(random_state=0)
@@ -149,14 +149,14 @@ def test_delay_works_for_every_online_learner(est, kind):
     first = np.flatnonzero([e is not None for e in expected])
     assert first.size
     assert predicted[first].all()
-    if not hasattr(est, "_partial_fit_scores") and not isinstance(kind, int):
+    if not hasattr(est, "__sklearn_pa_prequential__") and not isinstance(kind, int):
         # partial_fit on the rows whose labels arrive together: the loop
         # over single rows is the reference only for a constant delay
         return
     assert_allclose(
         out[first], np.asarray([expected[j] for j in first]), rtol=1e-9, atol=1e-12
     )
-    if hasattr(est, "_partial_fit_scores"):
+    if hasattr(est, "__sklearn_pa_prequential__"):
         # the rows before the first label: the initial model's scores
         assert predicted.all() and np.all(np.isfinite(out))
 

@@ -108,7 +108,7 @@ def test_progressive_scores_bit_identical(simd_switch, layout):
 
     def fit(est):
         est.partial_fit(X[:60], y[:60], classes=classes)
-        return est._partial_fit_scores(X[60:], y[60:])
+        return est.__sklearn_pa_prequential__(X[60:], y[60:])
 
     plain, simd = simd_switch(
         lambda: PassiveAggressiveClassifier(average=True, random_state=0), fit

@@ -578,7 +578,7 @@ class OnlineBayesPointClassifier(
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
         """One pass over a batch; returns ``self``, or, with
         ``record_scores``, the ``(n_samples, n_columns)`` scores of the Bayes
-        point on each row before its update (see ``_partial_fit_scores``).
+        point on each row before its update (see ``__sklearn_pa_prequential__``).
 
         The batch is checked once, the cheap branch first: a later call
         whose parameters (the base learner's included) and copies are those
@@ -692,13 +692,15 @@ class OnlineBayesPointClassifier(
         self._class_weight = np.ones(max(2, classes.shape[0]))
         self._publish()
 
-    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None, *, then=None):
+    def __sklearn_pa_prequential__(
+        self, X, y, classes=None, sample_weight=None, *, then=None
+    ):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values of the Bayes point on each sample just
         before the copies learned from it (unlabeled samples included).
 
         The protocol of progressive validation (see
-        :meth:`BaseOnlineLinear._partial_fit_scores`): the same validation,
+        :meth:`BaseOnlineLinear.__sklearn_pa_prequential__`): the same validation,
         atomicity, random draws and effect on the model as ``partial_fit``
         with ``shuffle=False``; the compiled pass mixes the copies' scores
         with the weights ``_publish`` gives them at that point of the stream.

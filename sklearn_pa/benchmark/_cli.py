@@ -119,7 +119,8 @@ def _default_estimators(dataset):
     if dataset == "drift":
         return [
             "PA PA-averaged AROW AROW-floor SCW SCW-floor CW CW-floor (and "
-            "river-PA, river-HAT where river is installed)"
+            "river-PA, river-HAT, capymoa-HAT, capymoa-ARF where river and "
+            "capymoa are installed)"
         ]
     if dataset == "20newsgroups-drift":
         return [

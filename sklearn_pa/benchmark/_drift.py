@@ -14,6 +14,7 @@ shrinks, and, where ``river`` is installed, river's PA and (on the
 hyperplane) its Hoeffding Adaptive Tree.
 """
 
+import importlib.util
 import time
 
 import numpy as np
@@ -72,6 +73,15 @@ def _learner(name, n_classes=2, random_state=0):
         "river-HAT": lambda: river(
             lambda m: m.tree.HoeffdingAdaptiveTreeClassifier(seed=0)
         ),
+        # (MOA's learners, through CapyMOA, at their defaults)
+        "capymoa-HAT": lambda: _CapyMOALearner(
+            lambda C, schema: C.HoeffdingAdaptiveTree(schema=schema)
+        ),
+        "capymoa-ARF": lambda: _CapyMOALearner(
+            lambda C, schema: C.AdaptiveRandomForestClassifier(
+                schema=schema, random_seed=random_state
+            )
+        ),
     }
     return learners[name]()
 
@@ -90,14 +100,21 @@ DRIFT_LEARNERS = {
     "river-PA": "river.linear_model.PAClassifier (PA-I, C=1; one-vs-rest on "
     "more than two classes), where installed",
     "river-HAT": "river.tree.HoeffdingAdaptiveTreeClassifier, where installed",
+    "capymoa-HAT": "MOA's HoeffdingAdaptiveTree (CapyMOA), where installed",
+    "capymoa-ARF": "MOA's AdaptiveRandomForestClassifier (CapyMOA: 100 trees, "
+    "ADWIN drift detectors), where installed",
 }
 
-_RIVER = ("river-PA", "river-HAT")
+#: The peers, by the package that runs them (left out where not installed).
+_PEERS = {
+    "river": ("river-PA", "river-HAT"),
+    "capymoa": ("capymoa-HAT", "capymoa-ARF"),
+}
 
 #: Learners left out of the text stream by default: a Hoeffding tree keeps
 #: an estimator per feature and class in every leaf, which on 20 Newsgroups'
-#: 130 000 sparse features runs for hours.
-_NOT_ON_TEXT = ("river-HAT",)
+#: 130 000 sparse features runs for hours, and MOA reads dense instances.
+_NOT_ON_TEXT = ("river-HAT", "capymoa-HAT", "capymoa-ARF")
 
 
 class _RiverLearner:
@@ -129,6 +146,48 @@ class _RiverLearner:
     def partial_fit(self, X, y, classes=None):
         for x, label in zip(self._dicts(X), np.asarray(y).tolist()):
             self.model.learn_one(x, label)
+        return self
+
+
+class _CapyMOALearner:
+    """A MOA classifier (CapyMOA) behind ``predict`` / ``partial_fit`` on
+    dense arrays: one ``predict`` and one ``train`` per row, as MOA
+    learns; the schema (numeric features, the classes) is made at the
+    first call."""
+
+    def __init__(self, make):
+        self.make = make
+        self.model = None
+
+    def _start(self, n_features, classes):
+        from capymoa import classifier
+        from capymoa.stream import Schema
+
+        self.classes = np.asarray(classes)
+        names = [f"x{j}" for j in range(n_features)]
+        self.schema = Schema.from_custom(
+            [*names, "class"],
+            target="class",
+            categories={"class": [str(c) for c in self.classes]},
+            name="stream",
+        )
+        self.model = self.make(classifier, self.schema)
+
+    def predict(self, X):
+        from capymoa.core import Instance
+
+        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        out = [self.model.predict(Instance.from_array(self.schema, x)) for x in X]
+        return np.array([self.classes[0 if p is None else p] for p in out])
+
+    def partial_fit(self, X, y, classes=None):
+        from capymoa.core import LabeledInstance
+
+        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        if self.model is None:
+            self._start(X.shape[1], np.unique(y) if classes is None else classes)
+        for x, index in zip(X, np.searchsorted(self.classes, y).tolist()):
+            self.model.train(LabeledInstance.from_array(self.schema, x, index))
         return self
 
 
@@ -310,7 +369,8 @@ def run_drift(
     ``WINDOW`` rows before the abrupt change, over the ``WINDOW`` rows after
     it and after the end of the gradual change, and the windowed accuracy
     curve (``curve``, one point per ``WINDOW // 5`` rows) the chart draws.
-    The river learners are left out where river is not installed.
+    The river and CapyMOA learners are left out where their package is not
+    installed.
 
     ``data`` (a Bunch of :func:`~sklearn_pa.benchmark.load_dataset`: its
     training and test rows together) is streamed with its classes swapped
@@ -325,10 +385,9 @@ def run_drift(
             f"Unknown drift learner(s) {', '.join(unknown)}; the drift protocol "
             f"runs {', '.join(DRIFT_LEARNERS)}."
         )
-    try:
-        import river  # noqa: F401
-    except ImportError:
-        names = [n for n in names if n not in _RIVER]
+    for package, peers in _PEERS.items():
+        if importlib.util.find_spec(package) is None:
+            names = [n for n in names if n not in peers]
     if data is None:
         dataset = "drift"
         X, y, changes = make_drift_stream(n_rows, nnz=nnz, random_state=random_state)

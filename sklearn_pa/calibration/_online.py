@@ -313,7 +313,7 @@ class OnlineCalibratedClassifier(
         if estimator is None:
             base = self.estimator
             estimator = clone(base) if base is not None else _default_estimator()
-            if not callable(getattr(estimator, "_partial_fit_scores", None)):
+            if not callable(getattr(estimator, "__sklearn_pa_prequential__", None)):
                 raise TypeError(
                     f"{type(estimator).__name__} does not record the scores of "
                     "its pass: OnlineCalibratedClassifier calibrates the "
@@ -367,7 +367,7 @@ class OnlineCalibratedClassifier(
                 values.pop("feature_names_in_", None)
             values.update(published)
 
-        estimator._partial_fit_scores(X, y, classes, sample_weight, then=record)
+        estimator.__sklearn_pa_prequential__(X, y, classes, sample_weight, then=record)
         return self
 
     def _check_single_label(self, y):

@@ -48,15 +48,17 @@ def _one_blas_thread():
     thread, as it does in a Dask worker (whose nanny sets
     ``OPENBLAS_NUM_THREADS=1`` and the like).
 
-    A BLAS that splits a product between its threads sums the parts in
-    another order than on one thread, so the last bits of the full
-    covariance's ``dsymv`` (second-order kernels) may depend on the thread
-    count: OpenBLAS before 0.3.22 (the 0.3.18 of scipy 1.9's wheels among
-    them) splits a ``dsymv`` of any size, even a 9 x 9 one, and with two
-    partitions' kernels calling it from two threads at once a partition's
-    state could differ in its last bits from the same epoch run alone (a
-    mixed AROW state about 1e-14 away).  With one BLAS thread, threads,
-    one thread and a Dask cluster give the same model to the last bit.
+    The full covariance's ``Sigma x`` (second-order kernels) is a BLAS
+    ``dsymv``.  OpenBLAS before 0.3.22 (the 0.3.18 of scipy 1.9's wheels
+    among them) splits a ``dsymv`` of any size, even a 9 x 9 one, between
+    its threads (whose sum of the parts differs in its last bits from one
+    thread's in most cases), and with two partitions' kernels calling it
+    from two threads at once about one fit in a thousand came out different
+    in its last bits from the same epochs run alone (a mixed AROW state
+    about 1e-14 away; measured in a process of its own per run, never with
+    one BLAS thread, nor with OpenBLAS 0.3.22 or later, which runs a small
+    ``dsymv`` on one thread).  With one BLAS thread, threads, one thread
+    and a Dask cluster give the same model to the last bit.
 
     The limit is the process's (a BLAS library has no other): it is taken
     around a whole map by the calling thread, never by the partitions'

@@ -679,7 +679,7 @@ class _BaseKernelPA(
     def _partial_fit(self, X, y, classes, sample_weight, *, record_scores=False):
         """One pass over a batch; returns ``self``, or, with
         ``record_scores``, the ``(n_samples, n_columns)`` scores each row got
-        before its update (see ``_partial_fit_scores``).
+        before its update (see ``__sklearn_pa_prequential__``).
 
         The batch is checked once (:func:`~sklearn_pa._core.batch.check_batch`):
         a later call whose parameters and published support set are those
@@ -739,13 +739,15 @@ class _BaseKernelPA(
             X, y, classes, sample_weight, record_scores=record_scores
         )
 
-    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None, *, then=None):
+    def __sklearn_pa_prequential__(
+        self, X, y, classes=None, sample_weight=None, *, then=None
+    ):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values (``predict`` for the regressor) each
         sample got just before the model learned from it.
 
         The protocol of progressive validation (see
-        :meth:`BaseOnlineLinear._partial_fit_scores`): the same validation,
+        :meth:`BaseOnlineLinear.__sklearn_pa_prequential__`): the same validation,
         atomicity and effect on the model as ``partial_fit`` with
         ``shuffle=False``.  The compiled block pass keeps each row's scores
         as it meets them (the kernel expansion of the support vectors alive

@@ -439,7 +439,7 @@ class BaseOnlineLinear(
         """One unstopped epoch over a batch, continuing from the current
         state (the first call allocates it); returns ``self``, or, with
         ``record_scores``, the ``(n_samples, n_columns)`` scores each row got
-        before its update (see ``_partial_fit_scores``).
+        before its update (see ``__sklearn_pa_prequential__``).
 
         The parameters are validated whenever they changed since the last
         call (a parameter changed mid-stream is refused before any update),
@@ -554,15 +554,20 @@ class BaseOnlineLinear(
             X, y, classes, sample_weight, record_scores=record_scores
         )
 
-    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None, *, then=None):
+    def __sklearn_pa_prequential__(
+        self, X, y, classes=None, sample_weight=None, *, then=None
+    ):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values each sample got just before the model
         learned from it.
 
-        This is the private protocol of progressive validation
-        (:func:`sklearn_pa.model_selection.progressive_val_predict`): one
-        kernel pass per batch instead of a predict / learn loop per sample.
-        Any estimator may implement it with this contract:
+        This is the package's prequential protocol, named as the state
+        protocol (``__sklearn_pa_state__``) is, since the services call it
+        on every family's learners: progressive validation
+        (:func:`sklearn_pa.model_selection.progressive_val_predict`) and
+        online calibration (:class:`~sklearn_pa.OnlineCalibratedClassifier`)
+        make one kernel pass per batch instead of a predict / learn loop per
+        sample.  Any estimator may implement it with this contract:
 
         - same validation, atomicity and effect on the model as
           ``partial_fit(X, y[, classes], sample_weight=...)`` without

@@ -254,10 +254,21 @@ class _SplitWeightsMixin:
     def _total(self):
         return 0.0
 
-    def _partial_fit_scores(self, X, y, classes=None, sample_weight=None):
-        scores = super()._partial_fit_scores(X, y, classes, sample_weight)
+    def __sklearn_pa_prequential__(
+        self, X, y, classes=None, sample_weight=None, *, then=None
+    ):
         # the kernel writes the prediction into the first of the two columns
-        return scores[:, 0] if scores.ndim == 2 else scores
+        def first(scores):
+            return scores[:, 0] if scores.ndim == 2 else scores
+
+        scores = super().__sklearn_pa_prequential__(
+            X,
+            y,
+            classes,
+            sample_weight,
+            then=None if then is None else (lambda scores: then(first(scores))),
+        )
+        return first(scores)
 
     def _partial_fit(self, X, y, classes, sample_weight, **kwargs):
         kind = getattr(self, "_split_coef", None) is not None

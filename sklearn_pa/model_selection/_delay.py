@@ -69,7 +69,7 @@ def delayed_pass(
     The rows predicted between two arrivals are predicted together and the
     rows whose labels arrive together are learned together: the package's
     learners by their compiled pass without shuffling
-    (``_partial_fit_scores``), others by ``partial_fit``.  A classifier's
+    (``__sklearn_pa_prequential__``), others by ``partial_fit``.  A classifier's
     decision values and probabilities are returned in the columns of the
     final ``classes_`` (a class not known yet scores ``-inf``, has
     probability 0)."""
@@ -106,7 +106,7 @@ def delayed_pass(
                 part_kwargs = dict(kwargs)
                 if sw_all is not None:
                     part_kwargs["sample_weight"] = sw_all[part]
-                est._partial_fit_scores(prepare(part), y[part], **part_kwargs)
+                est.__sklearn_pa_prequential__(prepare(part), y[part], **part_kwargs)
         else:
             est.partial_fit(prepare(rows), y[rows], **kwargs)
         done, fitted = upto, True
@@ -215,7 +215,7 @@ class _FirstScores:
     def decision_function(self, X, rows):
         scores = [
             np.asarray(
-                clone(self.est)._partial_fit_scores(
+                clone(self.est).__sklearn_pa_prequential__(
                     _safe_indexing(X, [i]), self.y[[row]], **self.kwargs
                 )
             )[0]

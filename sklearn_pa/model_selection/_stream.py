@@ -34,15 +34,15 @@ _LOOP_WARNING_SIZE = 1000
 
 
 def _has_score_protocol(estimator):
-    return callable(getattr(estimator, "_partial_fit_scores", None))
+    return callable(getattr(estimator, "__sklearn_pa_prequential__", None))
 
 
 def _has_proba_protocol(estimator):
-    """Whether ``_partial_fit_scores`` can also return the probabilities
+    """Whether ``__sklearn_pa_prequential__`` can also return the probabilities
     (its ``predict_proba`` keyword)."""
     if not _has_score_protocol(estimator):
         return False
-    parameters = inspect.signature(estimator._partial_fit_scores).parameters
+    parameters = inspect.signature(estimator.__sklearn_pa_prequential__).parameters
     return "predict_proba" in parameters
 
 
@@ -251,7 +251,7 @@ def _progressive(
         first = next(batches, None)
         for X_batch, y_batch, sw in _first_sample_apart(first, batches):
             try:
-                scores = est._partial_fit_scores(
+                scores = est.__sklearn_pa_prequential__(
                     prepare(X_batch), y_batch, **learn_kwargs(sw), **proba_kwargs
                 )
             except NotImplementedError:

@@ -200,7 +200,7 @@ class _GaussianWeightsMixin:
         scores_out=None,
     ):
         # progressive validation with predict_proba asks for the variances
-        # too (see _partial_fit_scores)
+        # too (see __sklearn_pa_prequential__)
         call = call_values()
         want_variances = call.pop("record_variances", False)
         rows, labels, targets, params = batch_arrays(self, X, y)
@@ -447,13 +447,13 @@ class _BaseSecondOrder(
             self._record_pass_margins(margins)
             return self
 
-    def _partial_fit_scores(
+    def __sklearn_pa_prequential__(
         self, X, y, classes=None, sample_weight=None, *, predict_proba=False, then=None
     ):
         """``partial_fit`` on a batch in its given order (no shuffling),
         returning the decision values each sample got just before the model
         learned from it (the protocol of progressive validation, see
-        :meth:`BaseOnlineLinear._partial_fit_scores`).
+        :meth:`BaseOnlineLinear.__sklearn_pa_prequential__`).
 
         The model is left as ``partial_fit`` leaves it, the margins that
         calibrate ``predict_proba`` included.  With ``predict_proba`` the
