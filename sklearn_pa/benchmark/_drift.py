@@ -504,18 +504,23 @@ def drift_cells(rows):
 def plot_drift(rows, path, Figure, title):
     """The windowed accuracy of each learner against the rows seen, the
     changes marked (a line at the abrupt change, a band over the gradual
-    one)."""
+    one).  A learner and its ``-floor`` variant share a colour, the
+    variant drawn solid and the learner dotted."""
     fig = Figure(figsize=(8, 4.5))
     ax = fig.subplots()
     (abrupt, _), (start, end) = rows[0]["changes"]
     ax.axvline(abrupt, color="0.3", linestyle="--", linewidth=1)
     ax.axvspan(start, end, color="0.85", zorder=0)
+    colours = {}
     for row in rows:
         name = row["estimator"]
+        base = name.removesuffix("-floor")
+        colours.setdefault(base, f"C{len(colours) % 10}")
         ax.plot(
             row["curve_rows"],
             100 * np.asarray(row["curve"]),
             label=name,
+            color=colours[base],
             linewidth=1.6 if name.endswith("-floor") else 1.0,
             linestyle="-" if name.endswith("-floor") or name == "PA" else ":",
         )
