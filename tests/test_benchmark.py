@@ -922,7 +922,7 @@ def test_capymoa_peer_reads_any_labels():
 
     rng = np.random.RandomState(0)
     X = rng.normal(size=(600, 4))
-    y = np.array([10, 20, 30])[(X[:, 0] > 0) + (X[:, 1] > 0)]
+    y = np.array([10, 20, 30])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 0)]
     peer = _learner("capymoa-HAT", 3)
     peer.partial_fit(X[:500], y[:500], classes=np.array([10, 20, 30]))
     predicted = peer.predict(X[500:])

@@ -10,8 +10,9 @@ every batch before it learns it (``partial_fit``), and the windowed
 accuracy of those predictions is followed over the stream.  The
 second-order learners run without and with ``covariance_floor`` (ARCOR's
 covariance projection), beside the first-order PA, whose step never
-shrinks, and, where ``river`` is installed, river's PA and (on the
-hyperplane) its Hoeffding Adaptive Tree.
+shrinks, and the peers where their package is installed: river's PA and,
+on the hyperplane, river's Hoeffding Adaptive Tree and MOA's Hoeffding
+Adaptive Tree and Adaptive Random Forest (through CapyMOA).
 """
 
 import importlib.util
@@ -374,8 +375,9 @@ def run_drift(
 
     ``data`` (a Bunch of :func:`~sklearn_pa.benchmark.load_dataset`: its
     training and test rows together) is streamed with its classes swapped
-    (:func:`swap_classes_stream`), its first ``n_rows`` rows (None: all),
-    instead of the rotating hyperplane; ``nnz`` does not apply to it.
+    (:func:`swap_classes_stream`), a random subset of ``n_rows`` of its rows
+    (None: all of them), instead of the rotating hyperplane; ``nnz`` does
+    not apply to it.
     """
     if names is None:
         names = [n for n in DRIFT_LEARNERS if data is None or n not in _NOT_ON_TEXT]
@@ -395,11 +397,10 @@ def run_drift(
         dataset = f"{data.name}-drift"
         X_all, y_all = data.X, data.y
         if data.X_test is not None:
-            stack = sp.vstack if sp.issparse(X_all) else np.vstack
             X_all = (
-                stack([X_all, data.X_test]).tocsr()
+                sp.vstack([X_all, data.X_test], format="csr")
                 if sp.issparse(X_all)
-                else stack([X_all, data.X_test])
+                else np.vstack([X_all, data.X_test])
             )
             y_all = np.concatenate([y_all, data.y_test])
         if n_rows is not None and n_rows < y_all.shape[0]:
