@@ -14,9 +14,9 @@ import pickletools
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from ._core.batch import check_csr_structure
+from .linear._base import adopt_weights
 from .linear._passive_aggressive import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
@@ -463,32 +463,6 @@ def _params(task, is_sgd, state):
     return params
 
 
-def _adopt_weights(estimator, coef, intercept, t, average=None):
-    """Make ``coef`` / ``intercept`` (the standard weights, in the shape of
-    ``coef_``) the fitted state of ``estimator`` after ``t - 1`` samples,
-    and, with ``average`` (a pair: the averaged coef and intercept of those
-    samples), the average a later ``partial_fit`` continues.  The estimator
-    must be fitted (its targets chosen); the random stream of a later
-    ``partial_fit`` starts from ``random_state``."""
-    n_features, n_columns = estimator.n_features_in_, estimator._n_columns()
-    coef = np.asarray(coef, dtype=np.float64).reshape(n_columns, n_features)
-    W = np.ascontiguousarray(coef.T)
-    b = np.array(np.ravel(intercept), dtype=np.float64)
-    estimator.t_ = float(t)
-    estimator._rng = check_random_state(estimator.random_state)
-    if not estimator.average:
-        estimator._publish(W, b)
-        return
-    n_avg = estimator.t_ - estimator._average_start()
-    U, bu = np.zeros_like(W), np.zeros_like(b)
-    if average is not None and n_avg >= 1:
-        avg_coef = np.asarray(average[0], dtype=np.float64)
-        avg_coef = avg_coef.reshape(n_columns, n_features).T
-        U = np.ascontiguousarray(n_avg * (W - avg_coef))
-        bu = n_avg * (b - np.ravel(average[1]))
-    estimator._publish(W, b, U, bu)
-
-
 def _convert(sklearn_class, state):
     state = _check_state(sklearn_class, state)
     task, is_sgd = _KINDS[sklearn_class]
@@ -517,7 +491,7 @@ def _convert(sklearn_class, state):
         average = (state["_average_coef"], state["_average_intercept"])
     else:
         coef, intercept, average = state["coef_"], state["intercept_"], None
-    _adopt_weights(estimator, coef, intercept, state["t_"], average)
+    adopt_weights(estimator, coef, intercept, state["t_"], average)
     estimator.n_iter_ = state.get("n_iter_", 0)
     if "feature_names_in_" in state:
         estimator.feature_names_in_ = state["feature_names_in_"]

@@ -29,6 +29,7 @@ from sklearn.metrics.pairwise import kernel_metrics
 from ._core.targets import MultilabelTargets
 from .bayes_point import OnlineBayesPointClassifier
 from .kernel import KernelPassiveAggressiveClassifier, KernelPassiveAggressiveRegressor
+from .kernel._base import pairwise_params
 from .linear import (
     ALMAClassifier,
     ErrorProportionalRegressor,
@@ -284,7 +285,7 @@ def _kernel_values(scope, container, operator):
     params = {
         name: p.default for name, p in inspect.signature(function).parameters.items()
     }
-    params.update(model._pairwise_params())
+    params.update(pairwise_params(model))
     sv = model.support_vectors_
     sv = np.asarray(sv.toarray() if sp.issparse(sv) else sv, dtype=np.float64)
     rows = operator.inputs[0].full_name

@@ -414,14 +414,7 @@ class _BaseKernelPA(
         }
 
     def _pairwise_params(self):
-        """The keyword arguments of ``pairwise_kernels`` for ``kernel``."""
-        params = dict(self.kernel_params or {})
-        if not callable(self.kernel):
-            for name in KERNEL_PARAMS[self.kernel]:
-                value = self._gamma if name == "gamma" else getattr(self, name)
-                if value is not None:
-                    params[name] = value
-        return params
+        return pairwise_params(self)
 
     def _kernel(self, A, B):
         K = pairwise_kernels(
@@ -803,3 +796,17 @@ class _BaseKernelPA(
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def pairwise_params(estimator):
+    """The keyword arguments of ``pairwise_kernels`` for the kernel of a
+    kernel model (``kernel_params`` and the named parameters its kernel
+    takes, ``gamma`` as fitted): what the model evaluates, and what
+    :mod:`sklearn_pa.onnx` writes into a graph."""
+    params = dict(estimator.kernel_params or {})
+    if not callable(estimator.kernel):
+        for name in KERNEL_PARAMS[estimator.kernel]:
+            value = estimator._gamma if name == "gamma" else getattr(estimator, name)
+            if value is not None:
+                params[name] = value
+    return params

@@ -86,7 +86,12 @@ from .._core.targets import (
     single_label_targets,
 )
 
-__all__ = ["BaseOnlineLinear", "OnlineLinearClassifierMixin", "atomic_update"]
+__all__ = [
+    "BaseOnlineLinear",
+    "OnlineLinearClassifierMixin",
+    "adopt_weights",
+    "atomic_update",
+]
 
 
 class BaseOnlineLinear(
@@ -785,3 +790,33 @@ class OnlineLinearClassifierMixin(
         """
         scores = self.decision_function(X)
         return self._target_strategy.predict(self.classes_, scores)
+
+
+def adopt_weights(estimator, coef, intercept, t, average=None):
+    """Make ``coef`` / ``intercept`` (the standard weights, in the shape of
+    ``coef_``) the fitted state of ``estimator`` after ``t - 1`` samples,
+    and, with ``average`` (a pair: the averaged coef and intercept of those
+    samples), the average a later ``partial_fit`` continues.  The estimator
+    must be fitted (its targets chosen); the random stream of a later
+    ``partial_fit`` starts from ``random_state``.
+
+    The one way in for weights learned elsewhere
+    (:mod:`sklearn_pa.migration` adopts scikit-learn's): it writes the
+    family's private state, so it lives with the family."""
+    n_features, n_columns = estimator.n_features_in_, estimator._n_columns()
+    coef = np.asarray(coef, dtype=np.float64).reshape(n_columns, n_features)
+    W = np.ascontiguousarray(coef.T)
+    b = np.array(np.ravel(intercept), dtype=np.float64)
+    estimator.t_ = float(t)
+    estimator._rng = check_random_state(estimator.random_state)
+    if not estimator.average:
+        estimator._publish(W, b)
+        return
+    n_avg = estimator.t_ - estimator._average_start()
+    U, bu = np.zeros_like(W), np.zeros_like(b)
+    if average is not None and n_avg >= 1:
+        avg_coef = np.asarray(average[0], dtype=np.float64)
+        avg_coef = avg_coef.reshape(n_columns, n_features).T
+        U = np.ascontiguousarray(n_avg * (W - avg_coef))
+        bu = n_avg * (b - np.ravel(average[1]))
+    estimator._publish(W, b, U, bu)
