@@ -930,6 +930,14 @@ def test_capymoa_peer_reads_any_labels():
     assert (predicted == y[500:]).mean() > 0.6
 
 
+def test_text_drift_refuses_nnz(capsys):
+    """``--nnz`` shapes the hyperplane's rows; the text stream's documents
+    are streamed as they are, so it is refused there, naming why."""
+    with pytest.raises(SystemExit):
+        main(["--dataset", "20newsgroups-drift", "--nnz", "5"])
+    assert "--nnz applies to --dataset drift only" in capsys.readouterr().err
+
+
 def test_drift_run_is_reproduced():
     """A batch's rows are shuffled as a partial_fit call shuffles them: the
     protocol seeds its learners, so that a run gives the same table."""

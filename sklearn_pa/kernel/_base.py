@@ -110,7 +110,7 @@ def _check_kernel_values(est, X, K_RR, K_RS):
     raise ValueError(
         f"The kernel gives K(x, x) = {value!r} for a non-zero sample; the PA "
         "step divides by K(x, x), which must be positive (a Mercer kernel, "
-        f"kernel={est.kernel!r}, parameters {est._pairwise_params()!r}). "
+        f"kernel={est.kernel!r}, parameters {pairwise_params(est)!r}). "
         "Change the kernel or its parameters (e.g. coef0, gamma)."
     )
 
@@ -413,12 +413,9 @@ class _BaseKernelPA(
             "total_weight": 0.0,
         }
 
-    def _pairwise_params(self):
-        return pairwise_params(self)
-
     def _kernel(self, A, B):
         K = pairwise_kernels(
-            A, B, metric=self.kernel, filter_params=True, **self._pairwise_params()
+            A, B, metric=self.kernel, filter_params=True, **pairwise_params(self)
         )
         return np.ascontiguousarray(K, dtype=np.float64)
 

@@ -604,11 +604,16 @@ class BaseOnlineLinear(
             scores = self._partial_fit_batch(
                 X, y, *args, sample_weight, record_scores=True
             )
-            if scores.shape[1] == 1:
-                scores = scores[:, 0]
+            scores = self._recorded_scores(scores)
             if then is not None:
                 then(scores)
         return scores
+
+    def _recorded_scores(self, scores):
+        """The scores the prequential protocol returns, from the
+        ``(n_samples, n_columns)`` ones the pass recorded: one column as a
+        vector."""
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def _check_fitted_weights(self):
         """Raise ``NotFittedError`` unless ``coef_`` and ``intercept_`` are

@@ -254,21 +254,9 @@ class _SplitWeightsMixin:
     def _total(self):
         return 0.0
 
-    def __sklearn_pa_prequential__(
-        self, X, y, classes=None, sample_weight=None, *, then=None
-    ):
+    def _recorded_scores(self, scores):
         # the kernel writes the prediction into the first of the two columns
-        def first(scores):
-            return scores[:, 0] if scores.ndim == 2 else scores
-
-        scores = super().__sklearn_pa_prequential__(
-            X,
-            y,
-            classes,
-            sample_weight,
-            then=None if then is None else (lambda scores: then(first(scores))),
-        )
-        return first(scores)
+        return scores[:, 0]
 
     def _partial_fit(self, X, y, classes, sample_weight, **kwargs):
         kind = getattr(self, "_split_coef", None) is not None

@@ -32,7 +32,7 @@ def progressive_val_predict(
     learns.
 
     The estimators of this package that learn from ``(X, y)`` take the fast
-    path: their private method
+    path: the prequential protocol
     ``__sklearn_pa_prequential__(X, y[, classes], sample_weight)`` makes one
     compiled pass over a batch that records each sample's score just before
     learning from it (the averaged model's score with ``average``; the Bayes
